@@ -1,0 +1,125 @@
+// The machine description every other part reads: NUMA nodes, routers, directed links,
+// explicit routes, coherence protocol and provenance. Plain data plus lookups; the JSON
+// form is in topology_json.hpp, the checks in topology_check.hpp, routing in routing.hpp.
+//
+// Conventions (docs/topology-format.md is the user-facing description):
+//  - Bandwidths are in GB/s = 1e9 bytes/s; a link's bandwidth is per direction.
+//  - A memory access from node i to the memory of node j costs
+//        latency_ns(i, j) = local_latency_ns(j) + sum over links l on route(i -> j) of l.latency_ns
+//    so a link's latency_ns is what crossing it adds to a load-to-use latency (round trip).
+//  - Links are stored directed. A symmetric link of the file becomes two directed links that
+//    share `spec_index` (its index in the file's "links" array), which is how saving restores it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace numatwin::model {
+
+using NodeIndex = int;  // index into Topology::nodes
+using LinkIndex = int;  // index into Topology::links
+
+enum class NodeKind { kNode, kRouter };
+
+struct CacheLevel {
+  int level = 0;                // 1, 2, 3, ...
+  std::int64_t size_bytes = 0;  // size of one instance
+  int shared_by_cores = 1;      // how many cores share one instance
+
+  bool operator==(const CacheLevel&) const = default;
+};
+
+struct Position {
+  double x = 0.0;  // drawing coordinates, arbitrary units, y grows downwards
+  double y = 0.0;
+
+  bool operator==(const Position&) const = default;
+};
+
+// A NUMA node (cores and/or memory) or a router (neither).
+struct Node {
+  std::string id;     // unique, used by links and routes
+  std::string label;  // free text shown to people; may be empty
+  NodeKind kind = NodeKind::kNode;
+  int cores = 0;
+  int threads_per_core = 0;
+  double frequency_ghz = 0.0;
+  std::vector<CacheLevel> caches;
+  std::int64_t memory_capacity_bytes = 0;
+  double memory_read_bandwidth_gbps = 0.0;
+  std::optional<double> memory_write_bandwidth_gbps;
+  double local_latency_ns = 0.0;
+  std::optional<Position> position;
+
+  [[nodiscard]] bool has_cores() const { return cores > 0; }
+  [[nodiscard]] bool has_memory() const { return memory_capacity_bytes > 0; }
+  [[nodiscard]] int hardware_threads() const { return cores * threads_per_core; }
+  bool operator==(const Node&) const = default;
+};
+
+struct Link {
+  NodeIndex from = 0;
+  NodeIndex to = 0;
+  double bandwidth_gbps = 0.0;  // this direction only
+  double latency_ns = 0.0;      // added to an access whose route crosses this link
+  int spec_index = 0;           // index of the entry in the file's "links" array
+
+  bool operator==(const Link&) const = default;
+};
+
+// A route fixed by the file: path.front() is the source, path.back() the destination.
+struct ExplicitRoute {
+  std::vector<NodeIndex> path;
+
+  bool operator==(const ExplicitRoute&) const = default;
+};
+
+enum class CoherenceProtocol { kSourceSnoop, kHomeSnoop, kDirectory };
+
+// Coherence traffic per cache line requested. With source snoop the requester probes every
+// other node; with home snoop the home node does; with a directory only a fraction of lines
+// (directory_probe_fraction) need probes at all. The validator fits probe_bytes_per_line.
+struct Coherence {
+  CoherenceProtocol protocol = CoherenceProtocol::kSourceSnoop;
+  double probe_bytes_per_line = 0.0;                // bytes on the links per probed node
+  std::optional<double> directory_probe_fraction;  // directory only, in [0, 1]
+
+  bool operator==(const Coherence&) const = default;
+};
+
+struct Provenance {
+  std::string source;                      // study, datasheet or measurement run
+  std::vector<std::string> measured;       // JSON pointers (or prose) of measured figures
+  std::vector<std::string> theoretical;    // ... of vendor/theoretical figures
+  std::vector<std::string> reconstructed;  // ... of figures or structure we reconstructed
+  std::string notes;
+
+  bool operator==(const Provenance&) const = default;
+};
+
+struct Topology {
+  std::string name;
+  std::string description;
+  std::vector<Node> nodes;
+  std::vector<Link> links;
+  std::vector<ExplicitRoute> routes;
+  Coherence coherence;
+  Provenance provenance;
+
+  bool operator==(const Topology&) const = default;
+
+  // Index of the node with this id, or nullopt.
+  [[nodiscard]] std::optional<NodeIndex> find_node(const std::string& id) const;
+  // Index of the directed link from -> to, or nullopt.
+  [[nodiscard]] std::optional<LinkIndex> find_link(NodeIndex from, NodeIndex to) const;
+  // Indices of the nodes that are not routers, in file order.
+  [[nodiscard]] std::vector<NodeIndex> numa_nodes() const;
+  [[nodiscard]] int total_cores() const;
+  [[nodiscard]] int total_hardware_threads() const;
+  // "s0->s1" for messages and tables.
+  [[nodiscard]] std::string link_name(LinkIndex link) const;
+};
+
+}  // namespace numatwin::model
