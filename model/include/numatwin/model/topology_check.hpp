@@ -12,4 +12,7 @@ namespace numatwin::model {
 // pointer addresses the offending element in the file form (/nodes/3/id, /links/5, ...).
 void check_topology(const Topology& topology, const std::string& source_name);
 
+// The id rules alone (non-empty, unique), which the loader needs before it resolves links.
+void check_node_ids(const Topology& topology, const std::string& source_name);
+
 }  // namespace numatwin::model

@@ -1,0 +1,23 @@
+// numatwin: one binary, subcommands. Only this file decides exit codes: 0 success, 1 bad
+// input or failure (one line on stderr), 2 bad command line.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "topo_commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"numatwin — a calibrated simulation twin of multi-socket NUMA machines"};
+  app.set_version_flag("--version", std::string("numatwin ") + NUMATWIN_VERSION);
+  app.require_subcommand(1);
+  numatwin::cli::register_topo_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "numatwin: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

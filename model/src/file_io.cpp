@@ -1,0 +1,51 @@
+#include "numatwin/model/file_io.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+namespace numatwin::model {
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  const std::filesystem::path directory =
+      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  // A unique name beside the target, so the final rename stays on one file system.
+  std::string pattern = (directory / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  std::FILE* file = nullptr;
+  {
+    // mkstemp wants a mutable char buffer.
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0) {
+      throw std::runtime_error(path.string() + ": cannot create a temporary file in " +
+                               directory.string() + ": " + std::strerror(errno));
+    }
+    ::fchmod(fd, 0644);  // mkstemp creates 0600; output files are meant to be shared
+    file = ::fdopen(fd, "wb");
+    if (file == nullptr) {
+      const int error = errno;
+      std::remove(pattern.c_str());
+      throw std::runtime_error(path.string() + ": cannot open a temporary file: " + std::strerror(error));
+    }
+  }
+  const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size() &&
+                       std::fflush(file) == 0;
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !closed) {
+    std::remove(pattern.c_str());
+    throw std::runtime_error(path.string() + ": cannot write the file (disk full?)");
+  }
+  std::error_code error;
+  std::filesystem::rename(pattern, path, error);
+  if (error) {
+    std::remove(pattern.c_str());
+    throw std::runtime_error(path.string() + ": cannot replace the file: " + error.message());
+  }
+}
+
+}  // namespace numatwin::model

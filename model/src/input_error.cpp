@@ -1,0 +1,24 @@
+#include "numatwin/model/input_error.hpp"
+
+#include <utility>
+
+namespace numatwin::model {
+namespace {
+
+std::string compose(const std::string& file, const std::string& pointer,
+                    const std::string& expectation) {
+  std::string text = file.empty() ? std::string("<input>") : file;
+  if (!pointer.empty()) text += ": " + pointer;
+  text += ": " + expectation;
+  return text;
+}
+
+}  // namespace
+
+InputError::InputError(std::string file, std::string json_pointer, std::string expectation)
+    : std::runtime_error(compose(file, json_pointer, expectation)),
+      file_(std::move(file)),
+      json_pointer_(std::move(json_pointer)),
+      expectation_(std::move(expectation)) {}
+
+}  // namespace numatwin::model

@@ -1,0 +1,434 @@
+#include "numatwin/model/topology_json.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string_view>
+
+#include "numatwin/model/file_io.hpp"
+#include "numatwin/model/input_error.hpp"
+#include "numatwin/model/topology_check.hpp"
+
+namespace numatwin::model {
+namespace {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+constexpr int kFormatVersion = 1;
+
+std::string escape_pointer_token(std::string_view token) {
+  std::string out;
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+const char* type_name(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    default: return "an unsupported value";
+  }
+}
+
+// A cursor into the document that knows its JSON pointer, so every failure names the field.
+class Reader {
+ public:
+  Reader(const Json& value, std::string pointer, const std::string& file)
+      : value_(&value), pointer_(std::move(pointer)), file_(&file) {}
+
+  [[noreturn]] void fail(const std::string& expectation) const {
+    throw InputError(*file_, pointer_, expectation);
+  }
+
+  [[nodiscard]] const std::string& pointer() const { return pointer_; }
+  [[nodiscard]] const Json& json() const { return *value_; }
+
+  void expect_object(const char* what) const {
+    if (!value_->is_object()) fail(std::string("expected ") + what + " (a JSON object), found " + type_name(*value_));
+  }
+
+  void expect_array(const char* what) const {
+    if (!value_->is_array()) fail(std::string("expected ") + what + " (a JSON array), found " + type_name(*value_));
+  }
+
+  // Rejects any key not in `allowed`, naming the first unknown key and the allowed ones.
+  void allow_only(std::initializer_list<std::string_view> allowed) const {
+    for (const auto& item : value_->items()) {
+      bool known = false;
+      for (std::string_view key : allowed) known = known || item.key() == key;
+      if (!known) {
+        std::string list;
+        for (std::string_view key : allowed) {
+          if (!list.empty()) list += ", ";
+          list += key;
+        }
+        Reader(item.value(), pointer_ + "/" + escape_pointer_token(item.key()), *file_)
+            .fail("unknown field \"" + item.key() + "\"; expected one of: " + list);
+      }
+    }
+  }
+
+  [[nodiscard]] bool has(const char* key) const { return value_->contains(key); }
+
+  [[nodiscard]] Reader field(const char* key) const {
+    auto it = value_->find(key);
+    if (it == value_->end()) {
+      Reader(*value_, pointer_ + "/" + key, *file_).fail("missing required field");
+    }
+    return Reader(*it, pointer_ + "/" + key, *file_);
+  }
+
+  [[nodiscard]] Reader element(std::size_t index) const {
+    return Reader((*value_)[index], pointer_ + "/" + std::to_string(index), *file_);
+  }
+
+  [[nodiscard]] std::size_t size() const { return value_->size(); }
+
+  [[nodiscard]] std::string string(bool non_empty) const {
+    if (!value_->is_string()) fail(std::string("expected a string, found ") + type_name(*value_));
+    std::string text = value_->get<std::string>();
+    if (non_empty && text.empty()) fail("expected a non-empty string");
+    return text;
+  }
+
+  [[nodiscard]] double number() const {
+    if (!value_->is_number()) fail(std::string("expected a number, found ") + type_name(*value_));
+    const double x = value_->get<double>();
+    if (!std::isfinite(x)) fail("expected a finite number");
+    return x;
+  }
+
+  [[nodiscard]] std::int64_t integer(std::int64_t min_value, std::int64_t max_value) const {
+    std::int64_t x = 0;
+    if (value_->is_number_unsigned()) {
+      const auto u = value_->get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        fail("expected an integer at most " + std::to_string(max_value));
+      }
+      x = static_cast<std::int64_t>(u);
+    } else if (value_->is_number_integer()) {
+      x = value_->get<std::int64_t>();
+    } else {
+      fail(std::string("expected an integer, found ") + type_name(*value_));
+    }
+    if (x < min_value) fail("expected an integer >= " + std::to_string(min_value) + ", found " + std::to_string(x));
+    if (x > max_value) fail("expected an integer <= " + std::to_string(max_value) + ", found " + std::to_string(x));
+    return x;
+  }
+
+  [[nodiscard]] int small_integer(int min_value) const {
+    // Counts (cores, levels) stay far below this; the bound keeps products in range.
+    return static_cast<int>(integer(min_value, 1 << 20));
+  }
+
+  [[nodiscard]] std::vector<std::string> string_list() const {
+    expect_array("a list of strings");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < size(); ++i) out.push_back(element(i).string(false));
+    return out;
+  }
+
+ private:
+  const Json* value_;
+  std::string pointer_;
+  const std::string* file_;
+};
+
+CacheLevel read_cache(const Reader& r) {
+  r.expect_object("a cache description");
+  r.allow_only({"level", "size_bytes", "shared_by_cores"});
+  CacheLevel cache;
+  cache.level = r.field("level").small_integer(1);
+  cache.size_bytes = r.field("size_bytes").integer(1, std::numeric_limits<std::int64_t>::max());
+  cache.shared_by_cores = r.field("shared_by_cores").small_integer(1);
+  return cache;
+}
+
+Position read_position(const Reader& r) {
+  r.expect_object("drawing coordinates {\"x\": number, \"y\": number}");
+  r.allow_only({"x", "y"});
+  return Position{r.field("x").number(), r.field("y").number()};
+}
+
+Node read_node(const Reader& r) {
+  r.expect_object("a node");
+  Node node;
+  const std::string kind = r.field("kind").string(true);
+  if (kind == "router") {
+    node.kind = NodeKind::kRouter;
+    r.allow_only({"id", "kind", "label", "position"});
+  } else if (kind == "node") {
+    node.kind = NodeKind::kNode;
+    r.allow_only({"id", "kind", "label", "cores", "threads_per_core", "frequency_ghz", "caches",
+                  "memory_capacity_bytes", "memory_read_bandwidth_gbps",
+                  "memory_write_bandwidth_gbps", "local_latency_ns", "position"});
+  } else {
+    r.field("kind").fail("expected \"node\" or \"router\", found \"" + kind + "\"");
+  }
+  node.id = r.field("id").string(true);
+  if (r.has("label")) node.label = r.field("label").string(false);
+  if (r.has("position")) node.position = read_position(r.field("position"));
+  if (node.kind == NodeKind::kRouter) return node;
+
+  node.cores = r.field("cores").small_integer(0);
+  node.threads_per_core = r.field("threads_per_core").small_integer(1);
+  node.frequency_ghz = r.field("frequency_ghz").number();
+  const Reader caches = r.field("caches");
+  caches.expect_array("a list of caches");
+  for (std::size_t i = 0; i < caches.size(); ++i) node.caches.push_back(read_cache(caches.element(i)));
+  node.memory_capacity_bytes =
+      r.field("memory_capacity_bytes").integer(0, std::numeric_limits<std::int64_t>::max());
+  node.memory_read_bandwidth_gbps = r.field("memory_read_bandwidth_gbps").number();
+  if (r.has("memory_write_bandwidth_gbps")) {
+    node.memory_write_bandwidth_gbps = r.field("memory_write_bandwidth_gbps").number();
+  }
+  node.local_latency_ns = r.field("local_latency_ns").number();
+  return node;
+}
+
+NodeIndex resolve_node(const Reader& r, const std::map<std::string, NodeIndex>& ids) {
+  const std::string id = r.string(true);
+  auto it = ids.find(id);
+  if (it == ids.end()) r.fail("unknown node id \"" + id + "\"; expected the id of a node in /nodes");
+  return it->second;
+}
+
+void read_link(const Reader& r, int spec_index, const std::map<std::string, NodeIndex>& ids,
+               Topology& topology) {
+  r.expect_object("a link");
+  if (r.has("between")) {
+    r.allow_only({"between", "bandwidth_per_direction_gbps", "latency_ns"});
+    const Reader ends = r.field("between");
+    ends.expect_array("the two node ids of a symmetric link");
+    if (ends.size() != 2) ends.fail("expected exactly two node ids, found " + std::to_string(ends.size()));
+    const NodeIndex a = resolve_node(ends.element(0), ids);
+    const NodeIndex b = resolve_node(ends.element(1), ids);
+    const double bandwidth = r.field("bandwidth_per_direction_gbps").number();
+    const double latency = r.field("latency_ns").number();
+    topology.links.push_back(Link{a, b, bandwidth, latency, spec_index});
+    topology.links.push_back(Link{b, a, bandwidth, latency, spec_index});
+  } else if (r.has("from") || r.has("to")) {
+    r.allow_only({"from", "to", "bandwidth_gbps", "latency_ns"});
+    const NodeIndex from = resolve_node(r.field("from"), ids);
+    const NodeIndex to = resolve_node(r.field("to"), ids);
+    topology.links.push_back(
+        Link{from, to, r.field("bandwidth_gbps").number(), r.field("latency_ns").number(), spec_index});
+  } else {
+    r.fail("expected a symmetric link {\"between\": [a, b], ...} or a directed link {\"from\": a, \"to\": b, ...}");
+  }
+}
+
+Coherence read_coherence(const Reader& r) {
+  r.expect_object("the coherence protocol");
+  r.allow_only({"protocol", "probe_bytes_per_line", "directory_probe_fraction"});
+  Coherence coherence;
+  const Reader protocol = r.field("protocol");
+  const std::string name = protocol.string(true);
+  if (name == "source_snoop") {
+    coherence.protocol = CoherenceProtocol::kSourceSnoop;
+  } else if (name == "home_snoop") {
+    coherence.protocol = CoherenceProtocol::kHomeSnoop;
+  } else if (name == "directory") {
+    coherence.protocol = CoherenceProtocol::kDirectory;
+  } else {
+    protocol.fail("expected \"source_snoop\", \"home_snoop\" or \"directory\", found \"" + name + "\"");
+  }
+  coherence.probe_bytes_per_line = r.field("probe_bytes_per_line").number();
+  if (coherence.protocol == CoherenceProtocol::kDirectory) {
+    coherence.directory_probe_fraction = r.field("directory_probe_fraction").number();
+  } else if (r.has("directory_probe_fraction")) {
+    r.field("directory_probe_fraction").fail("allowed only with \"protocol\": \"directory\"");
+  }
+  return coherence;
+}
+
+Provenance read_provenance(const Reader& r) {
+  r.expect_object("the provenance block");
+  r.allow_only({"source", "measured", "theoretical", "reconstructed", "notes"});
+  Provenance provenance;
+  provenance.source = r.field("source").string(true);
+  provenance.measured = r.field("measured").string_list();
+  provenance.theoretical = r.field("theoretical").string_list();
+  provenance.reconstructed = r.field("reconstructed").string_list();
+  provenance.notes = r.field("notes").string(false);
+  return provenance;
+}
+
+std::string protocol_name(CoherenceProtocol protocol) {
+  switch (protocol) {
+    case CoherenceProtocol::kSourceSnoop: return "source_snoop";
+    case CoherenceProtocol::kHomeSnoop: return "home_snoop";
+    case CoherenceProtocol::kDirectory: return "directory";
+  }
+  return "source_snoop";
+}
+
+OrderedJson node_to_json(const Node& node) {
+  OrderedJson j;
+  j["id"] = node.id;
+  if (!node.label.empty()) j["label"] = node.label;
+  j["kind"] = node.kind == NodeKind::kRouter ? "router" : "node";
+  if (node.kind == NodeKind::kNode) {
+    j["cores"] = node.cores;
+    j["threads_per_core"] = node.threads_per_core;
+    j["frequency_ghz"] = node.frequency_ghz;
+    j["caches"] = OrderedJson::array();
+    for (const CacheLevel& cache : node.caches) {
+      j["caches"].push_back(OrderedJson{{"level", cache.level},
+                                        {"size_bytes", cache.size_bytes},
+                                        {"shared_by_cores", cache.shared_by_cores}});
+    }
+    j["memory_capacity_bytes"] = node.memory_capacity_bytes;
+    j["memory_read_bandwidth_gbps"] = node.memory_read_bandwidth_gbps;
+    if (node.memory_write_bandwidth_gbps) {
+      j["memory_write_bandwidth_gbps"] = *node.memory_write_bandwidth_gbps;
+    }
+    j["local_latency_ns"] = node.local_latency_ns;
+  }
+  if (node.position) j["position"] = OrderedJson{{"x", node.position->x}, {"y", node.position->y}};
+  return j;
+}
+
+OrderedJson links_to_json(const Topology& t) {
+  OrderedJson out = OrderedJson::array();
+  std::size_t i = 0;
+  while (i < t.links.size()) {
+    const Link& link = t.links[i];
+    const bool symmetric = i + 1 < t.links.size() && t.links[i + 1].spec_index == link.spec_index;
+    if (symmetric) {
+      out.push_back(OrderedJson{{"between", {t.nodes[link.from].id, t.nodes[link.to].id}},
+                                {"bandwidth_per_direction_gbps", link.bandwidth_gbps},
+                                {"latency_ns", link.latency_ns}});
+      i += 2;
+    } else {
+      out.push_back(OrderedJson{{"from", t.nodes[link.from].id},
+                                {"to", t.nodes[link.to].id},
+                                {"bandwidth_gbps", link.bandwidth_gbps},
+                                {"latency_ns", link.latency_ns}});
+      i += 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Topology parse_topology(std::string_view json_text, const std::string& source_name) {
+  Json document;
+  try {
+    document = Json::parse(json_text.begin(), json_text.end());
+  } catch (const Json::parse_error& e) {
+    throw InputError(source_name, "",
+                     "not valid JSON (byte " + std::to_string(e.byte) + "): expected a topology document");
+  }
+  const Reader root(document, "", source_name);
+  if (!document.is_object()) root.fail(std::string("expected a topology object at the top level, found ") + type_name(document));
+  root.allow_only({"format_version", "name", "description", "nodes", "links", "routes", "coherence",
+                   "provenance"});
+  const Reader version = root.field("format_version");
+  if (version.integer(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()) != kFormatVersion) {
+    version.fail("expected format_version " + std::to_string(kFormatVersion));
+  }
+
+  Topology topology;
+  topology.name = root.field("name").string(true);
+  if (root.has("description")) topology.description = root.field("description").string(false);
+
+  const Reader nodes = root.field("nodes");
+  nodes.expect_array("a list of nodes");
+  for (std::size_t i = 0; i < nodes.size(); ++i) topology.nodes.push_back(read_node(nodes.element(i)));
+  check_node_ids(topology, source_name);
+  std::map<std::string, NodeIndex> ids;
+  for (std::size_t i = 0; i < topology.nodes.size(); ++i) ids[topology.nodes[i].id] = static_cast<NodeIndex>(i);
+
+  const Reader links = root.field("links");
+  links.expect_array("a list of links");
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    read_link(links.element(i), static_cast<int>(i), ids, topology);
+  }
+
+  if (root.has("routes")) {
+    const Reader routes = root.field("routes");
+    routes.expect_array("a list of explicit routes");
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      const Reader route = routes.element(i);
+      route.expect_object("a route {\"path\": [node ids]}");
+      route.allow_only({"path"});
+      const Reader path = route.field("path");
+      path.expect_array("the node ids along the route, source first");
+      ExplicitRoute parsed;
+      for (std::size_t k = 0; k < path.size(); ++k) parsed.path.push_back(resolve_node(path.element(k), ids));
+      topology.routes.push_back(std::move(parsed));
+    }
+  }
+
+  topology.coherence = read_coherence(root.field("coherence"));
+  topology.provenance = read_provenance(root.field("provenance"));
+  check_topology(topology, source_name);
+  return topology;
+}
+
+Topology load_topology(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string(), "", "cannot open the file for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path.string(), "", "cannot read the file");
+  return parse_topology(text.str(), path.string());
+}
+
+std::string topology_to_json_text(const Topology& t) {
+  OrderedJson j;
+  j["format_version"] = kFormatVersion;
+  j["name"] = t.name;
+  if (!t.description.empty()) j["description"] = t.description;
+  j["nodes"] = OrderedJson::array();
+  for (const Node& node : t.nodes) j["nodes"].push_back(node_to_json(node));
+  j["links"] = links_to_json(t);
+  if (!t.routes.empty()) {
+    j["routes"] = OrderedJson::array();
+    for (const ExplicitRoute& route : t.routes) {
+      OrderedJson path = OrderedJson::array();
+      for (NodeIndex n : route.path) path.push_back(t.nodes[n].id);
+      j["routes"].push_back(OrderedJson{{"path", path}});
+    }
+  }
+  OrderedJson coherence;
+  coherence["protocol"] = protocol_name(t.coherence.protocol);
+  coherence["probe_bytes_per_line"] = t.coherence.probe_bytes_per_line;
+  if (t.coherence.directory_probe_fraction) {
+    coherence["directory_probe_fraction"] = *t.coherence.directory_probe_fraction;
+  }
+  j["coherence"] = coherence;
+  j["provenance"] = OrderedJson{{"source", t.provenance.source},
+                                {"measured", t.provenance.measured},
+                                {"theoretical", t.provenance.theoretical},
+                                {"reconstructed", t.provenance.reconstructed},
+                                {"notes", t.provenance.notes}};
+  return j.dump(2) + "\n";
+}
+
+void save_topology(const Topology& topology, const std::filesystem::path& path) {
+  write_file_atomically(path, topology_to_json_text(topology));
+}
+
+}  // namespace numatwin::model
