@@ -26,7 +26,7 @@ std::vector<std::filesystem::path> bundled_topology_files() {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
   }
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.stem() < b.stem(); });
   return files;
 }
 

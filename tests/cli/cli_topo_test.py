@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Runs `numatwin topo ...` as a user would and checks exit codes, stdout and stderr.
+
+usage: cli_topo_test.py NUMATWIN_BINARY TOPOLOGY_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BINARY = sys.argv[1]
+TOPOLOGY_DIR = sys.argv[2]
+
+
+def run(*args, env_dir=None):
+    env = dict(os.environ)
+    if env_dir is not None:
+        env["NUMATWIN_TOPOLOGY_DIR"] = env_dir
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+class TopoCommands(unittest.TestCase):
+    def test_list_json_names_every_bundled_file(self):
+        r = run("topo", "list", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = sorted(row["name"] for row in json.loads(r.stdout))
+        files = sorted(f[:-5] for f in os.listdir(TOPOLOGY_DIR) if f.endswith(".json"))
+        self.assertEqual(names, files)
+
+    def test_generate_validate_show_round_trip(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "tl.json")
+            r = run("topo", "generate", "twisted-ladder", "--nodes", "8", "--out", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(os.listdir(d), ["tl.json"])  # no temporary left behind
+            r = run("topo", "validate", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("valid", r.stdout)
+            r = run("topo", "show", path, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shown = json.loads(r.stdout)
+            self.assertEqual(shown["numa_nodes"], 8)
+            self.assertEqual(shown["link_entries"], 10)
+            self.assertEqual(shown["diameter_hops"], 3)
+            # export json gives back the same document as the generator wrote
+            r = run("topo", "export", path, "--format", "json")
+            with open(path) as f:
+                self.assertEqual(json.loads(r.stdout), json.load(f))
+
+    def test_hops_json_is_square_and_symmetric_for_symmetric_links(self):
+        r = run("topo", "generate", "hypercube", "--nodes", "8")
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            f.write(r.stdout)
+        try:
+            r = run("topo", "hops", f.name, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            m = json.loads(r.stdout)
+            hops = m["hops"]
+            self.assertEqual(len(hops), 8)
+            self.assertEqual(max(max(row) for row in hops), 3)
+            for i in range(8):
+                for j in range(8):
+                    self.assertEqual(hops[i][j], bin(i ^ j).count("1"))
+                    self.assertEqual(m["distance"][i][j], m["distance"][j][i])
+        finally:
+            os.unlink(f.name)
+
+    def test_export_dot(self):
+        r = run("topo", "generate", "ring", "--nodes", "4")
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            f.write(r.stdout)
+        try:
+            r = run("topo", "export", f.name, "--format", "dot")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(r.stdout.startswith('digraph "ring-4"'))
+            self.assertEqual(r.stdout.count("dir=both"), 4)
+        finally:
+            os.unlink(f.name)
+
+    def test_bad_file_gives_one_line_naming_file_and_pointer(self):
+        r = run("topo", "generate", "ring", "--nodes", "4")
+        doc = json.loads(r.stdout)
+        doc["links"][2]["bandwidth_per_direction_gbps"] = 0
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(doc, f)
+        try:
+            r = run("topo", "validate", f.name)
+            self.assertEqual(r.returncode, 1)
+            self.assertEqual(r.stdout, "")
+            lines = r.stderr.strip().splitlines()
+            self.assertEqual(len(lines), 1, r.stderr)
+            self.assertIn(f.name + ": /links/2/bandwidth_per_direction_gbps: expected a number > 0", lines[0])
+        finally:
+            os.unlink(f.name)
+
+    def test_unknown_machine_lists_the_bundled_ones(self):
+        r = run("topo", "show", "no-such-machine")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no topology file or bundled machine named \"no-such-machine\"", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1)
+
+    def test_bad_generator_parameters_are_one_line_errors(self):
+        r = run("topo", "generate", "ladder", "--nodes", "7")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("even", r.stderr)
+        r = run("topo", "generate", "torus")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("unknown topology family", r.stderr)
+
+    def test_bad_command_line_is_exit_code_2(self):
+        r = run("topo", "show")
+        self.assertEqual(r.returncode, 2)
+        r = run("topo", "export", "x", "--format", "svg")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(run("--version").returncode, 0)
+
+    def test_missing_topology_dir_is_an_error(self):
+        r = run("topo", "list", env_dir="/nonexistent/topologies")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("/nonexistent/topologies", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
