@@ -12,9 +12,10 @@ struct Stop {
   int r, g, b;
 };
 
-// Piecewise-linear stops; chosen so that the scale stays readable for the common forms of
-// colour blindness (lightness falls monotonically from idle to saturated).
-constexpr std::array<Stop, 4> kStops = {{{0.0, 198, 219, 239}, {0.5, 254, 217, 118}, {0.8, 253, 141, 60}, {1.0, 189, 0, 38}}};
+// Piecewise-linear stops whose relative luminance falls from stop to stop (233, 218, 159, 43);
+// luminance is linear in RGB, so it falls monotonically along the whole scale and hotter
+// always reads darker, also in grey print and for colour-blind readers.
+constexpr std::array<Stop, 4> kStops = {{{0.0, 222, 235, 247}, {0.5, 254, 217, 118}, {0.8, 253, 141, 60}, {1.0, 189, 0, 38}}};
 
 }  // namespace
 
