@@ -51,6 +51,9 @@ struct Node {
   double memory_read_bandwidth_gbps = 0.0;
   std::optional<double> memory_write_bandwidth_gbps;
   double local_latency_ns = 0.0;
+  // Cache-line misses one core keeps in flight (line fill buffers); its hardware threads
+  // share them. Caps a core's bandwidth at miss_buffers_per_core x line / latency.
+  int miss_buffers_per_core = 0;
   std::optional<Position> position;
 
   [[nodiscard]] bool has_cores() const { return cores > 0; }
@@ -89,6 +92,41 @@ struct Coherence {
   bool operator==(const Coherence&) const = default;
 };
 
+// Machine-wide parameters of the bandwidth model (model/bandwidth_model.hpp has the maths).
+// Loaded latency: a resource at utilisation u adds queue_ns x u^queue_exponent to the latency of
+// every access that crosses it: flat at low load, steep near saturation.
+struct PerformanceParameters {
+  int cache_line_bytes = 64;
+  double memory_queue_ns = 0.0;  // added at a memory controller at full utilisation
+  double link_queue_ns = 0.0;    // added per link at full utilisation
+  double queue_exponent = 1.0;   // > 0; larger = flatter until closer to saturation
+
+  bool operator==(const PerformanceParameters&) const = default;
+};
+
+// A microbenchmark measured on the machine, which the model must reproduce: threads on
+// `cpu_node` streaming from (or chasing pointers in) the memory of `memory_node`.
+struct MeasurementStream {
+  NodeIndex cpu_node = 0;
+  NodeIndex memory_node = 0;
+  int threads = 1;
+
+  bool operator==(const MeasurementStream&) const = default;
+};
+
+enum class MeasurementMetric { kReadBandwidthGbps, kIdleLatencyNs };
+
+struct Measurement {
+  std::string id;
+  std::string description;
+  MeasurementMetric metric = MeasurementMetric::kReadBandwidthGbps;
+  std::vector<MeasurementStream> streams;
+  double value = 0.0;  // in the metric's unit
+  std::string source;
+
+  bool operator==(const Measurement&) const = default;
+};
+
 struct Provenance {
   std::string source;                      // study, datasheet or measurement run
   std::vector<std::string> measured;       // JSON pointers (or prose) of measured figures
@@ -106,6 +144,8 @@ struct Topology {
   std::vector<Link> links;
   std::vector<ExplicitRoute> routes;
   Coherence coherence;
+  PerformanceParameters performance;
+  std::vector<Measurement> measurements;
   Provenance provenance;
 
   bool operator==(const Topology&) const = default;

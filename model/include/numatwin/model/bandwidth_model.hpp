@@ -1,0 +1,135 @@
+// The link/bandwidth/latency model: what rate each thread's memory stream gets when many
+// stream at once, given the machine's memory controllers, directed links, routes, coherence
+// protocol and the threads' outstanding cache-line misses.
+//
+// ── Resources ───────────────────────────────────────────────────────────────────────────────
+// One per node with memory (its controller, capacity C_m = memory_read_bandwidth_gbps) and one
+// per directed link (capacity B_l = bandwidth_gbps). Rates are payload bytes per second.
+//
+// ── What a stream puts on them ──────────────────────────────────────────────────────────────
+// A stream is a thread on core c of node n that reads from memory node r and/or writes to memory
+// node w at payload rate x (a copy does both at the same rate). With line size S and
+// probe bytes p per probed node (coherence.probe_bytes_per_line), per unit of x:
+//   read from r:   controller r += 1;            links on route(r -> n) += 1       (data)
+//   write to w:    controller w += 1 + C_w / W_w (the line is read for ownership, then written
+//                  back; W_w = memory_write_bandwidth_gbps, or C_w when the file has none);
+//                  links on route(w -> n) += 1 (ownership read), route(n -> w) += 1 (write-back)
+//   every line missed (one per read line, one per written line) adds probe traffic:
+//     source snoop: for each NUMA node k != n: route(n -> k) += p/S (probe), route(k -> n) += p/S
+//                   (response);
+//     home snoop:   with h the line's home: for each NUMA node k not in {h, n}: route(h -> k) += p/S,
+//                   route(k -> h) += p/S;
+//     directory:    as home snoop, scaled by directory_probe_fraction.
+// Request messages are not modelled separately: they are part of p.
+//
+// ── Outstanding misses and loaded latency (Little's law) ────────────────────────────────────
+// A core keeps M = miss_buffers_per_core lines in flight; the s streams active on one core share
+// them (M/s each). The latency of a miss from n to memory m under load is
+//   L(n, m) = local_latency_ns(m) + sum_{l in route(n, m)} latency_ns(l)
+//             + Q_mem u_m^e + sum_{l in route(m, n)} Q_link u_l^e
+// with u the resources' utilisations (load / capacity), Q_mem = memory_queue_ns,
+// Q_link = link_queue_ns, e = queue_exponent: flat at low load, steep near saturation. So a
+// stream cannot exceed its bound
+//   b = (M / s) * S / (sum of L over the misses one payload line needs)
+// (one miss for a read or a write, two for a copy), nor an explicit limit (e.g. compute).
+//
+// ── Solution ────────────────────────────────────────────────────────────────────────────────
+// Rates are the max-min fair allocation (MaxMinSolver) under the capacities and these bounds.
+// Since bounds depend on utilisations and utilisations on rates, the model iterates
+//   u_0 = 0;  x_k = maxmin(bounds(u_k));  u_{k+1} = u_k + 1/2 (util(x_k) - u_k)
+// until max |util(x_k) - u_k| < 1e-6 (at most 200 rounds; `converged` says whether it did).
+// The map u -> util(x(u)) is continuous and non-increasing, so the damped iteration settles on
+// its fixed point; a saturated resource is limited by its capacity, not by the latency term.
+#pragma once
+
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "numatwin/model/maxmin_solver.hpp"
+#include "numatwin/model/routing.hpp"
+#include "numatwin/model/topology.hpp"
+
+namespace numatwin::model {
+
+struct Stream {
+  NodeIndex cpu_node = 0;
+  int core = 0;                  // global core index (see BandwidthModel::core_of)
+  NodeIndex read_node = -1;      // memory read from, or -1
+  NodeIndex write_node = -1;     // memory written to, or -1 (both set: a copy)
+  double rate_limit_bytes_per_s = std::numeric_limits<double>::infinity();  // e.g. compute
+};
+
+enum class ResourceKind { kMemoryController, kLink };
+
+enum class StreamLimit {
+  kResource,     // a saturated memory controller or link (see `bottleneck`)
+  kMissBuffers,  // its share of the core's outstanding misses over the loaded latency
+  kRateLimit,    // the stream's own explicit limit
+};
+
+struct StreamRates {
+  std::vector<double> rate_bytes_per_s;  // per stream: payload rate
+  std::vector<double> latency_ns;        // per stream: loaded latency of one payload line's misses
+  std::vector<StreamLimit> limits;       // per stream: what holds it back
+  std::vector<int> bottleneck;           // per stream: resource index, or -1
+  std::vector<double> resource_load_bytes_per_s;  // per resource
+  std::vector<double> utilisation;                // per resource: load / capacity
+  int rounds = 0;
+  bool converged = true;
+};
+
+class BandwidthModel {
+ public:
+  // Keeps references to both: they must outlive the model. Throws std::invalid_argument when a
+  // node with cores has miss_buffers_per_core < 1 or the performance parameters are invalid.
+  BandwidthModel(const Topology& topology, const Routing& routing);
+
+  [[nodiscard]] int resource_count() const { return static_cast<int>(resource_kinds_.size()); }
+  [[nodiscard]] ResourceKind resource_kind(int resource) const { return resource_kinds_.at(resource); }
+  [[nodiscard]] double resource_capacity_bytes_per_s(int resource) const;
+  // "mc:s0" for the memory controller of s0, "s0->s1" for a link.
+  [[nodiscard]] std::string resource_name(int resource) const;
+  // Memory controller resource of a node, or -1 when the node has no memory.
+  [[nodiscard]] int memory_resource(NodeIndex node) const { return memory_resource_.at(node); }
+  [[nodiscard]] int link_resource(LinkIndex link) const { return link_resource_offset_ + link; }
+
+  // Global core index of core `core_in_node` of `node` (cores numbered node by node).
+  [[nodiscard]] int core_of(NodeIndex node, int core_in_node) const;
+  [[nodiscard]] NodeIndex node_of_core(int core) const;
+  [[nodiscard]] int core_count() const { return static_cast<int>(core_node_.size()); }
+
+  // Idle latency of one miss from `cpu_node` to the memory of `memory_node` (no load).
+  [[nodiscard]] double idle_latency_ns(NodeIndex cpu_node, NodeIndex memory_node) const;
+
+  // Rates of the streams running together. Throws std::invalid_argument for a stream naming a
+  // node without memory, a core out of range, or neither a read nor a write node.
+  const StreamRates& solve(std::span<const Stream> streams);
+
+ private:
+  void add_route(std::vector<ResourceUse>& uses, NodeIndex from, NodeIndex to, double coefficient) const;
+  void add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const;
+  [[nodiscard]] double loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node,
+                                         const std::vector<double>& utilisation) const;
+
+  const Topology* topology_;
+  const Routing* routing_;
+  std::vector<ResourceKind> resource_kinds_;
+  std::vector<double> capacities_;  // bytes per second
+  std::vector<std::string> names_;
+  std::vector<int> memory_resource_;  // per node
+  std::vector<NodeIndex> resource_node_;  // per memory resource: its node
+  int link_resource_offset_ = 0;
+  std::vector<NodeIndex> core_node_;      // per global core
+  std::vector<int> first_core_;           // per node
+
+  MaxMinProblem problem_;
+  MaxMinSolver solver_;
+  StreamRates result_;
+  std::vector<ResourceUse> uses_;
+  std::vector<double> misses_per_line_;  // per stream
+  std::vector<double> buffers_;          // per stream: its share of miss buffers
+};
+
+}  // namespace numatwin::model

@@ -1,0 +1,212 @@
+#include "numatwin/model/bandwidth_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace numatwin::model {
+namespace {
+
+constexpr double kBytesPerGB = 1e9;
+constexpr double kTolerance = 1e-6;  // on utilisation
+constexpr int kMaxRounds = 200;
+
+}  // namespace
+
+BandwidthModel::BandwidthModel(const Topology& topology, const Routing& routing)
+    : topology_(&topology), routing_(&routing), memory_resource_(topology.nodes.size(), -1) {
+  const PerformanceParameters& p = topology.performance;
+  if (p.cache_line_bytes < 1) throw std::invalid_argument("performance.cache_line_bytes must be >= 1");
+  if (!(p.memory_queue_ns >= 0.0) || !(p.link_queue_ns >= 0.0) || !(p.queue_exponent > 0.0)) {
+    throw std::invalid_argument("performance: queue latencies must be >= 0 and queue_exponent > 0");
+  }
+  for (std::size_t n = 0; n < topology.nodes.size(); ++n) {
+    const Node& node = topology.nodes[n];
+    first_core_.push_back(static_cast<int>(core_node_.size()));
+    for (int c = 0; c < node.cores; ++c) core_node_.push_back(static_cast<NodeIndex>(n));
+    if (node.has_cores() && node.miss_buffers_per_core < 1) {
+      throw std::invalid_argument("node " + node.id + ": miss_buffers_per_core must be >= 1");
+    }
+    if (node.has_memory()) {
+      memory_resource_[n] = static_cast<int>(resource_kinds_.size());
+      resource_kinds_.push_back(ResourceKind::kMemoryController);
+      capacities_.push_back(node.memory_read_bandwidth_gbps * kBytesPerGB);
+      names_.push_back("mc:" + node.id);
+      resource_node_.push_back(static_cast<NodeIndex>(n));
+    }
+  }
+  link_resource_offset_ = static_cast<int>(resource_kinds_.size());
+  for (std::size_t l = 0; l < topology.links.size(); ++l) {
+    resource_kinds_.push_back(ResourceKind::kLink);
+    capacities_.push_back(topology.links[l].bandwidth_gbps * kBytesPerGB);
+    names_.push_back(topology.link_name(static_cast<LinkIndex>(l)));
+  }
+  for (double capacity : capacities_) problem_.add_resource(capacity);
+}
+
+double BandwidthModel::resource_capacity_bytes_per_s(int resource) const { return capacities_.at(resource); }
+
+std::string BandwidthModel::resource_name(int resource) const { return names_.at(resource); }
+
+int BandwidthModel::core_of(NodeIndex node, int core_in_node) const {
+  if (node < 0 || node >= static_cast<NodeIndex>(first_core_.size()) || core_in_node < 0 ||
+      core_in_node >= topology_->nodes[node].cores) {
+    throw std::invalid_argument("no core " + std::to_string(core_in_node) + " on node " + std::to_string(node));
+  }
+  return first_core_[node] + core_in_node;
+}
+
+NodeIndex BandwidthModel::node_of_core(int core) const { return core_node_.at(core); }
+
+double BandwidthModel::idle_latency_ns(NodeIndex cpu_node, NodeIndex memory_node) const {
+  return routing_->access_latency_ns(cpu_node, memory_node);
+}
+
+double BandwidthModel::loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node,
+                                         const std::vector<double>& utilisation) const {
+  const PerformanceParameters& p = topology_->performance;
+  double latency = routing_->access_latency_ns(cpu_node, memory_node);
+  if (p.memory_queue_ns > 0.0) {
+    latency += p.memory_queue_ns * std::pow(utilisation[memory_resource_[memory_node]], p.queue_exponent);
+  }
+  if (p.link_queue_ns > 0.0) {
+    for (LinkIndex l : routing_->route(memory_node, cpu_node)) {
+      latency += p.link_queue_ns * std::pow(utilisation[link_resource(l)], p.queue_exponent);
+    }
+  }
+  return latency;
+}
+
+void BandwidthModel::add_route(std::vector<ResourceUse>& uses, NodeIndex from, NodeIndex to,
+                               double coefficient) const {
+  for (LinkIndex l : routing_->route(from, to)) uses.push_back(ResourceUse{link_resource(l), coefficient});
+}
+
+void BandwidthModel::add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const {
+  const Coherence& c = topology_->coherence;
+  if (c.probe_bytes_per_line <= 0.0) return;
+  const double per_line = c.probe_bytes_per_line / topology_->performance.cache_line_bytes;
+  const int n = static_cast<int>(topology_->nodes.size());
+  for (NodeIndex k = 0; k < n; ++k) {
+    if (topology_->nodes[k].kind == NodeKind::kRouter) continue;
+    switch (c.protocol) {
+      case CoherenceProtocol::kSourceSnoop:
+        if (k == requester) break;
+        add_route(uses, requester, k, per_line);
+        add_route(uses, k, requester, per_line);
+        break;
+      case CoherenceProtocol::kHomeSnoop:
+      case CoherenceProtocol::kDirectory: {
+        if (k == home || k == requester) break;
+        const double scale = c.protocol == CoherenceProtocol::kDirectory ? c.directory_probe_fraction.value_or(1.0) : 1.0;
+        if (scale <= 0.0) break;
+        add_route(uses, home, k, per_line * scale);
+        add_route(uses, k, home, per_line * scale);
+        break;
+      }
+    }
+  }
+}
+
+const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
+  const int stream_count = static_cast<int>(streams.size());
+  const int node_count = static_cast<int>(topology_->nodes.size());
+  auto has_memory = [&](NodeIndex node) {
+    return node >= 0 && node < node_count && topology_->nodes[node].has_memory();
+  };
+  // Streams per core share its miss buffers.
+  std::vector<int> per_core(core_node_.size(), 0);
+  for (int s = 0; s < stream_count; ++s) {
+    const Stream& st = streams[s];
+    if (st.core < 0 || st.core >= core_count()) {
+      throw std::invalid_argument("stream " + std::to_string(s) + ": no core " + std::to_string(st.core));
+    }
+    if (st.read_node < 0 && st.write_node < 0) {
+      throw std::invalid_argument("stream " + std::to_string(s) + ": reads and writes nothing");
+    }
+    if ((st.read_node >= 0 && !has_memory(st.read_node)) || (st.write_node >= 0 && !has_memory(st.write_node))) {
+      throw std::invalid_argument("stream " + std::to_string(s) + ": names a node without memory");
+    }
+    if (!(st.rate_limit_bytes_per_s >= 0.0)) {
+      throw std::invalid_argument("stream " + std::to_string(s) + ": rate limit must be >= 0");
+    }
+    ++per_core[st.core];
+  }
+
+  problem_.clear_flows();
+  buffers_.assign(stream_count, 0.0);
+  for (int s = 0; s < stream_count; ++s) {
+    const Stream& st = streams[s];
+    const NodeIndex n = node_of_core(st.core);
+    uses_.clear();
+    if (st.read_node >= 0) {
+      uses_.push_back(ResourceUse{memory_resource_[st.read_node], 1.0});
+      add_route(uses_, st.read_node, n, 1.0);
+      add_probes(uses_, n, st.read_node);
+    }
+    if (st.write_node >= 0) {
+      const Node& w = topology_->nodes[st.write_node];
+      const double write_cost = w.memory_write_bandwidth_gbps ? w.memory_read_bandwidth_gbps / *w.memory_write_bandwidth_gbps : 1.0;
+      uses_.push_back(ResourceUse{memory_resource_[st.write_node], 1.0 + write_cost});
+      add_route(uses_, st.write_node, n, 1.0);
+      add_route(uses_, n, st.write_node, 1.0);
+      add_probes(uses_, n, st.write_node);
+    }
+    problem_.add_flow(uses_);
+    buffers_[s] = static_cast<double>(topology_->nodes[n].miss_buffers_per_core) / per_core[st.core];
+  }
+
+  const int resources = resource_count();
+  std::vector<double> u(resources, 0.0);
+  std::vector<double> step(resources, 0.5);
+  std::vector<double> last_residual(resources, 0.0);
+  result_.latency_ns.assign(stream_count, 0.0);
+  result_.converged = false;
+  const MaxMinSolution* solution = nullptr;
+  const double line_bytes = topology_->performance.cache_line_bytes;
+  for (int round = 1; round <= kMaxRounds; ++round) {
+    for (int s = 0; s < stream_count; ++s) {
+      const Stream& st = streams[s];
+      const NodeIndex n = node_of_core(st.core);
+      double latency = 0.0;
+      if (st.read_node >= 0) latency += loaded_latency_ns(n, st.read_node, u);
+      if (st.write_node >= 0) latency += loaded_latency_ns(n, st.write_node, u);
+      result_.latency_ns[s] = latency;
+      const double miss_bound = buffers_[s] * line_bytes / (latency * 1e-9);
+      problem_.set_rate_bound(s, std::min(miss_bound, st.rate_limit_bytes_per_s));
+    }
+    solution = &solver_.solve(problem_);
+    result_.rounds = round;
+    double worst = 0.0;
+    for (int r = 0; r < resources; ++r) {
+      const double residual = solution->utilisations[r] - u[r];
+      worst = std::max(worst, std::abs(residual));
+      // A sign change means the last step overshot the fixed point: halve this resource's step.
+      if (residual * last_residual[r] < 0.0) step[r] *= 0.5;
+      last_residual[r] = residual;
+      u[r] += step[r] * residual;
+    }
+    if (worst < kTolerance) {
+      result_.converged = true;
+      break;
+    }
+  }
+
+  result_.rate_bytes_per_s.assign(solution->rates.begin(), solution->rates.end());
+  result_.resource_load_bytes_per_s.assign(solution->loads.begin(), solution->loads.end());
+  result_.utilisation.assign(solution->utilisations.begin(), solution->utilisations.end());
+  result_.limits.assign(stream_count, StreamLimit::kResource);
+  result_.bottleneck.assign(stream_count, -1);
+  for (int s = 0; s < stream_count; ++s) {
+    const int b = solution->bottlenecks[s];
+    if (b >= 0) {
+      result_.bottleneck[s] = b;
+    } else {
+      const double limit = streams[s].rate_limit_bytes_per_s;
+      result_.limits[s] = solution->rates[s] >= limit ? StreamLimit::kRateLimit : StreamLimit::kMissBuffers;
+    }
+  }
+  return result_;
+}
+
+}  // namespace numatwin::model
