@@ -14,7 +14,10 @@ constexpr int kMaxRounds = 200;
 }  // namespace
 
 BandwidthModel::BandwidthModel(const Topology& topology, const Routing& routing)
-    : topology_(&topology), routing_(&routing), memory_resource_(topology.nodes.size(), -1) {
+    : topology_(&topology),
+      routing_(&routing),
+      memory_resource_(topology.nodes.size(), -1),
+      forwarding_resource_(topology.nodes.size(), -1) {
   const PerformanceParameters& p = topology.performance;
   if (p.cache_line_bytes < 1) throw std::invalid_argument("performance.cache_line_bytes must be >= 1");
   if (!(p.memory_queue_ns >= 0.0) || !(p.link_queue_ns >= 0.0) || !(p.queue_exponent > 0.0)) {
@@ -41,7 +44,23 @@ BandwidthModel::BandwidthModel(const Topology& topology, const Routing& routing)
     capacities_.push_back(topology.links[l].bandwidth_gbps * kBytesPerGB);
     names_.push_back(topology.link_name(static_cast<LinkIndex>(l)));
   }
+  for (std::size_t n = 0; n < topology.nodes.size(); ++n) {
+    const Node& node = topology.nodes[n];
+    if (!node.forwarding_bandwidth_gbps) continue;
+    forwarding_resource_[n] = static_cast<int>(resource_kinds_.size());
+    resource_kinds_.push_back(ResourceKind::kForwarding);
+    capacities_.push_back(*node.forwarding_bandwidth_gbps * kBytesPerGB);
+    names_.push_back("fwd:" + node.id);
+  }
   for (double capacity : capacities_) problem_.add_resource(capacity);
+  const int n = static_cast<int>(topology.nodes.size());
+  probe_trees_.resize(static_cast<std::size_t>(n) * n);
+  for (NodeIndex prober = 0; prober < n; ++prober) {
+    if (topology.nodes[prober].kind == NodeKind::kRouter) continue;
+    for (NodeIndex skipped = 0; skipped < n; ++skipped) {
+      probe_trees_[prober * n + skipped] = build_probe_tree(prober, skipped);
+    }
+  }
 }
 
 double BandwidthModel::resource_capacity_bytes_per_s(int resource) const { return capacities_.at(resource); }
@@ -79,31 +98,53 @@ double BandwidthModel::loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_no
 
 void BandwidthModel::add_route(std::vector<ResourceUse>& uses, NodeIndex from, NodeIndex to,
                                double coefficient) const {
-  for (LinkIndex l : routing_->route(from, to)) uses.push_back(ResourceUse{link_resource(l), coefficient});
+  const std::vector<LinkIndex>& route = routing_->route(from, to);
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    uses.push_back(ResourceUse{link_resource(route[i]), coefficient});
+    if (i + 1 < route.size()) {
+      const int forwarding = forwarding_resource_[topology_->links[route[i]].to];
+      if (forwarding >= 0) uses.push_back(ResourceUse{forwarding, coefficient});
+    }
+  }
+}
+
+std::vector<LinkIndex> BandwidthModel::build_probe_tree(NodeIndex prober, NodeIndex skipped) const {
+  std::vector<bool> in_tree(topology_->links.size(), false);
+  for (NodeIndex k = 0; k < static_cast<NodeIndex>(topology_->nodes.size()); ++k) {
+    if (k == prober || k == skipped || topology_->nodes[k].kind == NodeKind::kRouter) continue;
+    for (LinkIndex l : routing_->route(prober, k)) in_tree[l] = true;
+  }
+  std::vector<LinkIndex> tree;
+  for (std::size_t l = 0; l < in_tree.size(); ++l) {
+    if (in_tree[l]) tree.push_back(static_cast<LinkIndex>(l));
+  }
+  return tree;
 }
 
 void BandwidthModel::add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const {
   const Coherence& c = topology_->coherence;
-  if (c.probe_bytes_per_line <= 0.0) return;
-  const double per_line = c.probe_bytes_per_line / topology_->performance.cache_line_bytes;
+  if (c.probe_bytes_per_line <= 0.0 && c.response_bytes_per_line <= 0.0) return;
+  const double probe = c.probe_bytes_per_line / topology_->performance.cache_line_bytes;
+  const double response = c.response_bytes_per_line / topology_->performance.cache_line_bytes;
+  const bool source = c.protocol == CoherenceProtocol::kSourceSnoop;
+  const double scale = c.protocol == CoherenceProtocol::kDirectory ? c.directory_probe_fraction.value_or(1.0) : 1.0;
+  if (scale <= 0.0) return;
+  const NodeIndex prober = source ? requester : home;
+  const NodeIndex skipped = requester;  // with source snoop the requester is the prober itself
   const int n = static_cast<int>(topology_->nodes.size());
-  for (NodeIndex k = 0; k < n; ++k) {
-    if (topology_->nodes[k].kind == NodeKind::kRouter) continue;
-    switch (c.protocol) {
-      case CoherenceProtocol::kSourceSnoop:
-        if (k == requester) break;
-        add_route(uses, requester, k, per_line);
-        add_route(uses, k, requester, per_line);
-        break;
-      case CoherenceProtocol::kHomeSnoop:
-      case CoherenceProtocol::kDirectory: {
-        if (k == home || k == requester) break;
-        const double scale = c.protocol == CoherenceProtocol::kDirectory ? c.directory_probe_fraction.value_or(1.0) : 1.0;
-        if (scale <= 0.0) break;
-        add_route(uses, home, k, per_line * scale);
-        add_route(uses, k, home, per_line * scale);
-        break;
+  if (probe > 0.0) {
+    for (LinkIndex l : probe_trees_[prober * n + skipped]) {
+      uses.push_back(ResourceUse{link_resource(l), probe * scale});
+      const NodeIndex via = topology_->links[l].from;
+      if (via != prober && forwarding_resource_[via] >= 0) {
+        uses.push_back(ResourceUse{forwarding_resource_[via], probe * scale});
       }
+    }
+  }
+  if (response > 0.0) {
+    for (NodeIndex k = 0; k < n; ++k) {
+      if (k == prober || k == requester || topology_->nodes[k].kind == NodeKind::kRouter) continue;
+      add_route(uses, k, prober, response * scale);
     }
   }
 }

@@ -40,6 +40,7 @@ Node make_node(const GeneratorParams& p, int index) {
   node.memory_capacity_bytes = p.memory_per_node_bytes;
   node.memory_read_bandwidth_gbps = p.memory_read_bandwidth_gbps;
   node.local_latency_ns = p.local_latency_ns;
+  node.miss_buffers_per_core = p.miss_buffers_per_core;
   return node;
 }
 
@@ -99,10 +100,16 @@ Topology generate_topology(const GeneratorParams& p) {
   require(p.router_link_bandwidth_gbps > 0.0, "--router-link-bandwidth-gbps must be > 0");
   require(p.router_link_latency_ns >= 0.0, "--router-link-latency-ns must be >= 0");
   require(p.coherence.probe_bytes_per_line >= 0.0, "--probe-bytes-per-line must be >= 0");
+  require(p.coherence.response_bytes_per_line >= 0.0, "--response-bytes-per-line must be >= 0");
+  require(p.coherence.remote_access_overhead_ns >= 0.0, "--remote-access-overhead-ns must be >= 0");
+  require(p.miss_buffers_per_core >= 1, "--miss-buffers-per-core must be >= 1");
+  require(p.performance.memory_queue_ns >= 0.0 && p.performance.link_queue_ns >= 0.0, "queue latencies must be >= 0");
+  require(p.performance.queue_exponent > 0.0, "--queue-exponent must be > 0");
   Topology t;
   t.name = p.name.empty() ? family_name(p.family) + "-" + std::to_string(n) : p.name;
   t.description = "generated " + family_name(p.family) + " of " + std::to_string(n) + " nodes";
   t.coherence = p.coherence;
+  t.performance = p.performance;
   for (int i = 0; i < n; ++i) t.nodes.push_back(make_node(p, i));
   const double bw = p.link_bandwidth_gbps;
   const double lat = p.link_latency_ns;

@@ -98,6 +98,7 @@ int Routing::hops(NodeIndex from, NodeIndex to) const {
 double Routing::access_latency_ns(NodeIndex from, NodeIndex memory_node) const {
   if (!reachable(from, memory_node)) return std::numeric_limits<double>::infinity();
   double latency = topology_->nodes.at(static_cast<std::size_t>(memory_node)).local_latency_ns;
+  if (from != memory_node) latency += topology_->coherence.remote_access_overhead_ns;
   for (LinkIndex l : route(from, memory_node)) latency += topology_->links[static_cast<std::size_t>(l)].latency_ns;
   return latency;
 }

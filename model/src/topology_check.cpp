@@ -40,6 +40,7 @@ class Checker {
     if (n.position && !(std::isfinite(n.position->x) && std::isfinite(n.position->y))) {
       fail(p + "/position", "expected finite coordinates");
     }
+    if (n.forwarding_bandwidth_gbps) positive(p + "/forwarding_bandwidth_gbps", *n.forwarding_bandwidth_gbps);
     if (n.kind == NodeKind::kRouter) {
       if (n.cores != 0 || n.memory_capacity_bytes != 0 || !n.caches.empty()) {
         fail(p, "a router has no cores, caches or memory; use \"kind\": \"node\" for a NUMA node");
@@ -68,6 +69,52 @@ class Checker {
       non_negative(p + "/local_latency_ns", n.local_latency_ns);
     }
     if (n.memory_write_bandwidth_gbps) positive(p + "/memory_write_bandwidth_gbps", *n.memory_write_bandwidth_gbps);
+    if (n.has_cores() && n.miss_buffers_per_core < 1) fail(p + "/miss_buffers_per_core", "expected an integer >= 1");
+  }
+
+  void performance() const {
+    const PerformanceParameters& p = t_.performance;
+    if (p.cache_line_bytes < 1) fail("/performance/cache_line_bytes", "expected an integer >= 1");
+    non_negative("/performance/memory_queue_ns", p.memory_queue_ns);
+    non_negative("/performance/link_queue_ns", p.link_queue_ns);
+    positive("/performance/queue_exponent", p.queue_exponent);
+  }
+
+  void measurements() const {
+    std::map<std::string, std::size_t> ids;
+    const int node_count = static_cast<int>(t_.nodes.size());
+    for (std::size_t i = 0; i < t_.measurements.size(); ++i) {
+      const Measurement& m = t_.measurements[i];
+      const std::string p = "/measurements/" + std::to_string(i);
+      if (m.id.empty()) fail(p + "/id", "expected a non-empty string");
+      auto [it, inserted] = ids.emplace(m.id, i);
+      if (!inserted) fail(p + "/id", "duplicate measurement id \"" + m.id + "\" (also /measurements/" + std::to_string(it->second) + "/id)");
+      if (m.streams.empty()) fail(p + "/streams", "expected at least one stream");
+      std::map<NodeIndex, int> threads_on;
+      for (std::size_t k = 0; k < m.streams.size(); ++k) {
+        const MeasurementStream& st = m.streams[k];
+        const std::string sp = p + "/streams/" + std::to_string(k);
+        if (st.cpu_node < 0 || st.cpu_node >= node_count || !t_.nodes[st.cpu_node].has_cores()) {
+          fail(sp + "/cpu_node", "expected a node with cores");
+        }
+        if (st.memory_node < 0 || st.memory_node >= node_count || !t_.nodes[st.memory_node].has_memory()) {
+          fail(sp + "/memory_node", "expected a node with memory");
+        }
+        if (st.threads < 1) fail(sp + "/threads", "expected an integer >= 1");
+        threads_on[st.cpu_node] += st.threads;
+        const Node& cpu = t_.nodes[st.cpu_node];
+        if (threads_on[st.cpu_node] > cpu.hardware_threads()) {
+          fail(sp + "/threads", "node " + cpu.id + " has " + std::to_string(cpu.hardware_threads()) +
+                                    " hardware threads; the measurement's streams put " +
+                                    std::to_string(threads_on[st.cpu_node]) + " threads on it");
+        }
+      }
+      if (m.metric == MeasurementMetric::kIdleLatencyNs && (m.streams.size() != 1 || m.streams[0].threads != 1)) {
+        fail(p + "/streams", "an idle_latency_ns measurement is one stream of one thread");
+      }
+      positive(p + "/value", m.value);
+      if (m.source.empty()) fail(p + "/source", "expected a non-empty string");
+    }
   }
 
   // A symmetric file entry is stored as two consecutive directed links sharing spec_index.
@@ -193,6 +240,8 @@ class Checker {
   void coherence() const {
     const Coherence& c = t_.coherence;
     non_negative("/coherence/probe_bytes_per_line", c.probe_bytes_per_line);
+    non_negative("/coherence/response_bytes_per_line", c.response_bytes_per_line);
+    non_negative("/coherence/remote_access_overhead_ns", c.remote_access_overhead_ns);
     if (c.protocol == CoherenceProtocol::kDirectory) {
       if (!c.directory_probe_fraction) {
         fail("/coherence/directory_probe_fraction", "missing required field (protocol is \"directory\")");
@@ -239,6 +288,8 @@ void check_topology(const Topology& topology, const std::string& source_name) {
   checker.connectivity();
   checker.routes();
   checker.coherence();
+  checker.performance();
+  checker.measurements();
   if (topology.provenance.source.empty()) checker.fail("/provenance/source", "expected a non-empty string");
 }
 

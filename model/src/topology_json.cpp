@@ -175,18 +175,20 @@ Node read_node(const Reader& r) {
   const std::string kind = r.field("kind").string(true);
   if (kind == "router") {
     node.kind = NodeKind::kRouter;
-    r.allow_only({"id", "kind", "label", "position"});
+    r.allow_only({"id", "kind", "label", "forwarding_bandwidth_gbps", "position"});
   } else if (kind == "node") {
     node.kind = NodeKind::kNode;
     r.allow_only({"id", "kind", "label", "cores", "threads_per_core", "frequency_ghz", "caches",
                   "memory_capacity_bytes", "memory_read_bandwidth_gbps",
-                  "memory_write_bandwidth_gbps", "local_latency_ns", "position"});
+                  "memory_write_bandwidth_gbps", "local_latency_ns", "miss_buffers_per_core",
+                  "forwarding_bandwidth_gbps", "position"});
   } else {
     r.field("kind").fail("expected \"node\" or \"router\", found \"" + kind + "\"");
   }
   node.id = r.field("id").string(true);
   if (r.has("label")) node.label = r.field("label").string(false);
   if (r.has("position")) node.position = read_position(r.field("position"));
+  if (r.has("forwarding_bandwidth_gbps")) node.forwarding_bandwidth_gbps = r.field("forwarding_bandwidth_gbps").number();
   if (node.kind == NodeKind::kRouter) return node;
 
   node.cores = r.field("cores").small_integer(0);
@@ -202,6 +204,11 @@ Node read_node(const Reader& r) {
     node.memory_write_bandwidth_gbps = r.field("memory_write_bandwidth_gbps").number();
   }
   node.local_latency_ns = r.field("local_latency_ns").number();
+  if (node.cores > 0) {
+    node.miss_buffers_per_core = r.field("miss_buffers_per_core").small_integer(1);
+  } else if (r.has("miss_buffers_per_core")) {
+    r.field("miss_buffers_per_core").fail("allowed only for nodes with cores > 0");
+  }
   return node;
 }
 
@@ -239,7 +246,8 @@ void read_link(const Reader& r, int spec_index, const std::map<std::string, Node
 
 Coherence read_coherence(const Reader& r) {
   r.expect_object("the coherence protocol");
-  r.allow_only({"protocol", "probe_bytes_per_line", "directory_probe_fraction"});
+  r.allow_only({"protocol", "probe_bytes_per_line", "response_bytes_per_line", "remote_access_overhead_ns",
+                "directory_probe_fraction"});
   Coherence coherence;
   const Reader protocol = r.field("protocol");
   const std::string name = protocol.string(true);
@@ -253,12 +261,55 @@ Coherence read_coherence(const Reader& r) {
     protocol.fail("expected \"source_snoop\", \"home_snoop\" or \"directory\", found \"" + name + "\"");
   }
   coherence.probe_bytes_per_line = r.field("probe_bytes_per_line").number();
+  coherence.response_bytes_per_line = r.field("response_bytes_per_line").number();
+  coherence.remote_access_overhead_ns = r.field("remote_access_overhead_ns").number();
   if (coherence.protocol == CoherenceProtocol::kDirectory) {
     coherence.directory_probe_fraction = r.field("directory_probe_fraction").number();
   } else if (r.has("directory_probe_fraction")) {
     r.field("directory_probe_fraction").fail("allowed only with \"protocol\": \"directory\"");
   }
   return coherence;
+}
+
+PerformanceParameters read_performance(const Reader& r) {
+  r.expect_object("the bandwidth model's parameters");
+  r.allow_only({"cache_line_bytes", "memory_queue_ns", "link_queue_ns", "queue_exponent"});
+  PerformanceParameters p;
+  p.cache_line_bytes = r.field("cache_line_bytes").small_integer(1);
+  p.memory_queue_ns = r.field("memory_queue_ns").number();
+  p.link_queue_ns = r.field("link_queue_ns").number();
+  p.queue_exponent = r.field("queue_exponent").number();
+  return p;
+}
+
+Measurement read_measurement(const Reader& r, const std::map<std::string, NodeIndex>& ids) {
+  r.expect_object("a measurement");
+  r.allow_only({"id", "description", "metric", "streams", "value", "source"});
+  Measurement m;
+  m.id = r.field("id").string(true);
+  if (r.has("description")) m.description = r.field("description").string(false);
+  const Reader metric = r.field("metric");
+  const std::string name = metric.string(true);
+  if (name == "read_bandwidth_gbps") {
+    m.metric = MeasurementMetric::kReadBandwidthGbps;
+  } else if (name == "idle_latency_ns") {
+    m.metric = MeasurementMetric::kIdleLatencyNs;
+  } else {
+    metric.fail("expected \"read_bandwidth_gbps\" or \"idle_latency_ns\", found \"" + name + "\"");
+  }
+  const Reader streams = r.field("streams");
+  streams.expect_array("a list of streams {cpu_node, memory_node, threads}");
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const Reader stream = streams.element(i);
+    stream.expect_object("a stream {cpu_node, memory_node, threads}");
+    stream.allow_only({"cpu_node", "memory_node", "threads"});
+    m.streams.push_back(MeasurementStream{resolve_node(stream.field("cpu_node"), ids),
+                                          resolve_node(stream.field("memory_node"), ids),
+                                          stream.field("threads").small_integer(1)});
+  }
+  m.value = r.field("value").number();
+  m.source = r.field("source").string(true);
+  return m;
 }
 
 Provenance read_provenance(const Reader& r) {
@@ -303,7 +354,9 @@ OrderedJson node_to_json(const Node& node) {
       j["memory_write_bandwidth_gbps"] = *node.memory_write_bandwidth_gbps;
     }
     j["local_latency_ns"] = node.local_latency_ns;
+    if (node.cores > 0) j["miss_buffers_per_core"] = node.miss_buffers_per_core;
   }
+  if (node.forwarding_bandwidth_gbps) j["forwarding_bandwidth_gbps"] = *node.forwarding_bandwidth_gbps;
   if (node.position) j["position"] = OrderedJson{{"x", node.position->x}, {"y", node.position->y}};
   return j;
 }
@@ -343,7 +396,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
   const Reader root(document, "", source_name);
   if (!document.is_object()) root.fail(std::string("expected a topology object at the top level, found ") + type_name(document));
   root.allow_only({"format_version", "name", "description", "nodes", "links", "routes", "coherence",
-                   "provenance"});
+                   "performance", "measurements", "provenance"});
   const Reader version = root.field("format_version");
   if (version.integer(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()) != kFormatVersion) {
     version.fail("expected format_version " + std::to_string(kFormatVersion));
@@ -382,6 +435,14 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
   }
 
   topology.coherence = read_coherence(root.field("coherence"));
+  topology.performance = read_performance(root.field("performance"));
+  if (root.has("measurements")) {
+    const Reader measurements = root.field("measurements");
+    measurements.expect_array("a list of measurements");
+    for (std::size_t i = 0; i < measurements.size(); ++i) {
+      topology.measurements.push_back(read_measurement(measurements.element(i), ids));
+    }
+  }
   topology.provenance = read_provenance(root.field("provenance"));
   check_topology(topology, source_name);
   return topology;
@@ -415,10 +476,35 @@ std::string topology_to_json_text(const Topology& t) {
   OrderedJson coherence;
   coherence["protocol"] = protocol_name(t.coherence.protocol);
   coherence["probe_bytes_per_line"] = t.coherence.probe_bytes_per_line;
+  coherence["response_bytes_per_line"] = t.coherence.response_bytes_per_line;
+  coherence["remote_access_overhead_ns"] = t.coherence.remote_access_overhead_ns;
   if (t.coherence.directory_probe_fraction) {
     coherence["directory_probe_fraction"] = *t.coherence.directory_probe_fraction;
   }
   j["coherence"] = coherence;
+  j["performance"] = OrderedJson{{"cache_line_bytes", t.performance.cache_line_bytes},
+                                 {"memory_queue_ns", t.performance.memory_queue_ns},
+                                 {"link_queue_ns", t.performance.link_queue_ns},
+                                 {"queue_exponent", t.performance.queue_exponent}};
+  if (!t.measurements.empty()) {
+    j["measurements"] = OrderedJson::array();
+    for (const Measurement& m : t.measurements) {
+      OrderedJson streams = OrderedJson::array();
+      for (const MeasurementStream& st : m.streams) {
+        streams.push_back(OrderedJson{{"cpu_node", t.nodes[st.cpu_node].id},
+                                      {"memory_node", t.nodes[st.memory_node].id},
+                                      {"threads", st.threads}});
+      }
+      OrderedJson entry;
+      entry["id"] = m.id;
+      if (!m.description.empty()) entry["description"] = m.description;
+      entry["metric"] = m.metric == MeasurementMetric::kReadBandwidthGbps ? "read_bandwidth_gbps" : "idle_latency_ns";
+      entry["streams"] = streams;
+      entry["value"] = m.value;
+      entry["source"] = m.source;
+      j["measurements"].push_back(entry);
+    }
+  }
   j["provenance"] = OrderedJson{{"source", t.provenance.source},
                                 {"measured", t.provenance.measured},
                                 {"theoretical", t.provenance.theoretical},

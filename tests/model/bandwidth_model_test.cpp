@@ -110,6 +110,7 @@ TEST(BandwidthModelTest, SourceSnoopProbesLoadLinksEvenForLocalReads) {
   Topology t = pair(2.0);
   t.coherence.protocol = CoherenceProtocol::kSourceSnoop;
   t.coherence.probe_bytes_per_line = 16.0;
+  t.coherence.response_bytes_per_line = 16.0;
   Fixture f(t);
   std::vector<Stream> s;
   for (int c = 0; c < 4; ++c) s.push_back(read(f.model, 0, c, 0));
@@ -126,6 +127,7 @@ TEST(BandwidthModelTest, DirectoryProbesOnlyItsFractionOfLines) {
   Topology t = pair(2.0);
   t.coherence.protocol = CoherenceProtocol::kDirectory;
   t.coherence.probe_bytes_per_line = 16.0;
+  t.coherence.response_bytes_per_line = 16.0;
   t.coherence.directory_probe_fraction = 0.5;
   Fixture f(t);
   std::vector<Stream> s;

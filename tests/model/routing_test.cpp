@@ -18,6 +18,7 @@ Node socket(const std::string& id, double local_latency_ns = 100.0) {
   n.memory_capacity_bytes = 1 << 30;
   n.memory_read_bandwidth_gbps = 10.0;
   n.local_latency_ns = local_latency_ns;
+  n.miss_buffers_per_core = 10;
   return n;
 }
 

@@ -23,7 +23,8 @@ Json socket(const std::string& id) {
               {"caches", Json::array({Json{{"level", 1}, {"size_bytes", 32768}, {"shared_by_cores", 1}}})},
               {"memory_capacity_bytes", 1073741824},
               {"memory_read_bandwidth_gbps", 20.0},
-              {"local_latency_ns", 100.0}};
+              {"local_latency_ns", 100.0},
+              {"miss_buffers_per_core", 10}};
 }
 
 // Three sockets in a line a - b - c, a router r between b and c as a second path.
@@ -37,7 +38,16 @@ Json valid_document() {
                                      Json{{"from", "b"}, {"to", "r"}, {"bandwidth_gbps", 5.0}, {"latency_ns", 10.0}},
                                      Json{{"from", "r"}, {"to", "c"}, {"bandwidth_gbps", 5.0}, {"latency_ns", 10.0}}})},
               {"routes", Json::array({Json{{"path", {"b", "r", "c"}}}})},
-              {"coherence", Json{{"protocol", "source_snoop"}, {"probe_bytes_per_line", 16.0}}},
+              {"coherence", Json{{"protocol", "source_snoop"},
+                                 {"probe_bytes_per_line", 16.0},
+                                 {"response_bytes_per_line", 8.0},
+                                 {"remote_access_overhead_ns", 0.0}}},
+              {"performance", Json{{"cache_line_bytes", 64}, {"memory_queue_ns", 40.0}, {"link_queue_ns", 20.0}, {"queue_exponent", 4.0}}},
+              {"measurements", Json::array({Json{{"id", "local"},
+                                                 {"metric", "read_bandwidth_gbps"},
+                                                 {"streams", Json::array({Json{{"cpu_node", "a"}, {"memory_node", "a"}, {"threads", 4}}})},
+                                                 {"value", 18.5},
+                                                 {"source", "made up for the test"}}})},
               {"provenance", Json{{"source", "hand-written test"},
                                   {"measured", Json::array()},
                                   {"theoretical", Json::array()},
@@ -252,6 +262,7 @@ TEST(TopologyJsonTest, RejectsRoutersWithCoresOrDanglingRouters) {
 TEST(TopologyJsonTest, RejectsNodesWithNeitherCoresNorMemory) {
   Json doc = valid_document();
   doc["nodes"][0]["cores"] = 0;
+  doc["nodes"][0].erase("miss_buffers_per_core");
   doc["nodes"][0]["memory_capacity_bytes"] = 0;
   expect_error(doc, "/nodes/0", "cores > 0 or memory_capacity_bytes > 0");
 }
@@ -259,7 +270,10 @@ TEST(TopologyJsonTest, RejectsNodesWithNeitherCoresNorMemory) {
 TEST(TopologyJsonTest, AcceptsMemoryOnlyNodes) {
   Json doc = valid_document();
   doc["nodes"][2]["cores"] = 0;
+  doc["nodes"][2].erase("miss_buffers_per_core");
   EXPECT_NO_THROW(parse_topology(doc.dump(), "ok.json"));
+  doc["nodes"][2]["miss_buffers_per_core"] = 4;
+  expect_error(doc, "/nodes/2/miss_buffers_per_core", "only for nodes with cores");
 }
 
 TEST(TopologyJsonTest, RejectsRoutesThatAreNotPaths) {

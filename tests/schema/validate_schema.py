@@ -38,14 +38,15 @@ def good_document():
                         {"level": 3, "size_bytes": 8388608, "shared_by_cores": 2}],
              "memory_capacity_bytes": 1073741824, "memory_read_bandwidth_gbps": 20.0,
              "memory_write_bandwidth_gbps": 10.0, "local_latency_ns": 90,
-             "position": {"x": 0, "y": 0}},
+             "miss_buffers_per_core": 10, "position": {"x": 0, "y": 0}},
             {"id": "s1", "kind": "node", "cores": 2, "threads_per_core": 1, "frequency_ghz": 2.0,
              "caches": [], "memory_capacity_bytes": 1073741824, "memory_read_bandwidth_gbps": 20.0,
-             "local_latency_ns": 90},
+             "local_latency_ns": 90, "miss_buffers_per_core": 12},
             {"id": "m0", "kind": "node", "cores": 0, "threads_per_core": 1, "frequency_ghz": 1.0,
              "caches": [], "memory_capacity_bytes": 1073741824, "memory_read_bandwidth_gbps": 5.0,
              "local_latency_ns": 300},
-            {"id": "r0", "kind": "router", "label": "router", "position": {"x": 1, "y": 0}},
+            {"id": "r0", "kind": "router", "label": "router", "forwarding_bandwidth_gbps": 7.5,
+             "position": {"x": 1, "y": 0}},
         ],
         "links": [
             {"between": ["s0", "s1"], "bandwidth_per_direction_gbps": 10.0, "latency_ns": 40},
@@ -55,7 +56,17 @@ def good_document():
         ],
         "routes": [{"path": ["s1", "s0", "r0"]}],
         "coherence": {"protocol": "directory", "probe_bytes_per_line": 16,
+                      "response_bytes_per_line": 8, "remote_access_overhead_ns": 20,
                       "directory_probe_fraction": 0.25},
+        "performance": {"cache_line_bytes": 64, "memory_queue_ns": 40, "link_queue_ns": 20,
+                        "queue_exponent": 4},
+        "measurements": [
+            {"id": "local", "description": "two threads of s0 reading s0", "metric": "read_bandwidth_gbps",
+             "streams": [{"cpu_node": "s0", "memory_node": "s0", "threads": 2}], "value": 12.5,
+             "source": "made up for the test"},
+            {"id": "latency", "metric": "idle_latency_ns",
+             "streams": [{"cpu_node": "s1", "memory_node": "s0", "threads": 1}], "value": 130,
+             "source": "made up for the test"}],
         "provenance": {"source": "inline test document", "measured": [], "theoretical": [],
                        "reconstructed": ["/links/*/latency_ns"], "notes": ""},
     }
@@ -148,6 +159,19 @@ def bad_documents():
     variant("fraction above 1", lambda d: d["coherence"].update(directory_probe_fraction=1.5))
     variant("negative fraction", lambda d: d["coherence"].update(directory_probe_fraction=-0.1))
     variant("negative probe bytes", lambda d: d["coherence"].update(probe_bytes_per_line=-1))
+    variant("coherence without response bytes", lambda d: d["coherence"].pop("response_bytes_per_line"))
+    variant("negative remote overhead", lambda d: d["coherence"].update(remote_access_overhead_ns=-5))
+    # Performance parameters and measurements.
+    variant("no performance block", lambda d: d.pop("performance"))
+    variant("unknown performance key", lambda d: d["performance"].update(mlp=10))
+    variant("zero queue exponent", lambda d: d["performance"].update(queue_exponent=0))
+    variant("cores without miss buffers", lambda d: d["nodes"][0].pop("miss_buffers_per_core"))
+    variant("miss buffers on a node without cores", lambda d: d["nodes"][2].update(miss_buffers_per_core=4))
+    variant("zero forwarding bandwidth", lambda d: d["nodes"][3].update(forwarding_bandwidth_gbps=0))
+    variant("unknown metric", lambda d: d["measurements"][0].update(metric="write_bandwidth_gbps"))
+    variant("measurement without streams", lambda d: d["measurements"][0].update(streams=[]))
+    variant("measurement value zero", lambda d: d["measurements"][0].update(value=0))
+    variant("stream with zero threads", lambda d: d["measurements"][0]["streams"][0].update(threads=0))
     # Provenance.
     variant("empty source", lambda d: d["provenance"].update(source=""))
     variant("measured not an array", lambda d: d["provenance"].update(measured="/nodes/*/cores"))

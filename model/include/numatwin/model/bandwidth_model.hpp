@@ -3,29 +3,33 @@
 // protocol and the threads' outstanding cache-line misses.
 //
 // ── Resources ───────────────────────────────────────────────────────────────────────────────
-// One per node with memory (its controller, capacity C_m = memory_read_bandwidth_gbps) and one
-// per directed link (capacity B_l = bandwidth_gbps). Rates are payload bytes per second.
+// One per node with memory (its controller, capacity C_m = memory_read_bandwidth_gbps), one
+// per directed link (capacity B_l = bandwidth_gbps) and one per node that declares a
+// forwarding_bandwidth_gbps (traffic passing through it: every route that enters and leaves
+// the node adds its coefficient there too). Rates are payload bytes per second.
 //
 // ── What a stream puts on them ──────────────────────────────────────────────────────────────
 // A stream is a thread on core c of node n that reads from memory node r and/or writes to memory
-// node w at payload rate x (a copy does both at the same rate). With line size S and
-// probe bytes p per probed node (coherence.probe_bytes_per_line), per unit of x:
+// node w at payload rate x (a copy does both at the same rate). With line size S, probe bytes p
+// and response bytes q per probed node (coherence.probe/response_bytes_per_line), per unit of x:
 //   read from r:   controller r += 1;            links on route(r -> n) += 1       (data)
 //   write to w:    controller w += 1 + C_w / W_w (the line is read for ownership, then written
 //                  back; W_w = memory_write_bandwidth_gbps, or C_w when the file has none);
 //                  links on route(w -> n) += 1 (ownership read), route(n -> w) += 1 (write-back)
-//   every line missed (one per read line, one per written line) adds probe traffic:
-//     source snoop: for each NUMA node k != n: route(n -> k) += p/S (probe), route(k -> n) += p/S
-//                   (response);
-//     home snoop:   with h the line's home: for each NUMA node k not in {h, n}: route(h -> k) += p/S,
-//                   route(k -> h) += p/S;
+//   every line missed (one per read line, one per written line) adds coherence traffic. Probes
+//   are broadcast: one probe crosses each link of the probe tree (the union of the routes from the
+//   prober to the probed nodes) once, and a node that passes it on forwards it; responses come
+//   back one per probed node on its own route:
+//     source snoop: prober n, probed: every NUMA node k != n;  tree links += p/S, route(k -> n) += q/S
+//     home snoop:   prober h (the line's home), probed: NUMA nodes k not in {h, n};
+//                   tree links += p/S, route(k -> h) += q/S;
 //     directory:    as home snoop, scaled by directory_probe_fraction.
 // Request messages are not modelled separately: they are part of p.
 //
 // ── Outstanding misses and loaded latency (Little's law) ────────────────────────────────────
 // A core keeps M = miss_buffers_per_core lines in flight; the s streams active on one core share
 // them (M/s each). The latency of a miss from n to memory m under load is
-//   L(n, m) = local_latency_ns(m) + sum_{l in route(n, m)} latency_ns(l)
+//   L(n, m) = local_latency_ns(m) + [n != m] remote_access_overhead_ns + sum_{l in route(n, m)} latency_ns(l)
 //             + Q_mem u_m^e + sum_{l in route(m, n)} Q_link u_l^e
 // with u the resources' utilisations (load / capacity), Q_mem = memory_queue_ns,
 // Q_link = link_queue_ns, e = queue_exponent: flat at low load, steep near saturation. So a
@@ -61,7 +65,7 @@ struct Stream {
   double rate_limit_bytes_per_s = std::numeric_limits<double>::infinity();  // e.g. compute
 };
 
-enum class ResourceKind { kMemoryController, kLink };
+enum class ResourceKind { kMemoryController, kLink, kForwarding };
 
 enum class StreamLimit {
   kResource,     // a saturated memory controller or link (see `bottleneck`)
@@ -94,6 +98,8 @@ class BandwidthModel {
   // Memory controller resource of a node, or -1 when the node has no memory.
   [[nodiscard]] int memory_resource(NodeIndex node) const { return memory_resource_.at(node); }
   [[nodiscard]] int link_resource(LinkIndex link) const { return link_resource_offset_ + link; }
+  // Forwarding resource of a node, or -1 when it declares no forwarding limit.
+  [[nodiscard]] int forwarding_resource(NodeIndex node) const { return forwarding_resource_.at(node); }
 
   // Global core index of core `core_in_node` of `node` (cores numbered node by node).
   [[nodiscard]] int core_of(NodeIndex node, int core_in_node) const;
@@ -110,6 +116,8 @@ class BandwidthModel {
  private:
   void add_route(std::vector<ResourceUse>& uses, NodeIndex from, NodeIndex to, double coefficient) const;
   void add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const;
+  // Links of the broadcast tree from `prober` to every NUMA node other than itself and `skipped`.
+  [[nodiscard]] std::vector<LinkIndex> build_probe_tree(NodeIndex prober, NodeIndex skipped) const;
   [[nodiscard]] double loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node,
                                          const std::vector<double>& utilisation) const;
 
@@ -119,10 +127,12 @@ class BandwidthModel {
   std::vector<double> capacities_;  // bytes per second
   std::vector<std::string> names_;
   std::vector<int> memory_resource_;  // per node
+  std::vector<int> forwarding_resource_;  // per node
   std::vector<NodeIndex> resource_node_;  // per memory resource: its node
   int link_resource_offset_ = 0;
   std::vector<NodeIndex> core_node_;      // per global core
   std::vector<int> first_core_;           // per node
+  std::vector<std::vector<LinkIndex>> probe_trees_;  // [prober * nodes + skipped]; skipped == prober: none
 
   MaxMinProblem problem_;
   MaxMinSolver solver_;

@@ -31,6 +31,8 @@ struct GeneratorParams {
   std::int64_t memory_per_node_bytes = 64LL * 1024 * 1024 * 1024;
   double memory_read_bandwidth_gbps = 40.0;
   double local_latency_ns = 100.0;
+  int miss_buffers_per_core = 10;
+  PerformanceParameters performance{64, 40.0, 20.0, 4.0};
   // Every link (both directions) and, for kChassis, the router links.
   double link_bandwidth_gbps = 10.0;
   double link_latency_ns = 40.0;

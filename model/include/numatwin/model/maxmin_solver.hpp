@@ -110,6 +110,8 @@ class MaxMinProblem {
   [[nodiscard]] double weight(int flow) const;
 
  private:
+  friend class MaxMinSolver;  // reads the flat arrays without per-call index checks
+
   void check_resource(int resource, const char* where) const;
   void check_flow(int flow, const char* where) const;
 
@@ -149,7 +151,6 @@ class MaxMinSolver {
   };
 
   void freeze(const MaxMinProblem& problem, int flow, double rate, int bottleneck);
-  void push_resource_event(int resource);
   void push_dirty_resources(const MaxMinProblem& problem);
   [[nodiscard]] double exact_slope(const MaxMinProblem& problem, int resource) const;
 

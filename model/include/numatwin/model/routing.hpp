@@ -5,7 +5,8 @@
 // key (hops, latency_ns) settling nodes in index order), so routes are deterministic.
 // A file's explicit route for (i, j) replaces the default for that ordered pair only.
 //
-// access latency   L(i, j) = local_latency_ns(j) + sum_{l in route(i, j)} latency_ns(l)
+// access latency   L(i, j) = local_latency_ns(j) + [i != j] remote_access_overhead_ns
+//                             + sum_{l in route(i, j)} latency_ns(l)
 // SLIT-like distance D(i, j) = round(10 * L(i, j) / min_k L(i, k)), over memory nodes k,
 // so the nearest memory of i gets 10, like the ACPI SLIT that numactl --hardware prints.
 #pragma once

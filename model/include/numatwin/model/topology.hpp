@@ -5,7 +5,8 @@
 // Conventions (docs/topology-format.md is the user-facing description):
 //  - Bandwidths are in GB/s = 1e9 bytes/s; a link's bandwidth is per direction.
 //  - A memory access from node i to the memory of node j costs
-//        latency_ns(i, j) = local_latency_ns(j) + sum over links l on route(i -> j) of l.latency_ns
+//        latency_ns(i, j) = local_latency_ns(j) + [i != j] coherence.remote_access_overhead_ns
+//                           + sum over links l on route(i -> j) of l.latency_ns
 //    so a link's latency_ns is what crossing it adds to a load-to-use latency (round trip).
 //  - Links are stored directed. A symmetric link of the file becomes two directed links that
 //    share `spec_index` (its index in the file's "links" array), which is how saving restores it.
@@ -54,6 +55,9 @@ struct Node {
   // Cache-line misses one core keeps in flight (line fill buffers); its hardware threads
   // share them. Caps a core's bandwidth at miss_buffers_per_core x line / latency.
   int miss_buffers_per_core = 0;
+  // Traffic passing through (in on one link, out on another) is limited to this, when given;
+  // for routers and for sockets that forward on behalf of others.
+  std::optional<double> forwarding_bandwidth_gbps;
   std::optional<Position> position;
 
   [[nodiscard]] bool has_cores() const { return cores > 0; }
@@ -81,12 +85,17 @@ struct ExplicitRoute {
 
 enum class CoherenceProtocol { kSourceSnoop, kHomeSnoop, kDirectory };
 
-// Coherence traffic per cache line requested. With source snoop the requester probes every
+// Coherence cost per cache line requested. With source snoop the requester probes every
 // other node; with home snoop the home node does; with a directory only a fraction of lines
-// (directory_probe_fraction) need probes at all. The validator fits probe_bytes_per_line.
+// (directory_probe_fraction) need probes at all. Probes travel towards the probed node,
+// responses back. Any access to another node's memory also pays remote_access_overhead_ns
+// once (the handshake with the home agent), on top of the links' latencies. The validator
+// fits these parameters.
 struct Coherence {
   CoherenceProtocol protocol = CoherenceProtocol::kSourceSnoop;
-  double probe_bytes_per_line = 0.0;                // bytes on the links per probed node
+  double probe_bytes_per_line = 0.0;     // bytes towards each probed node
+  double response_bytes_per_line = 0.0;  // bytes back from each probed node
+  double remote_access_overhead_ns = 0.0;
   std::optional<double> directory_probe_fraction;  // directory only, in [0, 1]
 
   bool operator==(const Coherence&) const = default;
