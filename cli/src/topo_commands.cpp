@@ -122,7 +122,9 @@ std::string show_text(const Topology& t, const model::Routing& routing) {
                      t.numa_nodes().size(), router_count(t), link_entries(t), t.links.size(), t.total_cores(),
                      t.total_hardware_threads(), routing.diameter());
   out += "coherence: " + protocol_text(t.coherence.protocol) +
-         fmt::format(", {:g} bytes of probes per line per probed node", t.coherence.probe_bytes_per_line);
+         fmt::format(", per line and probed node {:g} B of probe and {:g} B of response, remote access +{:g} ns",
+                     t.coherence.probe_bytes_per_line, t.coherence.response_bytes_per_line,
+                     t.coherence.remote_access_overhead_ns);
   if (t.coherence.directory_probe_fraction) {
     out += fmt::format(", {:g} of lines probed", *t.coherence.directory_probe_fraction);
   }
@@ -315,6 +317,12 @@ void register_topo_commands(CLI::App& app) {
         ->check(CLI::IsMember({"source_snoop", "home_snoop", "directory"}))
         ->capture_default_str();
     generate->add_option("--probe-bytes-per-line", params->coherence.probe_bytes_per_line, "Probe bytes per line per probed node")->capture_default_str();
+    generate->add_option("--response-bytes-per-line", params->coherence.response_bytes_per_line, "Response bytes per line per probed node")->capture_default_str();
+    generate->add_option("--remote-access-overhead-ns", params->coherence.remote_access_overhead_ns, "Latency added to every remote access")->capture_default_str();
+    generate->add_option("--miss-buffers-per-core", params->miss_buffers_per_core, "Cache-line misses a core keeps in flight")->capture_default_str();
+    generate->add_option("--memory-queue-ns", params->performance.memory_queue_ns, "Loaded latency added by a saturated memory controller")->capture_default_str();
+    generate->add_option("--link-queue-ns", params->performance.link_queue_ns, "Loaded latency added by a saturated link")->capture_default_str();
+    generate->add_option("--queue-exponent", params->performance.queue_exponent, "Shape of the loaded-latency curve u^e")->capture_default_str();
     generate->add_option("--directory-probe-fraction", *directory_fraction, "directory protocol: fraction of lines probed")->capture_default_str();
     generate->add_option("--name", params->name, "Machine name (default: family-N)");
     generate->add_option("--out", *out, "Output file (written atomically); default: standard output");
