@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "sim_commands.hpp"
 #include "topo_commands.hpp"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("numatwin ") + NUMATWIN_VERSION);
   app.require_subcommand(1);
   numatwin::cli::register_topo_commands(app);
+  numatwin::cli::register_sim_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,334 @@
+#include "sim_commands.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "numatwin/model/file_io.hpp"
+#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/simulation.hpp"
+#include "text_table.hpp"
+#include "topology_lookup.hpp"
+
+namespace numatwin::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr double kDefaultBytes = 12.8e9;  // Li et al.: 1.6 billion 64-bit integers
+
+// Command-line form of a WorkloadSpec, shared by predict, compare and sweep.
+struct WorkloadOptions {
+  std::string topology;
+  std::string workload = "shuffle";
+  std::string algorithm = "ring";
+  std::string sync = "tight";
+  int threads = 0;  // 0: one per core
+  std::string placement = "dense";
+  double bytes = kDefaultBytes;
+  int element_bytes = 8;
+  double cycles_per_element = 1.0;
+  double state_bytes = 64.0;
+  double migration_overhead_s = 5e-6;
+  std::uint64_t seed = 1;
+
+  void add_common(CLI::App* app) {
+    app->add_option("--topology", topology, "Bundled machine name or topology file")->required();
+    app->add_option("--placement", placement, "dense, sparse or a CPU list such as 0-7,16-23")->capture_default_str();
+    app->add_option("--bytes", bytes, "Bytes shuffled in all (threads^2 pieces)")->capture_default_str();
+    app->add_option("--element-bytes", element_bytes, "Bytes per element")->capture_default_str();
+    app->add_option("--cycles-per-element", cycles_per_element, "Consumer work per element (a mean: 1 add)")->capture_default_str();
+    app->add_option("--state-bytes", state_bytes, "Migration: the thread's working state")->capture_default_str();
+    app->add_option("--migration-overhead-s", migration_overhead_s, "Migration: time to re-bind a thread")->capture_default_str();
+    app->add_option("--seed", seed, "Seed of the coordinated-random order")->capture_default_str();
+  }
+  void add_algorithm(CLI::App* app) {
+    app->add_option("--workload", workload, "shuffle, migration or migration-copy")->capture_default_str();
+    app->add_option("--algorithm", algorithm, "naive, ring or random")->capture_default_str();
+    app->add_option("--sync", sync, "tight (barrier per step) or loose")->capture_default_str();
+  }
+
+  [[nodiscard]] sim::WorkloadSpec spec(const model::Topology& t, int thread_count) const {
+    sim::WorkloadSpec s;
+    s.kind = sim::parse_workload_kind(workload);
+    s.algorithm = sim::parse_algorithm(algorithm);
+    s.sync = sim::parse_sync(sync);
+    s.threads = thread_count > 0 ? thread_count : t.total_cores();
+    s.placement = sim::parse_placement(placement);
+    s.total_bytes = bytes;
+    s.element_bytes = element_bytes;
+    s.cycles_per_element = cycles_per_element;
+    s.state_bytes = state_bytes;
+    s.migration_overhead_seconds = migration_overhead_s;
+    s.seed = seed;
+    return s;
+  }
+};
+
+struct Outcome {
+  sim::WorkloadSpec spec;
+  sim::SimulationResult result;
+  [[nodiscard]] double shuffle_gbps() const { return spec.total_bytes / result.time_s / 1e9; }
+};
+
+Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool timeline) {
+  sim::Simulation simulation(t);
+  sim::SimulationOptions options;
+  options.record_timeline = timeline;
+  return Outcome{spec, simulation.run(sim::build_shuffle_plan(t, spec), options)};
+}
+
+std::string label(const sim::WorkloadSpec& s) {
+  return sim::workload_kind_name(s.kind) + " " + sim::algorithm_name(s.algorithm) + " " + sim::sync_name(s.sync);
+}
+
+Json summary_json(const Outcome& o) {
+  const sim::SimulationResult& r = o.result;
+  const int busiest = r.busiest_resource();
+  return Json{{"workload", sim::workload_kind_name(o.spec.kind)},
+              {"algorithm", sim::algorithm_name(o.spec.algorithm)},
+              {"sync", sim::sync_name(o.spec.sync)},
+              {"threads", o.spec.threads},
+              {"placement", sim::placement_name(o.spec.placement)},
+              {"bytes", o.spec.total_bytes},
+              {"time_s", r.time_s},
+              {"bandwidth_gbps", o.shuffle_gbps()},
+              {"bytes_moved", r.bytes},
+              {"local_access_ratio", r.local_access_ratio()},
+              {"busiest_resource", busiest >= 0 ? r.resources[busiest].name : ""},
+              {"busiest_mean_utilisation", busiest >= 0 ? r.mean_utilisation[busiest] : 0.0},
+              {"bottleneck_resource", r.bottleneck_resource() >= 0 ? r.resources[r.bottleneck_resource()].name : ""},
+              {"bottleneck_saturated_fraction", r.bottleneck_resource() >= 0 ? r.saturated_fraction[r.bottleneck_resource()] : 0.0},
+              {"events", r.events}};
+}
+
+Json detail_json(const Outcome& o, bool timeline) {
+  Json out = summary_json(o);
+  const sim::SimulationResult& r = o.result;
+  Json resources = Json::array();
+  for (std::size_t i = 0; i < r.resources.size(); ++i) {
+    resources.push_back(Json{{"name", r.resources[i].name},
+                             {"capacity_gbps", r.resources[i].capacity_bytes_per_s / 1e9},
+                             {"mean_utilisation", r.mean_utilisation[i]},
+                             {"saturated_fraction", r.saturated_fraction[i]}});
+  }
+  out["resources"] = resources;
+  Json steps = Json::array();
+  for (const sim::StepStats& s : r.steps) {
+    steps.push_back(Json{{"step", s.step}, {"begin_s", s.begin_s}, {"end_s", s.end_s}, {"bytes", s.bytes},
+                         {"mean_utilisation", s.mean_utilisation}});
+  }
+  out["steps"] = steps;
+  if (timeline) {
+    Json segments = Json::array();
+    for (const sim::TimelineSegment& seg : r.timeline) {
+      segments.push_back(Json{{"begin_s", seg.begin_s}, {"end_s", seg.end_s}, {"utilisation", seg.utilisation}});
+    }
+    out["timeline"] = segments;
+  }
+  return out;
+}
+
+std::string busiest_text(const sim::SimulationResult& r) {
+  const int b = r.busiest_resource();
+  return b < 0 ? "-" : fmt::format("{} {:.0f}%", r.resources[b].name, 100.0 * r.mean_utilisation[b]);
+}
+
+std::string bottleneck_text(const sim::SimulationResult& r) {
+  const int b = r.bottleneck_resource();
+  return b < 0 ? "none saturated" : fmt::format("{} {:.0f}% of the time", r.resources[b].name, 100.0 * r.saturated_fraction[b]);
+}
+
+void print_predict(const Outcome& o, bool steps) {
+  const sim::SimulationResult& r = o.result;
+  std::cout << fmt::format("{} on {} threads ({}), {:g} GB\n", label(o.spec), o.spec.threads,
+                           sim::placement_name(o.spec.placement), o.spec.total_bytes / 1e9);
+  std::cout << fmt::format("  time {:.4g} s, {:.2f} GB/s, local access ratio {:.3f}, {} events\n", r.time_s,
+                           o.shuffle_gbps(), r.local_access_ratio(), r.events);
+  std::cout << "  busiest resource: " << busiest_text(r) << " (mean utilisation over the run)\n";
+  std::cout << "  bottleneck: " << bottleneck_text(r) << " (saturated)\n\n";
+  TextTable table({"resource", "capacity GB/s", "mean util %", "saturated %"});
+  for (std::size_t i = 0; i < r.resources.size(); ++i) {
+    table.add_row({r.resources[i].name, fmt::format("{:g}", r.resources[i].capacity_bytes_per_s / 1e9),
+                   fmt::format("{:.1f}", 100.0 * r.mean_utilisation[i]), fmt::format("{:.1f}", 100.0 * r.saturated_fraction[i])});
+  }
+  std::cout << table.render();
+  if (steps) {
+    std::cout << "\n";
+    TextTable per_step({"step", "begin s", "end s", "GB", "busiest", "util %"});
+    for (const sim::StepStats& s : r.steps) {
+      int best = 0;
+      for (std::size_t i = 0; i < s.mean_utilisation.size(); ++i) {
+        if (s.mean_utilisation[i] > s.mean_utilisation[best]) best = static_cast<int>(i);
+      }
+      per_step.add_row({std::to_string(s.step), fmt::format("{:.4g}", s.begin_s), fmt::format("{:.4g}", s.end_s),
+                        fmt::format("{:.3g}", s.bytes / 1e9), r.resources.empty() ? "-" : r.resources[best].name,
+                        fmt::format("{:.1f}", s.mean_utilisation.empty() ? 0.0 : 100.0 * s.mean_utilisation[best])});
+    }
+    std::cout << per_step.render();
+  }
+}
+
+// "1:32" or "1:32:4" or "8".
+std::vector<int> parse_thread_range(const std::string& text, int max_threads) {
+  std::vector<int> parts;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t colon = text.find(':', pos);
+    const std::string part = text.substr(pos, colon == std::string::npos ? std::string::npos : colon - pos);
+    try {
+      std::size_t used = 0;
+      parts.push_back(std::stoi(part, &used));
+      if (used != part.size()) throw std::invalid_argument(part);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--threads \"" + text + "\": expected N, FIRST:LAST or FIRST:LAST:STEP");
+    }
+    if (colon == std::string::npos) break;
+    pos = colon + 1;
+  }
+  if (parts.size() > 3) throw std::invalid_argument("--threads \"" + text + "\": expected N, FIRST:LAST or FIRST:LAST:STEP");
+  const int first = parts[0];
+  const int last = parts.size() > 1 ? parts[1] : first;
+  const int step = parts.size() > 2 ? parts[2] : 1;
+  if (first < 1 || last < first || step < 1) throw std::invalid_argument("--threads \"" + text + "\": need 1 <= FIRST <= LAST and STEP >= 1");
+  if (last > max_threads) {
+    throw std::invalid_argument("--threads \"" + text + "\": the machine has " + std::to_string(max_threads) + " hardware threads");
+  }
+  std::vector<int> out;
+  for (int n = first; n <= last; n += step) out.push_back(n);
+  return out;
+}
+
+// Every variant `compare` and `sweep` put side by side.
+std::vector<sim::WorkloadSpec> variants(const sim::WorkloadSpec& base) {
+  std::vector<sim::WorkloadSpec> out;
+  for (sim::WorkloadKind kind : {sim::WorkloadKind::kShuffle, sim::WorkloadKind::kMigration, sim::WorkloadKind::kMigrationAndCopy}) {
+    for (sim::ShuffleAlgorithm algorithm : {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing, sim::ShuffleAlgorithm::kCoordinatedRandom}) {
+      if (kind != sim::WorkloadKind::kShuffle && algorithm == sim::ShuffleAlgorithm::kCoordinatedRandom) continue;
+      for (sim::SyncMode sync : {sim::SyncMode::kTight, sim::SyncMode::kLoose}) {
+        sim::WorkloadSpec s = base;
+        s.kind = kind;
+        s.algorithm = algorithm;
+        s.sync = sync;
+        out.push_back(s);
+      }
+    }
+  }
+  return out;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+void register_sim_commands(CLI::App& app) {
+  {
+    auto o = std::make_shared<WorkloadOptions>();
+    auto json = std::make_shared<bool>(false);
+    auto steps = std::make_shared<bool>(false);
+    auto timeline = std::make_shared<bool>(false);
+    auto out = std::make_shared<std::string>();
+    CLI::App* predict = app.add_subcommand("predict", "Simulate one workload on a machine: time, bandwidth, utilisation of every link and memory controller");
+    o->add_common(predict);
+    o->add_algorithm(predict);
+    predict->add_option("--threads", o->threads, "Threads (default: one per core)");
+    predict->add_flag("--steps", *steps, "Print per-step statistics");
+    predict->add_flag("--json", *json, "Print JSON (per-resource and per-step utilisation)");
+    predict->add_flag("--timeline", *timeline, "With --json: include the full utilisation timeline");
+    predict->add_option("--out", *out, "Write the JSON to this file (atomically) instead of standard output");
+    predict->callback([o, json, steps, timeline, out] {
+      const model::Topology t = find_topology(o->topology);
+      const Outcome outcome = simulate(t, o->spec(t, o->threads), *timeline || *steps || *json);
+      if (*json || !out->empty()) {
+        const std::string text = detail_json(outcome, *timeline).dump(2) + "\n";
+        if (out->empty()) {
+          std::cout << text;
+        } else {
+          model::write_file_atomically(*out, text);
+        }
+      } else {
+        print_predict(outcome, *steps);
+      }
+    });
+  }
+  {
+    auto o = std::make_shared<WorkloadOptions>();
+    auto json = std::make_shared<bool>(false);
+    CLI::App* compare = app.add_subcommand("compare", "Every shuffle algorithm and migration variant side by side on one machine");
+    o->add_common(compare);
+    compare->add_option("--workload", o->workload, "shuffle (the family compared)")->check(CLI::IsMember({"shuffle"}))->capture_default_str();
+    compare->add_option("--threads", o->threads, "Threads (default: one per core)");
+    compare->add_flag("--json", *json, "Print JSON");
+    compare->callback([o, json] {
+      const model::Topology t = find_topology(o->topology);
+      const sim::WorkloadSpec base = o->spec(t, o->threads);
+      Json rows = Json::array();
+      TextTable table({"workload", "algorithm", "sync", "GB/s", "time s", "LAR", "busiest (mean util)", "bottleneck (saturated)"});
+      for (const sim::WorkloadSpec& s : variants(base)) {
+        const Outcome outcome = simulate(t, s, false);
+        rows.push_back(summary_json(outcome));
+        table.add_row({sim::workload_kind_name(s.kind), sim::algorithm_name(s.algorithm), sim::sync_name(s.sync),
+                       fmt::format("{:.2f}", outcome.shuffle_gbps()), fmt::format("{:.4g}", outcome.result.time_s),
+                       fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result),
+                       bottleneck_text(outcome.result)});
+      }
+      if (*json) {
+        std::cout << Json{{"topology", t.name}, {"threads", base.threads}, {"bytes", base.total_bytes}, {"runs", rows}}.dump(2) << "\n";
+      } else {
+        std::cout << fmt::format("{}: {} threads ({}), {:g} GB shuffled\n", t.name, base.threads,
+                                 sim::placement_name(base.placement), base.total_bytes / 1e9)
+                  << table.render();
+      }
+    });
+  }
+  {
+    auto o = std::make_shared<WorkloadOptions>();
+    auto range = std::make_shared<std::string>();
+    auto csv = std::make_shared<bool>(false);
+    auto json = std::make_shared<bool>(false);
+    CLI::App* sweep = app.add_subcommand("sweep", "Bandwidth of every variant as the thread count grows");
+    o->add_common(sweep);
+    sweep->add_option("--workload", o->workload, "shuffle (the family swept)")->check(CLI::IsMember({"shuffle"}))->capture_default_str();
+    sweep->add_option("--threads", *range, "Thread counts: N, FIRST:LAST or FIRST:LAST:STEP")->required();
+    sweep->add_flag("--csv", *csv, "Print CSV");
+    sweep->add_flag("--json", *json, "Print JSON");
+    sweep->callback([o, range, csv, json] {
+      const model::Topology t = find_topology(o->topology);
+      Json rows = Json::array();
+      std::string csv_text = "threads,workload,algorithm,sync,time_s,bandwidth_gbps,local_access_ratio,busiest_resource,busiest_mean_utilisation\n";
+      TextTable table({"threads", "workload", "algorithm", "sync", "GB/s", "LAR", "busiest resource"});
+      for (int n : parse_thread_range(*range, t.total_hardware_threads())) {
+        for (const sim::WorkloadSpec& s : variants(o->spec(t, n))) {
+          const Outcome outcome = simulate(t, s, false);
+          const Json row = summary_json(outcome);
+          rows.push_back(row);
+          csv_text += fmt::format("{},{},{},{},{:.9g},{:.6g},{:.6f},{},{:.6f}\n", n, sim::workload_kind_name(s.kind),
+                                  sim::algorithm_name(s.algorithm), sim::sync_name(s.sync), outcome.result.time_s,
+                                  outcome.shuffle_gbps(), outcome.result.local_access_ratio(),
+                                  csv_field(row["busiest_resource"].get<std::string>()),
+                                  row["busiest_mean_utilisation"].get<double>());
+          table.add_row({std::to_string(n), sim::workload_kind_name(s.kind), sim::algorithm_name(s.algorithm),
+                         sim::sync_name(s.sync), fmt::format("{:.2f}", outcome.shuffle_gbps()),
+                         fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)});
+        }
+      }
+      if (*csv) {
+        std::cout << csv_text;
+      } else if (*json) {
+        std::cout << rows.dump(2) << "\n";
+      } else {
+        std::cout << table.render();
+      }
+    });
+  }
+}
+
+}  // namespace numatwin::cli

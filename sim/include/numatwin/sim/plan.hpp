@@ -1,0 +1,50 @@
+// A traffic plan: what each thread does, in order. The simulator interprets plans; workload
+// builders (shuffle_plan.hpp, ...) turn a WorkloadSpec into one.
+#pragma once
+
+#include <variant>
+#include <vector>
+
+#include "numatwin/model/topology.hpp"
+
+namespace numatwin::sim {
+
+// Stream `bytes` of payload: read from `read_node`'s memory and/or write to `write_node`'s (a copy
+// when both are set). `step` tags the transfer for per-step statistics (-1: none).
+struct Transfer {
+  model::NodeIndex read_node = -1;
+  model::NodeIndex write_node = -1;
+  double bytes = 0.0;
+  int step = -1;
+};
+
+// Busy the thread's core for this long without memory traffic.
+struct Compute {
+  double seconds = 0.0;
+};
+
+// Re-bind the thread to a core of `node` (the simulator picks the core with the fewest threads,
+// lowest index on ties), paying `overhead_seconds` for the move.
+struct Bind {
+  model::NodeIndex node = 0;
+  double overhead_seconds = 0.0;
+};
+
+// Wait until every thread that has not finished reaches a barrier.
+struct Barrier {};
+
+using Op = std::variant<Transfer, Compute, Bind, Barrier>;
+
+struct ThreadPlan {
+  int core = 0;  // global core the thread starts on
+  // Consumer work per payload byte, in core cycles: limits a transfer to frequency / cycles.
+  double cycles_per_byte = 0.0;
+  std::vector<Op> ops;
+};
+
+struct Plan {
+  std::vector<ThreadPlan> threads;
+  int steps = 0;  // number of distinct step tags (0..steps-1)
+};
+
+}  // namespace numatwin::sim

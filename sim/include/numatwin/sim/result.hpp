@@ -1,0 +1,61 @@
+// What a simulation returns: totals, a utilisation timeline of every memory controller and
+// link, per-step statistics and the local access ratio.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "numatwin/model/bandwidth_model.hpp"
+
+namespace numatwin::sim {
+
+struct ResourceInfo {
+  std::string name;  // "mc:s0", "s0->s1", "fwd:r0"
+  model::ResourceKind kind = model::ResourceKind::kLink;
+  double capacity_bytes_per_s = 0.0;
+};
+
+// Utilisation (load / capacity, 0..1) of every resource, constant over [begin_s, end_s).
+struct TimelineSegment {
+  double begin_s = 0.0;
+  double end_s = 0.0;
+  std::vector<float> utilisation;  // per resource
+  int active_transfers = 0;
+};
+
+struct StepStats {
+  int step = 0;
+  double begin_s = 0.0;  // first transfer of the step started
+  double end_s = 0.0;    // last transfer of the step finished
+  double bytes = 0.0;
+  std::vector<float> mean_utilisation;  // per resource, time-averaged over [begin_s, end_s)
+};
+
+struct SimulationResult {
+  double time_s = 0.0;
+  double bytes = 0.0;        // payload of every transfer
+  double local_bytes = 0.0;  // memory accesses by a thread to its own node's memory
+  double remote_bytes = 0.0;
+  std::vector<ResourceInfo> resources;
+  std::vector<TimelineSegment> timeline;
+  std::vector<StepStats> steps;
+  std::vector<double> mean_utilisation;    // per resource over the whole run
+  std::vector<double> saturated_fraction;  // per resource: share of the run spent saturated
+  int events = 0;
+  int solver_rounds = 0;  // bandwidth-model rounds over all events
+
+  [[nodiscard]] double bandwidth_gbps() const { return time_s > 0.0 ? bytes / time_s / 1e9 : 0.0; }
+  [[nodiscard]] double local_access_ratio() const {
+    const double all = local_bytes + remote_bytes;
+    return all > 0.0 ? local_bytes / all : 1.0;
+  }
+  // A resource counts as saturated at this utilisation or above.
+  static constexpr double kSaturatedUtilisation = 0.99;
+
+  // Resource with the highest mean utilisation (first on ties), or -1 without resources.
+  [[nodiscard]] int busiest_resource() const;
+  // Resource saturated for the largest share of the run (first on ties), or -1 if none ever was.
+  [[nodiscard]] int bottleneck_resource() const;
+};
+
+}  // namespace numatwin::sim

@@ -1,0 +1,85 @@
+#include "numatwin/sim/shuffle_plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <tuple>
+
+namespace numatwin::sim {
+
+Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spec) {
+  check_workload(topology, spec);
+  const std::vector<PlacedThread> placed = place_threads(topology, spec.threads, spec.placement);
+  const int n = spec.threads;
+
+  // Outer ring: threads by (node, rank on node) where rank is the order of placement.
+  std::vector<int> rank(n, 0);
+  {
+    std::vector<int> count(topology.nodes.size(), 0);
+    for (int t = 0; t < n; ++t) rank[t] = count[placed[t].node]++;
+  }
+  std::vector<int> outer(n);
+  std::iota(outer.begin(), outer.end(), 0);
+  std::stable_sort(outer.begin(), outer.end(), [&](int a, int b) {
+    return std::tie(placed[a].node, rank[a]) < std::tie(placed[b].node, rank[b]);
+  });
+  // Inner ring: producers by (rank, node).
+  std::vector<int> inner = outer;
+  std::stable_sort(inner.begin(), inner.end(), [&](int a, int b) {
+    return std::tie(rank[a], placed[a].node) < std::tie(rank[b], placed[b].node);
+  });
+
+  const double piece_bytes = spec.total_bytes / (static_cast<double>(n) * n);
+  Plan plan;
+  plan.steps = n;
+  plan.threads.resize(n);
+  std::mt19937_64 random(spec.seed);
+  for (int o = 0; o < n; ++o) {
+    const int thread = outer[o];
+    ThreadPlan& tp = plan.threads[thread];
+    tp.core = placed[thread].core;
+    tp.cycles_per_byte = spec.cycles_per_element / spec.element_bytes;
+    std::vector<int> order(n);
+    switch (spec.algorithm) {
+      case ShuffleAlgorithm::kNaive:
+        order = outer;
+        break;
+      case ShuffleAlgorithm::kRing:
+        for (int k = 0; k < n; ++k) order[k] = inner[(o + k) % n];
+        break;
+      case ShuffleAlgorithm::kCoordinatedRandom:
+        order = outer;
+        std::shuffle(order.begin(), order.end(), random);
+        break;
+    }
+    const model::NodeIndex home = placed[thread].node;
+    model::NodeIndex here = home;
+    for (int k = 0; k < n; ++k) {
+      const model::NodeIndex source = placed[order[k]].node;
+      switch (spec.kind) {
+        case WorkloadKind::kShuffle:
+          tp.ops.emplace_back(Transfer{source, -1, piece_bytes, k});
+          break;
+        case WorkloadKind::kMigration:
+          if (source != here) tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds});
+          here = source;
+          tp.ops.emplace_back(Transfer{source, -1, piece_bytes, k});
+          if (spec.state_bytes > 0.0) tp.ops.emplace_back(Transfer{home, -1, spec.state_bytes, k});
+          break;
+        case WorkloadKind::kMigrationAndCopy:
+          if (source != here) {
+            if (spec.state_bytes > 0.0) tp.ops.emplace_back(Transfer{here, source, spec.state_bytes, k});
+            tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds});
+            here = source;
+          }
+          tp.ops.emplace_back(Transfer{source, -1, piece_bytes, k});
+          break;
+      }
+      if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
+    }
+  }
+  return plan;
+}
+
+}  // namespace numatwin::sim

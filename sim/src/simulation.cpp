@@ -1,0 +1,296 @@
+#include "numatwin/sim/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace numatwin::sim {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+struct ThreadState {
+  std::size_t op = 0;
+  int core = 0;
+  bool done = false;
+  bool at_barrier = false;
+  bool timed = false;        // in a Compute or Bind overhead until `timed_end`
+  double timed_end = 0.0;
+  bool transferring = false;
+  double remaining = 0.0;
+  int leaving_core = 0;  // while a Bind is being resolved (core == -1)
+};
+
+}  // namespace
+
+int SimulationResult::bottleneck_resource() const {
+  int best = -1;
+  for (std::size_t r = 0; r < saturated_fraction.size(); ++r) {
+    if (saturated_fraction[r] <= 0.0) continue;
+    if (best < 0 || saturated_fraction[r] > saturated_fraction[best]) best = static_cast<int>(r);
+  }
+  return best;
+}
+
+int SimulationResult::busiest_resource() const {
+  int best = -1;
+  for (std::size_t r = 0; r < mean_utilisation.size(); ++r) {
+    if (best < 0 || mean_utilisation[r] > mean_utilisation[best]) best = static_cast<int>(r);
+  }
+  return best;
+}
+
+Simulation::Simulation(const model::Topology& topology)
+    : topology_(&topology), routing_(topology), model_(topology, routing_) {}
+
+SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& options) {
+  const model::Topology& t = *topology_;
+  const int thread_count = static_cast<int>(plan.threads.size());
+  const int core_count = model_.core_count();
+  const int node_count = static_cast<int>(t.nodes.size());
+
+  SimulationResult result;
+  for (int r = 0; r < model_.resource_count(); ++r) {
+    result.resources.push_back(ResourceInfo{model_.resource_name(r), model_.resource_kind(r),
+                                            model_.resource_capacity_bytes_per_s(r)});
+  }
+  const int resource_count = model_.resource_count();
+  std::vector<double> busy(resource_count, 0.0);       // integral of utilisation over time
+  std::vector<double> saturated(resource_count, 0.0);  // time spent at >= kSaturatedUtilisation
+  result.steps.resize(static_cast<std::size_t>(std::max(plan.steps, 0)));
+  for (int k = 0; k < plan.steps; ++k) {
+    result.steps[k].step = k;
+    result.steps[k].begin_s = kInfinity;
+  }
+
+  std::vector<ThreadState> threads(thread_count);
+  std::vector<int> on_core(core_count, 0);
+  for (int i = 0; i < thread_count; ++i) {
+    const ThreadPlan& tp = plan.threads[i];
+    if (tp.core < 0 || tp.core >= core_count) {
+      throw std::invalid_argument("plan: thread " + std::to_string(i) + " starts on core " + std::to_string(tp.core) +
+                                  ", which does not exist");
+    }
+    for (const Op& op : tp.ops) {
+      const auto bad_node = [&](model::NodeIndex node) { return node < -1 || node >= node_count; };
+      if (const auto* tr = std::get_if<Transfer>(&op)) {
+        if (bad_node(tr->read_node) || bad_node(tr->write_node) || (tr->read_node < 0 && tr->write_node < 0) ||
+            !(tr->bytes >= 0.0) || tr->step >= plan.steps) {
+          throw std::invalid_argument("plan: thread " + std::to_string(i) + " has an invalid transfer");
+        }
+      } else if (const auto* b = std::get_if<Bind>(&op)) {
+        if (b->node < 0 || b->node >= node_count || !t.nodes[b->node].has_cores()) {
+          throw std::invalid_argument("plan: thread " + std::to_string(i) + " binds to a node without cores");
+        }
+      }
+    }
+    threads[i].core = tp.core;
+    ++on_core[tp.core];
+  }
+
+  auto core_share = [&](int core) {
+    const int per_core = t.nodes[model_.node_of_core(core)].threads_per_core;
+    return std::min(1.0, static_cast<double>(per_core) / std::max(1, on_core[core]));
+  };
+  auto pick_core = [&](model::NodeIndex node) {
+    const int first = model_.core_of(node, 0);
+    int best = first;
+    for (int c = first; c < first + t.nodes[node].cores; ++c) {
+      if (on_core[c] < on_core[best]) best = c;
+    }
+    return best;
+  };
+
+  double now = 0.0;
+  std::vector<int> active;  // threads with a transfer in flight
+  std::vector<model::Stream> streams;
+
+  // Runs instantaneous ops until every thread is transferring, timed, at a barrier or done.
+  auto settle = [&]() {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      // Threads about to move leave their cores first, so that threads released together (after a
+      // barrier) do not see cores that are about to empty as busy.
+      for (int i = 0; i < thread_count; ++i) {
+        ThreadState& th = threads[i];
+        const ThreadPlan& tp = plan.threads[i];
+        if (th.done || th.at_barrier || th.timed || th.transferring || th.core < 0 || th.op >= tp.ops.size()) continue;
+        if (std::holds_alternative<Bind>(tp.ops[th.op])) {
+          --on_core[th.core];
+          th.leaving_core = th.core;
+          th.core = -1;
+        }
+      }
+      int waiting = 0;
+      int running = 0;
+      for (int i = 0; i < thread_count; ++i) {
+        ThreadState& th = threads[i];
+        const ThreadPlan& tp = plan.threads[i];
+        while (!th.done && !th.at_barrier && !th.timed && !th.transferring) {
+          if (th.op >= tp.ops.size()) {
+            th.done = true;
+            --on_core[th.core];
+            changed = true;
+            break;
+          }
+          const Op& op = tp.ops[th.op];
+          if (const auto* tr = std::get_if<Transfer>(&op)) {
+            if (tr->bytes <= 0.0) {
+              ++th.op;
+              continue;
+            }
+            th.transferring = true;
+            th.remaining = tr->bytes;
+            if (tr->step >= 0) result.steps[tr->step].begin_s = std::min(result.steps[tr->step].begin_s, now);
+          } else if (const auto* c = std::get_if<Compute>(&op)) {
+            ++th.op;
+            if (c->seconds > 0.0) {
+              th.timed = true;
+              th.timed_end = now + c->seconds / core_share(th.core);
+            }
+          } else if (const auto* b = std::get_if<Bind>(&op)) {
+            ++th.op;
+            if (th.core >= 0) {  // reached this Bind within the same pass: leave now
+              --on_core[th.core];
+              th.leaving_core = th.core;
+            }
+            // Staying on the node keeps the core; moving takes the least busy core there.
+            th.core = model_.node_of_core(th.leaving_core) == b->node ? th.leaving_core : pick_core(b->node);
+            ++on_core[th.core];
+            if (b->overhead_seconds > 0.0) {
+              th.timed = true;
+              th.timed_end = now + b->overhead_seconds;
+            }
+          } else {
+            th.at_barrier = true;
+          }
+        }
+        if (!th.done) ++running;
+        if (th.at_barrier) ++waiting;
+      }
+      if (running > 0 && waiting == running) {
+        for (ThreadState& th : threads) {
+          if (th.at_barrier) {
+            th.at_barrier = false;
+            ++th.op;
+          }
+        }
+        changed = true;
+      }
+    }
+  };
+
+  settle();
+  for (;;) {
+    active.clear();
+    streams.clear();
+    double next = kInfinity;
+    for (int i = 0; i < thread_count; ++i) {
+      const ThreadState& th = threads[i];
+      if (th.timed) next = std::min(next, th.timed_end);
+      if (!th.transferring) continue;
+      const auto& tr = std::get<Transfer>(plan.threads[i].ops[th.op]);
+      model::Stream s;
+      s.core = th.core;
+      s.cpu_node = model_.node_of_core(th.core);
+      s.read_node = tr.read_node;
+      s.write_node = tr.write_node;
+      const double cycles = plan.threads[i].cycles_per_byte;
+      if (cycles > 0.0) {
+        s.rate_limit_bytes_per_s = t.nodes[s.cpu_node].frequency_ghz * 1e9 * core_share(th.core) / cycles;
+      }
+      active.push_back(i);
+      streams.push_back(s);
+    }
+    if (active.empty() && next == kInfinity) break;  // everything finished
+
+    const model::StreamRates* rates = nullptr;
+    if (!active.empty()) {
+      rates = &model_.solve(streams);
+      result.solver_rounds += rates->rounds;
+      for (std::size_t a = 0; a < active.size(); ++a) {
+        const double rate = rates->rate_bytes_per_s[a];
+        if (rate > 0.0) next = std::min(next, now + threads[active[a]].remaining / rate);
+      }
+    }
+    if (next == kInfinity) {
+      throw std::logic_error("simulation stalled at t = " + std::to_string(now) + " s: transfers with no bandwidth");
+    }
+    const double dt = next - now;
+    ++result.events;
+    if (rates != nullptr) {
+      for (int r = 0; r < resource_count; ++r) {
+        busy[r] += rates->utilisation[r] * dt;
+        if (rates->utilisation[r] >= SimulationResult::kSaturatedUtilisation) saturated[r] += dt;
+      }
+      if (options.record_timeline && dt > 0.0) {
+        TimelineSegment seg;
+        seg.begin_s = now;
+        seg.end_s = next;
+        seg.utilisation.assign(rates->utilisation.begin(), rates->utilisation.end());
+        seg.active_transfers = static_cast<int>(active.size());
+        result.timeline.push_back(std::move(seg));
+      }
+    }
+    // Advance every transfer; the ones due at `next` complete exactly.
+    for (std::size_t a = 0; a < active.size(); ++a) {
+      ThreadState& th = threads[active[a]];
+      const auto& tr = std::get<Transfer>(plan.threads[active[a]].ops[th.op]);
+      const double rate = rates->rate_bytes_per_s[a];
+      const bool finishes = rate > 0.0 && now + th.remaining / rate <= next;
+      const double moved = finishes ? th.remaining : std::min(th.remaining, rate * dt);
+      th.remaining -= moved;
+      const model::NodeIndex here = model_.node_of_core(th.core);
+      for (model::NodeIndex memory : {tr.read_node, tr.write_node}) {
+        if (memory < 0) continue;
+        (memory == here ? result.local_bytes : result.remote_bytes) += moved;
+      }
+      result.bytes += moved;
+      if (tr.step >= 0) result.steps[tr.step].bytes += moved;
+      if (finishes) {
+        th.transferring = false;
+        th.remaining = 0.0;
+        if (tr.step >= 0) result.steps[tr.step].end_s = std::max(result.steps[tr.step].end_s, next);
+        ++th.op;
+      }
+    }
+    for (ThreadState& th : threads) {
+      if (th.timed && th.timed_end <= next) th.timed = false;
+    }
+    now = next;
+    settle();
+  }
+
+  result.time_s = now;
+  result.mean_utilisation.assign(resource_count, 0.0);
+  result.saturated_fraction.assign(resource_count, 0.0);
+  if (now > 0.0) {
+    for (int r = 0; r < resource_count; ++r) {
+      result.mean_utilisation[r] = busy[r] / now;
+      result.saturated_fraction[r] = saturated[r] / now;
+    }
+  }
+  // Per-step utilisation: time average of the timeline over each step's window.
+  for (StepStats& step : result.steps) {
+    if (step.begin_s == kInfinity) step.begin_s = step.end_s = 0.0;
+    step.mean_utilisation.assign(resource_count, 0.0F);
+    const double window = step.end_s - step.begin_s;
+    if (window <= 0.0) continue;
+    std::vector<double> sum(resource_count, 0.0);
+    // Segments are in time order: start at the first one that ends after the window opens.
+    auto first = std::upper_bound(result.timeline.begin(), result.timeline.end(), step.begin_s,
+                                  [](double t0, const TimelineSegment& seg) { return t0 < seg.end_s; });
+    for (auto it = first; it != result.timeline.end() && it->begin_s < step.end_s; ++it) {
+      const TimelineSegment& seg = *it;
+      const double overlap = std::min(seg.end_s, step.end_s) - std::max(seg.begin_s, step.begin_s);
+      if (overlap <= 0.0) continue;
+      for (int r = 0; r < resource_count; ++r) sum[r] += seg.utilisation[r] * overlap;
+    }
+    for (int r = 0; r < resource_count; ++r) step.mean_utilisation[r] = static_cast<float>(sum[r] / window);
+  }
+  return result;
+}
+
+}  // namespace numatwin::sim

@@ -1,0 +1,73 @@
+#include "numatwin/sim/workload_spec.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace numatwin::sim {
+namespace {
+
+template <typename E, std::size_t N>
+E parse_name(const std::string& text, const char* what, const std::pair<const char*, E> (&names)[N]) {
+  std::string accepted;
+  for (const auto& [name, value] : names) {
+    if (text == name) return value;
+    accepted += (accepted.empty() ? "" : ", ") + std::string(name);
+  }
+  throw std::invalid_argument("unknown " + std::string(what) + " \"" + text + "\"; expected one of: " + accepted);
+}
+
+template <typename E, std::size_t N>
+std::string name_of(E value, const std::pair<const char*, E> (&names)[N]) {
+  for (const auto& [name, v] : names) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+constexpr std::pair<const char*, WorkloadKind> kKinds[] = {
+    {"shuffle", WorkloadKind::kShuffle},
+    {"migration", WorkloadKind::kMigration},
+    {"migration-copy", WorkloadKind::kMigrationAndCopy}};
+constexpr std::pair<const char*, ShuffleAlgorithm> kAlgorithms[] = {
+    {"naive", ShuffleAlgorithm::kNaive}, {"ring", ShuffleAlgorithm::kRing}, {"random", ShuffleAlgorithm::kCoordinatedRandom}};
+constexpr std::pair<const char*, SyncMode> kSyncs[] = {{"tight", SyncMode::kTight}, {"loose", SyncMode::kLoose}};
+
+}  // namespace
+
+void check_workload(const model::Topology& topology, const WorkloadSpec& spec) {
+  place_threads(topology, spec.threads, spec.placement);  // throws for bad counts and CPUs
+  if (!(spec.total_bytes > 0.0) || !std::isfinite(spec.total_bytes)) {
+    throw std::invalid_argument("--bytes must be > 0");
+  }
+  if (spec.element_bytes < 1) throw std::invalid_argument("--element-bytes must be >= 1");
+  if (!(spec.cycles_per_element >= 0.0)) throw std::invalid_argument("--cycles-per-element must be >= 0");
+  if (!(spec.state_bytes >= 0.0)) throw std::invalid_argument("--state-bytes must be >= 0");
+  if (!(spec.migration_overhead_seconds >= 0.0)) throw std::invalid_argument("--migration-overhead-s must be >= 0");
+  const double pieces = static_cast<double>(spec.threads) * spec.threads;
+  if (spec.total_bytes / pieces < spec.element_bytes) {
+    throw std::invalid_argument("--bytes " + std::to_string(spec.total_bytes) + " gives pieces smaller than one element for " +
+                                std::to_string(spec.threads) + " threads (" + std::to_string(spec.threads) + "^2 pieces)");
+  }
+  // Each thread's buffer (total / N) lives on its node: it must fit there.
+  std::vector<double> on_node(topology.nodes.size(), 0.0);
+  for (const PlacedThread& t : place_threads(topology, spec.threads, spec.placement)) {
+    on_node[t.node] += spec.total_bytes / spec.threads;
+  }
+  for (std::size_t n = 0; n < on_node.size(); ++n) {
+    if (on_node[n] > static_cast<double>(topology.nodes[n].memory_capacity_bytes)) {
+      throw std::invalid_argument("--bytes: the buffers of the threads on node " + topology.nodes[n].id + " need " +
+                                  std::to_string(on_node[n]) + " bytes but it has " +
+                                  std::to_string(topology.nodes[n].memory_capacity_bytes));
+    }
+  }
+}
+
+WorkloadKind parse_workload_kind(const std::string& text) { return parse_name(text, "workload", kKinds); }
+ShuffleAlgorithm parse_algorithm(const std::string& text) { return parse_name(text, "algorithm", kAlgorithms); }
+SyncMode parse_sync(const std::string& text) { return parse_name(text, "sync mode", kSyncs); }
+std::string workload_kind_name(WorkloadKind kind) { return name_of(kind, kKinds); }
+std::string algorithm_name(ShuffleAlgorithm algorithm) { return name_of(algorithm, kAlgorithms); }
+std::string sync_name(SyncMode sync) { return name_of(sync, kSyncs); }
+
+}  // namespace numatwin::sim
