@@ -102,7 +102,8 @@ Json summary_json(const Outcome& o) {
               {"busiest_mean_utilisation", busiest >= 0 ? r.mean_utilisation[busiest] : 0.0},
               {"bottleneck_resource", r.bottleneck_resource() >= 0 ? r.resources[r.bottleneck_resource()].name : ""},
               {"bottleneck_saturated_fraction", r.bottleneck_resource() >= 0 ? r.saturated_fraction[r.bottleneck_resource()] : 0.0},
-              {"events", r.events}};
+              {"events", r.events},
+              {"model_rounds", r.solver_rounds}};
 }
 
 Json detail_json(const Outcome& o, bool timeline) {

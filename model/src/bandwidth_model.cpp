@@ -198,8 +198,11 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   }
 
   const int resources = resource_count();
-  std::vector<double> u(resources, 0.0);
-  std::vector<double> step(resources, 0.5);
+  // Warm start: the previous call's utilisations (the simulator's consecutive events differ
+  // little); a cold start from 0 when there is none.
+  std::vector<double>& u = utilisation_guess_;
+  u.resize(resources, 0.0);
+  std::vector<double> step(resources, 1.0);
   std::vector<double> last_residual(resources, 0.0);
   result_.latency_ns.assign(stream_count, 0.0);
   result_.converged = false;

@@ -16,7 +16,9 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   const std::filesystem::path directory =
       path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   // A unique name beside the target, so the final rename stays on one file system.
-  std::string pattern = (directory / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  std::string name = ".";
+  name.append(path.filename().string()).append(".tmp-XXXXXX");
+  std::string pattern = (directory / name).string();
   std::FILE* file = nullptr;
   {
     // mkstemp wants a mutable char buffer.

@@ -8,8 +8,8 @@ namespace {
 std::string compose(const std::string& file, const std::string& pointer,
                     const std::string& expectation) {
   std::string text = file.empty() ? std::string("<input>") : file;
-  if (!pointer.empty()) text += ": " + pointer;
-  text += ": " + expectation;
+  if (!pointer.empty()) text.append(": ").append(pointer);
+  text.append(": ").append(expectation);
   return text;
 }
 

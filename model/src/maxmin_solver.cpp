@@ -47,11 +47,19 @@ void check_weight(double weight, const char* where, int flow) {
   }
 }
 
-// Min-heap order on (level, id): bound events (negative ids) go first at equal levels.
+// Event order: by level, then by index (deterministic ties). LaterEvent makes a min-heap.
+// Bitwise rather than short-circuit operators: heap comparisons are unpredictable, and this
+// compiles without branches.
+struct EarlierEvent {
+  template <typename Event>
+  bool operator()(const Event& a, const Event& b) const {
+    return (a.level < b.level) | ((a.level == b.level) & (a.id < b.id));
+  }
+};
 struct LaterEvent {
   template <typename Event>
   bool operator()(const Event& a, const Event& b) const {
-    return a.level > b.level || (a.level == b.level && a.id > b.id);
+    return EarlierEvent{}(b, a);
   }
 };
 
@@ -202,49 +210,69 @@ const MaxMinSolution& MaxMinSolver::solve(const MaxMinProblem& problem) {
   }
   slope_reference_.assign(slope_.begin(), slope_.end());
   fixed_load_.assign(resources, 0.0);
-  versions_.assign(resources, 0);
-  is_dirty_.assign(resources, 0);
-  dirty_.clear();
-  heap_.clear();
 
-  // Initial events: every resource with flows, every finite bound. Flows without terms do not
-  // interact with anything and are settled at once.
+  // Bound events, sorted once. Flows without terms interact with nothing: settled at once.
+  bound_events_.clear();
+  unfrozen_ = flow_count;
   for (int f = 0; f < flow_count; ++f) {
     const double bound = rate_bounds[f];
     if (flow_begin[f] == flow_begin[f + 1]) {
       frozen_[f] = 1;
+      --unfrozen_;
       out.rates[f] = bound;  // +infinity when unbounded
       out.bottlenecks[f] =
           std::isinf(bound) ? MaxMinSolution::kNoBottleneck : MaxMinSolution::kRateBound;
     } else if (!std::isinf(bound)) {
-      heap_.push_back({bound / weights[f], ~f, 0});
+      bound_events_.push_back({bound / weights[f], f});
     }
   }
+  std::sort(bound_events_.begin(), bound_events_.end(), EarlierEvent{});
+
+  // Resource events: a min-heap of (t_r, r). Keys only grow as flows freeze, so a key in
+  // the heap is a lower bound of the true t_r and is refreshed only when it reaches the top.
+  heap_.clear();
   for (int r = 0; r < resource_count; ++r) {
-    if (active_terms_[r] > 0) heap_.push_back({capacities[r] / slope_[r], r, 0});
+    if (active_terms_[r] > 0) heap_.push_back({capacities[r] / slope_[r], r});
   }
-  std::make_heap(heap_.begin(), heap_.end(), LaterEvent{});
+  make_heap();
 
   double level = 0.0;
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), LaterEvent{});
-    const Event event = heap_.back();
-    heap_.pop_back();
-    if (event.id >= 0) {
-      const int r = event.id;
-      if (event.version != versions_[r] || active_terms_[r] == 0) continue;  // stale
+  std::size_t next_bound = 0;
+  while (unfrozen_ > 0) {
+    // Settle the heap top: drop resources without unfrozen flows, refresh stale keys.
+    while (!heap_.empty()) {
+      const int r = heap_.front().id;
+      if (active_terms_[r] == 0) {
+        pop_top();
+        continue;
+      }
+      const double key = (capacities[r] - fixed_load_[r]) / slope_[r];
+      if (!(key > heap_.front().level)) break;  // up to date (or lower by rounding)
+      heap_.front().level = key;
+      sift_down(0);
+    }
+    while (next_bound < bound_events_.size() && frozen_[bound_events_[next_bound].id]) {
+      ++next_bound;
+    }
+    const bool have_resource = !heap_.empty();
+    const bool have_bound = next_bound < bound_events_.size();
+    if (!have_resource && !have_bound) break;  // unreachable: unfrozen flows have resources
+
+    if (have_bound &&
+        (!have_resource || !(heap_.front().level < bound_events_[next_bound].level))) {
+      const Event event = bound_events_[next_bound++];  // bounds first on ties
+      const int f = event.id;
       level = std::max(level, event.level);
+      freeze(problem, f, rate_bounds[f], MaxMinSolution::kRateBound);
+    } else {
+      const int r = heap_.front().id;
+      level = std::max(level, heap_.front().level);
+      pop_top();
       for (int k = resource_begin_[r]; k < resource_begin_[r + 1]; ++k) {
         const int f = incidence_[k].flow;
         if (!frozen_[f]) freeze(problem, f, weights[f] * level, r);
       }
-    } else {
-      const int f = ~event.id;
-      if (frozen_[f]) continue;
-      level = std::max(level, event.level);
-      freeze(problem, f, rate_bounds[f], MaxMinSolution::kRateBound);
     }
-    push_dirty_resources(problem);
   }
 
   // Loads summed afresh from the final rates (not taken from the incremental L_r).
@@ -266,6 +294,7 @@ const MaxMinSolution& MaxMinSolver::solve(const MaxMinProblem& problem) {
 
 void MaxMinSolver::freeze(const MaxMinProblem& problem, int flow, double rate, int bottleneck) {
   frozen_[flow] = 1;
+  --unfrozen_;
   solution_.rates[flow] = rate;
   solution_.bottlenecks[flow] = bottleneck;
   const double weight = problem.weights_[flow];
@@ -282,10 +311,6 @@ void MaxMinSolver::freeze(const MaxMinProblem& problem, int flow, double rate, i
         slope_reference_[r] = slope_[r];
       }
     }
-    if (!is_dirty_[r]) {
-      is_dirty_[r] = 1;
-      dirty_.push_back(r);
-    }
   }
 }
 
@@ -298,17 +323,37 @@ double MaxMinSolver::exact_slope(const MaxMinProblem& problem, int resource) con
   return slope;
 }
 
-void MaxMinSolver::push_dirty_resources(const MaxMinProblem& problem) {
-  for (const int r : dirty_) {
-    is_dirty_[r] = 0;
-    ++versions_[r];
-    if (active_terms_[r] == 0) continue;
-    // Below the current level when rounding left L_r a hair above c_r: r saturates at once.
-    const double level = (problem.capacities_[r] - fixed_load_[r]) / slope_[r];
-    heap_.push_back({level, r, versions_[r]});
-    std::push_heap(heap_.begin(), heap_.end(), LaterEvent{});
+// heap_ is a 4-ary min-heap (children of i: 4i+1..4i+4): half the depth of a binary heap, and
+// the four children share a cache line or two. Sifting down dominates the solver's time.
+void MaxMinSolver::sift_down(std::size_t at) {
+  const std::size_t size = heap_.size();
+  const Event moving = heap_[at];
+  const LaterEvent later;
+  for (;;) {
+    const std::size_t first = 4 * at + 1;
+    if (first >= size) break;
+    const std::size_t end = std::min(first + 4, size);
+    std::size_t best = first;
+    for (std::size_t child = first + 1; child < end; ++child) {
+      best = later(heap_[best], heap_[child]) ? child : best;
+    }
+    if (!later(moving, heap_[best])) break;
+    heap_[at] = heap_[best];
+    at = best;
   }
-  dirty_.clear();
+  heap_[at] = moving;
+}
+
+void MaxMinSolver::make_heap() {
+  for (std::size_t i = heap_.size() / 4 + 1; i-- > 0;) {
+    if (i < heap_.size()) sift_down(i);
+  }
+}
+
+void MaxMinSolver::pop_top() {
+  heap_.front() = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) sift_down(0);
 }
 
 MaxMinSolution solve_max_min(const MaxMinProblem& problem) {

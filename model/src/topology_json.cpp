@@ -392,6 +392,8 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
   } catch (const Json::parse_error& e) {
     throw InputError(source_name, "",
                      "not valid JSON (byte " + std::to_string(e.byte) + "): expected a topology document");
+  } catch (const Json::exception& e) {  // e.g. a number too large for a double (1e400)
+    throw InputError(source_name, "", std::string("unreadable JSON (") + e.what() + "): expected a topology document");
   }
   const Reader root(document, "", source_name);
   if (!document.is_object()) root.fail(std::string("expected a topology object at the top level, found ") + type_name(document));

@@ -368,8 +368,11 @@ TEST(MaxMinSolverTest, RejectsBadFlows) {
   MaxMinProblem problem;
   problem.add_resource(1.0);
   problem.add_resource(1.0);
-  expect_invalid([&] { problem.add_flow({{0, 1.0}, {2, 1.0}}); },
-                 "flow 0, term 1: resource index 2 out of range [0, 2)");
+  expect_invalid(
+      [&] {
+        problem.add_flow({{0, 1.0}, {2, 1.0}});
+      },
+      "flow 0, term 1: resource index 2 out of range [0, 2)");
   expect_invalid([&] { problem.add_flow({{-1, 1.0}}); }, "resource index -1");
   expect_invalid([&] { problem.add_flow({{1, 0.0}}); }, "coefficient must be finite and > 0");
   expect_invalid([&] { problem.add_flow({{1, -0.5}}); }, "coefficient");
@@ -466,7 +469,8 @@ void check_max_min_properties(const MaxMinProblem& problem, const MaxMinSolution
     const double b = problem.rate_bound(f);
     const bool at_bound = std::abs(x - b) <= kTol * std::max(1.0, b);
     bool has_bottleneck = false;
-    for (const ResourceUse& use : problem.uses(f)) has_bottleneck |= is_bottleneck_for(use.resource, f);
+    for (const ResourceUse& use : problem.uses(f))
+      has_bottleneck |= is_bottleneck_for(use.resource, f);
     if (problem.uses(f).empty() && std::isinf(b)) {
       EXPECT_EQ(x, kInf) << label << " flow " << f;
       EXPECT_EQ(solution.bottlenecks[f], MaxMinSolution::kNoBottleneck) << label;
@@ -492,9 +496,9 @@ void check_max_min_properties(const MaxMinProblem& problem, const MaxMinSolution
 
 TEST(MaxMinSolverTest, RandomSystemsSatisfyTheBottleneckCharacterisation) {
   const RandomSystemShape shapes[] = {
-      {1, 3, 1, false, false, 0.0, 0.0},      {4, 10, 3, false, false, 0.3, 0.0},
-      {10, 50, 4, true, false, 0.3, 0.1},     {30, 200, 5, true, true, 0.3, 0.05},
-      {100, 1000, 6, true, true, 0.2, 0.0},   {5, 400, 3, false, true, 0.5, 0.0},
+      {1, 3, 1, false, false, 0.0, 0.0},    {4, 10, 3, false, false, 0.3, 0.0},
+      {10, 50, 4, true, false, 0.3, 0.1},   {30, 200, 5, true, true, 0.3, 0.05},
+      {100, 1000, 6, true, true, 0.2, 0.0}, {5, 400, 3, false, true, 0.5, 0.0},
       {300, 100, 2, true, true, 0.0, 0.0},
   };
   MaxMinSolver solver;  // one solver for every system: buffer reuse is part of what is tested
@@ -502,8 +506,9 @@ TEST(MaxMinSolverTest, RandomSystemsSatisfyTheBottleneckCharacterisation) {
     for (const RandomSystemShape& shape : shapes) {
       std::mt19937_64 rng(seed * 7919 + static_cast<std::uint64_t>(shape.flows));
       const MaxMinProblem problem = random_problem(rng, shape);
-      const std::string label = "seed " + std::to_string(seed) + " R=" +
-                                std::to_string(shape.resources) + " F=" + std::to_string(shape.flows);
+      const std::string label = "seed " + std::to_string(seed) +
+                                " R=" + std::to_string(shape.resources) +
+                                " F=" + std::to_string(shape.flows);
       check_max_min_properties(problem, solver.solve(problem), label);
       if (testing::Test::HasFatalFailure()) return;
     }
@@ -552,7 +557,8 @@ TEST(MaxMinSolverTest, RaisingAnyFlowWouldLowerAPoorerOne) {
         for (int g = 0; g < flows; ++g) {
           if (g == f || level(solution.rates, g) <= level(y, f) * (1 + 1e-9)) continue;
           const auto uses = problem.uses(g);
-          if (std::any_of(uses.begin(), uses.end(), [&](const ResourceUse& u) { return u.resource == r; })) {
+          if (std::any_of(uses.begin(), uses.end(),
+                          [&](const ResourceUse& u) { return u.resource == r; })) {
             y[g] = std::max(y[g] * keep, problem.weight(g) * level(y, f) * (1 + 1e-9));
           }
         }
@@ -687,7 +693,8 @@ std::vector<double> exact_max_min(const ExactSystem& system) {
       if (has_level[r]) consider(resource_level[r]);
     }
     for (std::size_t f = 0; f < n; ++f) {
-      if (!fixed[f] && system.flows[f].bounded) consider(system.flows[f].bound / system.flows[f].weight);
+      if (!fixed[f] && system.flows[f].bounded)
+        consider(system.flows[f].bound / system.flows[f].weight);
     }
     // Fix every flow whose bound or one of whose resources is reached at exactly this level.
     std::vector<bool> fix_now(n, false);

@@ -327,3 +327,15 @@ TEST(TopologyJsonTest, RejectsOutOfRangeIntegers) {
 
 }  // namespace
 }  // namespace numatwin::model
+
+namespace numatwin::model {
+namespace {
+
+// Found by the loader fuzzer: a number beyond double range made nlohmann throw out_of_range,
+// which escaped as a crash instead of an InputError.
+TEST(TopologyJsonTest, NumberOutOfRangeIsAnInputError) {
+  EXPECT_THROW(parse_topology(R"({"format_version": 1e400})", "huge.json"), InputError);
+}
+
+}  // namespace
+}  // namespace numatwin::model

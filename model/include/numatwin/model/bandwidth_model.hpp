@@ -40,10 +40,15 @@
 // ── Solution ────────────────────────────────────────────────────────────────────────────────
 // Rates are the max-min fair allocation (MaxMinSolver) under the capacities and these bounds.
 // Since bounds depend on utilisations and utilisations on rates, the model iterates
-//   u_0 = 0;  x_k = maxmin(bounds(u_k));  u_{k+1} = u_k + 1/2 (util(x_k) - u_k)
+//   x_k = maxmin(bounds(u_k));  u_{k+1} = u_k + s_r (util(x_k) - u_k),  s_r = 1 halved per
+//   resource whenever its residual changes sign (an overshoot),
 // until max |util(x_k) - u_k| < 1e-6 (at most 200 rounds; `converged` says whether it did).
-// The map u -> util(x(u)) is continuous and non-increasing, so the damped iteration settles on
-// its fixed point; a saturated resource is limited by its capacity, not by the latency term.
+// u_0 is the previous call's fixed point (0 on the first call): consecutive simulator events
+// differ little, so this warm start saves most rounds.
+// The map u -> util(x(u)) is continuous and non-increasing: plain iteration converges where it
+// is flatter than -1 and oscillates where it is steeper, which the halving damps, so the
+// iteration settles on its fixed point; a saturated resource is limited by its capacity, not by
+// the latency term.
 #pragma once
 
 #include <limits>
@@ -140,6 +145,7 @@ class BandwidthModel {
   std::vector<ResourceUse> uses_;
   std::vector<double> misses_per_line_;  // per stream
   std::vector<double> buffers_;          // per stream: its share of miss buffers
+  std::vector<double> utilisation_guess_;  // fixed-point start: the last solution's utilisations
 };
 
 }  // namespace numatwin::model

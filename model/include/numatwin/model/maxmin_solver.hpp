@@ -8,7 +8,7 @@
 //     capacity (a coherence probe puts a fraction of a flow's rate on another link, a write
 //     miss puts a line read and a line write on the same link: a = 2). Repeated terms on one
 //     resource add up. a_fr = 0 for resources the flow does not name;
-//   - a rate bound b_f in [0, +inf] (the flow's own limit, e.g. outstanding misses * line / latency);
+//   - a rate bound b_f in [0, +inf] (the flow's own limit: outstanding misses * line / latency);
 //   - a weight w_f > 0 (default 1): weighted max-min, unfrozen flows grow as x_f = w_f * t.
 // Feasible set X = { x : 0 <= x_f <= b_f, load_r(x) = sum_f a_fr x_f <= c_r for all r }.
 // Units: the solver has none of its own; capacities, bounds and rates share the caller's unit
@@ -42,11 +42,16 @@
 // normalised rate on r (all others on r froze earlier at lower levels or together with it) and
 // r is saturated, so (S) holds; bound-frozen flows satisfy (B). Hence x is max-min fair.
 //
-// Implementation: t_r are kept in a binary min-heap with lazy deletion (a per-resource version
-// marks stale entries); bound events share the heap. S_r is maintained by subtraction and summed
-// afresh when cancellation has cost more than 6 decimal digits. The resource -> flows incidence
-// (transposed CSR) is rebuilt per solve. With N terms in total:
-//   time O((N + R + F) log(N + R + F)), memory O(N + R + F); no allocation once buffers are warm.
+// Implementation. Bound events are sorted once. Resource events sit in a 4-ary min-heap keyed
+// by t_r. Since t_r only grows, a key in the heap is a lower bound of the true t_r: freezing a
+// flow just updates L_r and S_r (O(1) per term), and a key is recomputed when it reaches the top
+// (if it grew, it is sifted down; otherwise the top is the true earliest resource event). The
+// loop stops as soon as every flow is frozen. S_r is kept by subtraction and summed afresh once
+// it has dropped below 1e-6 of its last exact value (with very unequal weights cancellation
+// would otherwise cost digits). The resource -> flows incidence (transposed CSR) is rebuilt per
+// solve by counting sort. With N terms in total and B bounded flows:
+//   time O(N log R + B log B + F + R) (each term stales at most one key), memory O(N + R + F);
+//   MaxMinSolver keeps its buffers, so repeated solves do not allocate once warm.
 // Rounding: ties between resources saturating at the same level are resolved one resource at a
 // time; the level never decreases (t = max(t, t_r)), which can overshoot a capacity by a few ulps.
 //
@@ -61,6 +66,7 @@
 //     is always valid and solve() never throws on input.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -129,10 +135,10 @@ struct MaxMinSolution {
   // A resource counts as saturated when load >= capacity * (1 - kSaturationTolerance).
   static constexpr double kSaturationTolerance = 1e-9;
 
-  std::vector<double> rates;        // per flow: x_f
-  std::vector<int> bottlenecks;     // per flow: the resource that froze it, or a value above
-  std::vector<double> loads;        // per resource: sum_f a_fr x_f (flows with terms only)
-  std::vector<double> utilisations;  // per resource: load / capacity; 0 when capacity is 0
+  std::vector<double> rates;            // per flow: x_f
+  std::vector<int> bottlenecks;         // per flow: the resource that froze it, or a value above
+  std::vector<double> loads;            // per resource: sum_f a_fr x_f (flows with terms only)
+  std::vector<double> utilisations;     // per resource: load / capacity; 0 when capacity is 0
   std::vector<std::uint8_t> saturated;  // per resource: 1 when load reached capacity (see above)
 };
 
@@ -145,14 +151,15 @@ class MaxMinSolver {
 
  private:
   struct Event {
-    double level;           // t at which the event happens
-    int id;                 // resource index, or ~flow for a flow's bound
-    std::uint32_t version;  // for resources: valid while equal to versions_[id]
+    double level;  // t at which the event happens (for a resource: a lower bound until refreshed)
+    int id;        // resource index (heap_) or flow index (bound_events_)
   };
 
   void freeze(const MaxMinProblem& problem, int flow, double rate, int bottleneck);
-  void push_dirty_resources(const MaxMinProblem& problem);
   [[nodiscard]] double exact_slope(const MaxMinProblem& problem, int resource) const;
+  void sift_down(std::size_t at);  // restores the heap after heap_[at] grew
+  void make_heap();
+  void pop_top();
 
   MaxMinSolution solution_;
   // Transposed incidence: resource r's terms are incidence_[resource_begin_[r] .. [r+1]).
@@ -166,11 +173,10 @@ class MaxMinSolver {
   std::vector<double> slope_;            // S_r
   std::vector<double> slope_reference_;  // S_r when last summed afresh
   std::vector<int> active_terms_;        // number of unfrozen terms on r
-  std::vector<std::uint32_t> versions_;
-  std::vector<std::uint8_t> frozen_;  // per flow
-  std::vector<int> dirty_;            // resources whose t_r changed during this event
-  std::vector<std::uint8_t> is_dirty_;
-  std::vector<Event> heap_;
+  std::vector<std::uint8_t> frozen_;     // per flow
+  int unfrozen_ = 0;                     // flows not yet frozen
+  std::vector<Event> heap_;              // resource events, 4-ary min-heap on (level, id)
+  std::vector<Event> bound_events_;      // (b_f / w_f, f), sorted
 };
 
 // One-shot convenience: a fresh solver, a copied-out solution.
