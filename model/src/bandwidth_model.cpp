@@ -121,6 +121,40 @@ std::vector<LinkIndex> BandwidthModel::build_probe_tree(NodeIndex prober, NodeIn
   return tree;
 }
 
+const std::vector<ResourceUse>& BandwidthModel::stream_terms(NodeIndex cpu_node, NodeIndex read_node,
+                                                             NodeIndex write_node) {
+  const std::size_t n = topology_->nodes.size() + 1;
+  const std::size_t key = (static_cast<std::size_t>(cpu_node) * n + static_cast<std::size_t>(read_node + 1)) * n +
+                          static_cast<std::size_t>(write_node + 1);
+  if (term_cache_.empty()) term_cache_.resize((n - 1) * n * n);
+  std::vector<ResourceUse>& terms = term_cache_[key];
+  if (!terms.empty()) return terms;
+  uses_.clear();
+  if (read_node >= 0) {
+    uses_.push_back(ResourceUse{memory_resource_[read_node], 1.0});
+    add_route(uses_, read_node, cpu_node, 1.0);
+    add_probes(uses_, cpu_node, read_node);
+  }
+  if (write_node >= 0) {
+    const Node& w = topology_->nodes[write_node];
+    const double write_cost = w.memory_write_bandwidth_gbps ? w.memory_read_bandwidth_gbps / *w.memory_write_bandwidth_gbps : 1.0;
+    uses_.push_back(ResourceUse{memory_resource_[write_node], 1.0 + write_cost});
+    add_route(uses_, write_node, cpu_node, 1.0);
+    add_route(uses_, cpu_node, write_node, 1.0);
+    add_probes(uses_, cpu_node, write_node);
+  }
+  // One term per resource: several routes (responses, probes) often share links.
+  std::sort(uses_.begin(), uses_.end(), [](const ResourceUse& a, const ResourceUse& b) { return a.resource < b.resource; });
+  for (const ResourceUse& use : uses_) {
+    if (!terms.empty() && terms.back().resource == use.resource) {
+      terms.back().coefficient += use.coefficient;
+    } else {
+      terms.push_back(use);
+    }
+  }
+  return terms;
+}
+
 void BandwidthModel::add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const {
   const Coherence& c = topology_->coherence;
   if (c.probe_bytes_per_line <= 0.0 && c.response_bytes_per_line <= 0.0) return;
@@ -179,21 +213,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   for (int s = 0; s < stream_count; ++s) {
     const Stream& st = streams[s];
     const NodeIndex n = node_of_core(st.core);
-    uses_.clear();
-    if (st.read_node >= 0) {
-      uses_.push_back(ResourceUse{memory_resource_[st.read_node], 1.0});
-      add_route(uses_, st.read_node, n, 1.0);
-      add_probes(uses_, n, st.read_node);
-    }
-    if (st.write_node >= 0) {
-      const Node& w = topology_->nodes[st.write_node];
-      const double write_cost = w.memory_write_bandwidth_gbps ? w.memory_read_bandwidth_gbps / *w.memory_write_bandwidth_gbps : 1.0;
-      uses_.push_back(ResourceUse{memory_resource_[st.write_node], 1.0 + write_cost});
-      add_route(uses_, st.write_node, n, 1.0);
-      add_route(uses_, n, st.write_node, 1.0);
-      add_probes(uses_, n, st.write_node);
-    }
-    problem_.add_flow(uses_);
+    problem_.add_flow(stream_terms(n, st.read_node, st.write_node));
     buffers_[s] = static_cast<double>(topology_->nodes[n].miss_buffers_per_core) / per_core[st.core];
   }
 
@@ -208,17 +228,23 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   result_.converged = false;
   const MaxMinSolution* solution = nullptr;
   const double line_bytes = topology_->performance.cache_line_bytes;
-  for (int round = 1; round <= kMaxRounds; ++round) {
+  // Bounds of every stream at utilisations `at` (latencies recorded in result_.latency_ns).
+  auto bounds_at = [&](const std::vector<double>& at, std::vector<double>& bounds) {
+    bounds.resize(stream_count);
     for (int s = 0; s < stream_count; ++s) {
       const Stream& st = streams[s];
       const NodeIndex n = node_of_core(st.core);
       double latency = 0.0;
-      if (st.read_node >= 0) latency += loaded_latency_ns(n, st.read_node, u);
-      if (st.write_node >= 0) latency += loaded_latency_ns(n, st.write_node, u);
+      if (st.read_node >= 0) latency += loaded_latency_ns(n, st.read_node, at);
+      if (st.write_node >= 0) latency += loaded_latency_ns(n, st.write_node, at);
       result_.latency_ns[s] = latency;
       const double miss_bound = buffers_[s] * line_bytes / (latency * 1e-9);
-      problem_.set_rate_bound(s, std::min(miss_bound, st.rate_limit_bytes_per_s));
+      bounds[s] = std::min(miss_bound, st.rate_limit_bytes_per_s);
     }
+  };
+  for (int round = 1; round <= kMaxRounds; ++round) {
+    bounds_at(u, bounds_);
+    for (int s = 0; s < stream_count; ++s) problem_.set_rate_bound(s, bounds_[s]);
     solution = &solver_.solve(problem_);
     result_.rounds = round;
     double worst = 0.0;
@@ -233,6 +259,22 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     if (worst < kTolerance) {
       result_.converged = true;
       break;
+    }
+    // Shortcut: when every stream is held by a saturated resource and stays below its bound at
+    // the new utilisations, the bounds cannot change the max-min allocation: x is the fixed point.
+    bool resource_bound = true;
+    for (int s = 0; s < stream_count && resource_bound; ++s) resource_bound = solution->bottlenecks[s] >= 0;
+    if (resource_bound) {
+      std::vector<double>& next_u = shortcut_utilisation_;
+      next_u.assign(solution->utilisations.begin(), solution->utilisations.end());
+      bounds_at(next_u, bounds_);
+      bool below = true;
+      for (int s = 0; s < stream_count && below; ++s) below = solution->rates[s] <= bounds_[s];
+      if (below) {
+        u = next_u;
+        result_.converged = true;
+        break;
+      }
     }
   }
 

@@ -121,6 +121,8 @@ class BandwidthModel {
  private:
   void add_route(std::vector<ResourceUse>& uses, NodeIndex from, NodeIndex to, double coefficient) const;
   void add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const;
+  // Terms of a stream's flow (one per resource), built once per (cpu, read, write) and cached.
+  const std::vector<ResourceUse>& stream_terms(NodeIndex cpu_node, NodeIndex read_node, NodeIndex write_node);
   // Links of the broadcast tree from `prober` to every NUMA node other than itself and `skipped`.
   [[nodiscard]] std::vector<LinkIndex> build_probe_tree(NodeIndex prober, NodeIndex skipped) const;
   [[nodiscard]] double loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node,
@@ -146,6 +148,9 @@ class BandwidthModel {
   std::vector<double> misses_per_line_;  // per stream
   std::vector<double> buffers_;          // per stream: its share of miss buffers
   std::vector<double> utilisation_guess_;  // fixed-point start: the last solution's utilisations
+  std::vector<double> shortcut_utilisation_;
+  std::vector<double> bounds_;
+  std::vector<std::vector<ResourceUse>> term_cache_;  // [(cpu * (N+1) + read+1) * (N+1) + write+1]
 };
 
 }  // namespace numatwin::model
