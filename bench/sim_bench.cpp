@@ -1,0 +1,56 @@
+// Whole simulations. Target (issue: model/simulator): the tight ring shuffle of all 576 threads
+// of sgi-uv300h-32s (576 steps) in under 1 s on the development machine.
+//   ./build/release/bench/sim_bench --benchmark_filter=Sgi
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "numatwin/model/topology_json.hpp"
+#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/simulation.hpp"
+
+namespace {
+
+using namespace numatwin;
+
+void run_shuffle(benchmark::State& state, const char* machine, sim::ShuffleAlgorithm algorithm, sim::SyncMode sync,
+                 bool timeline) {
+  const model::Topology t =
+      model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (std::string(machine) + ".json"));
+  sim::WorkloadSpec spec;
+  spec.algorithm = algorithm;
+  spec.sync = sync;
+  spec.threads = t.total_cores();
+  spec.total_bytes = 12.8e9;
+  const sim::Plan plan = sim::build_shuffle_plan(t, spec);
+  sim::SimulationOptions options;
+  options.record_timeline = timeline;
+  int events = 0;
+  for (auto _ : state) {
+    sim::Simulation simulation(t);
+    const sim::SimulationResult r = simulation.run(plan, options);
+    events = r.events;
+    benchmark::DoNotOptimize(r.time_s);
+  }
+  state.counters["threads"] = spec.threads;
+  state.counters["events"] = events;
+}
+
+void BM_SgiRingTight576(benchmark::State& state) {
+  run_shuffle(state, "sgi-uv300h-32s", sim::ShuffleAlgorithm::kRing, sim::SyncMode::kTight, true);
+}
+BENCHMARK(BM_SgiRingTight576)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_SgiRingTight576NoTimeline(benchmark::State& state) {
+  run_shuffle(state, "sgi-uv300h-32s", sim::ShuffleAlgorithm::kRing, sim::SyncMode::kTight, false);
+}
+BENCHMARK(BM_SgiRingTight576NoTimeline)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_NehalemCompareVariants(benchmark::State& state) {
+  run_shuffle(state, "nehalem-ex-4s", sim::ShuffleAlgorithm::kCoordinatedRandom, sim::SyncMode::kLoose, true);
+}
+BENCHMARK(BM_NehalemCompareVariants)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
