@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Runs `numatwin predict | compare | sweep` as a user would: outputs parse, bad specs fail cleanly.
+
+usage: cli_sim_test.py NUMATWIN_BINARY
+"""
+import csv
+import io
+import json
+import subprocess
+import sys
+import unittest
+
+BINARY = sys.argv[1]
+
+
+def run(*args):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=300)
+
+
+class SimCommands(unittest.TestCase):
+    def test_predict_json_has_every_resource_and_step(self):
+        r = run("predict", "--topology", "nehalem-ex-4s", "--workload", "shuffle", "--algorithm", "ring",
+                "--sync", "tight", "--threads", "32", "--bytes", "1.28e9", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertEqual(d["threads"], 32)
+        self.assertEqual(len(d["steps"]), 32)
+        self.assertEqual(len(d["resources"]), 4 + 12)  # 4 controllers, 12 directed links
+        self.assertAlmostEqual(d["bytes_moved"], 1.28e9, delta=1.0)
+        self.assertAlmostEqual(d["bandwidth_gbps"], 1.28e9 / d["time_s"] / 1e9, places=6)
+
+    def test_compare_lists_every_variant(self):
+        r = run("compare", "--topology", "nehalem-ex-4s", "--bytes", "1.28e9", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = json.loads(r.stdout)["runs"]
+        variants = {(x["workload"], x["algorithm"], x["sync"]) for x in runs}
+        self.assertIn(("shuffle", "naive", "tight"), variants)
+        self.assertIn(("shuffle", "ring", "loose"), variants)
+        self.assertIn(("shuffle", "random", "tight"), variants)
+        self.assertIn(("migration", "ring", "tight"), variants)
+        self.assertIn(("migration-copy", "ring", "loose"), variants)
+        by = {(x["workload"], x["algorithm"], x["sync"]): x for x in runs}
+        self.assertGreater(by[("shuffle", "ring", "tight")]["bandwidth_gbps"],
+                           by[("shuffle", "naive", "tight")]["bandwidth_gbps"])
+
+    def test_sweep_csv_has_a_row_per_thread_count_and_variant(self):
+        r = run("sweep", "--topology", "skylake-4114-2s", "--threads", "2:6:2", "--bytes", "1e8", "--csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        self.assertEqual(sorted({int(x["threads"]) for x in rows}), [2, 4, 6])
+        self.assertEqual(len(rows) % 3, 0)
+        for x in rows:
+            self.assertGreater(float(x["bandwidth_gbps"]), 0.0)
+
+    def test_bad_specs_are_one_line_errors(self):
+        cases = [
+            (["--threads", "65"], "exceeds the 64 hardware threads"),
+            (["--bytes", "0"], "--bytes must be > 0"),
+            (["--algorithm", "bubble"], "unknown algorithm \"bubble\""),
+            (["--placement", "0,1,999", "--threads", "3"], "CPU 999 does not exist"),
+            (["--sync", "sometimes"], "unknown sync mode"),
+        ]
+        for extra, message in cases:
+            r = run("predict", "--topology", "nehalem-ex-4s", *extra)
+            self.assertEqual(r.returncode, 1, (extra, r.stderr))
+            self.assertIn(message, r.stderr, extra)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = run("sweep", "--topology", "nehalem-ex-4s", "--threads", "4:2")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--threads", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
