@@ -121,28 +121,41 @@ std::vector<LinkIndex> BandwidthModel::build_probe_tree(NodeIndex prober, NodeIn
   return tree;
 }
 
-const std::vector<ResourceUse>& BandwidthModel::stream_terms(NodeIndex cpu_node, NodeIndex read_node,
-                                                             NodeIndex write_node) {
-  const std::size_t n = topology_->nodes.size() + 1;
-  const std::size_t key = (static_cast<std::size_t>(cpu_node) * n + static_cast<std::size_t>(read_node + 1)) * n +
-                          static_cast<std::size_t>(write_node + 1);
-  if (term_cache_.empty()) term_cache_.resize((n - 1) * n * n);
-  std::vector<ResourceUse>& terms = term_cache_[key];
-  if (!terms.empty()) return terms;
-  uses_.clear();
-  if (read_node >= 0) {
-    uses_.push_back(ResourceUse{memory_resource_[read_node], 1.0});
-    add_route(uses_, read_node, cpu_node, 1.0);
-    add_probes(uses_, cpu_node, read_node);
-  }
-  if (write_node >= 0) {
-    const Node& w = topology_->nodes[write_node];
+void BandwidthModel::add_access(std::vector<ResourceUse>& uses, NodeIndex cpu_node, NodeIndex memory_node,
+                                double fraction, bool write) const {
+  if (!write) {
+    uses.push_back(ResourceUse{memory_resource_[memory_node], fraction});
+    add_route(uses, memory_node, cpu_node, fraction);
+  } else {
+    const Node& w = topology_->nodes[memory_node];
     const double write_cost = w.memory_write_bandwidth_gbps ? w.memory_read_bandwidth_gbps / *w.memory_write_bandwidth_gbps : 1.0;
-    uses_.push_back(ResourceUse{memory_resource_[write_node], 1.0 + write_cost});
-    add_route(uses_, write_node, cpu_node, 1.0);
-    add_route(uses_, cpu_node, write_node, 1.0);
-    add_probes(uses_, cpu_node, write_node);
+    uses.push_back(ResourceUse{memory_resource_[memory_node], fraction * (1.0 + write_cost)});
+    add_route(uses, memory_node, cpu_node, fraction);
+    add_route(uses, cpu_node, memory_node, fraction);
   }
+  const std::size_t before = uses.size();
+  add_probes(uses, cpu_node, memory_node);
+  for (std::size_t k = before; k < uses.size(); ++k) uses[k].coefficient *= fraction;
+}
+
+const std::vector<ResourceUse>& BandwidthModel::stream_terms(const Stream& st, NodeIndex cpu_node) {
+  const bool spread = !st.read_spread.empty() || !st.write_spread.empty();
+  std::vector<ResourceUse>* target = &spread_terms_;
+  if (!spread) {
+    const std::size_t n = topology_->nodes.size() + 1;
+    const std::size_t key = (static_cast<std::size_t>(cpu_node) * n + static_cast<std::size_t>(st.read_node + 1)) * n +
+                            static_cast<std::size_t>(st.write_node + 1);
+    if (term_cache_.empty()) term_cache_.resize((n - 1) * n * n);
+    target = &term_cache_[key];
+    if (!target->empty()) return *target;
+  }
+  std::vector<ResourceUse>& terms = *target;
+  terms.clear();
+  uses_.clear();
+  if (st.read_node >= 0) add_access(uses_, cpu_node, st.read_node, 1.0, false);
+  for (const NodeShare& share : st.read_spread) add_access(uses_, cpu_node, share.node, share.fraction, false);
+  if (st.write_node >= 0) add_access(uses_, cpu_node, st.write_node, 1.0, true);
+  for (const NodeShare& share : st.write_spread) add_access(uses_, cpu_node, share.node, share.fraction, true);
   // One term per resource: several routes (responses, probes) often share links.
   std::sort(uses_.begin(), uses_.end(), [](const ResourceUse& a, const ResourceUse& b) { return a.resource < b.resource; });
   for (const ResourceUse& use : uses_) {
@@ -153,6 +166,15 @@ const std::vector<ResourceUse>& BandwidthModel::stream_terms(NodeIndex cpu_node,
     }
   }
   return terms;
+}
+
+double BandwidthModel::stream_latency_ns(const Stream& st, NodeIndex cpu_node, const std::vector<double>& at) const {
+  double latency = 0.0;
+  if (st.read_node >= 0) latency += loaded_latency_ns(cpu_node, st.read_node, at);
+  for (const NodeShare& share : st.read_spread) latency += share.fraction * loaded_latency_ns(cpu_node, share.node, at);
+  if (st.write_node >= 0) latency += loaded_latency_ns(cpu_node, st.write_node, at);
+  for (const NodeShare& share : st.write_spread) latency += share.fraction * loaded_latency_ns(cpu_node, share.node, at);
+  return latency;
 }
 
 void BandwidthModel::add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const {
@@ -196,12 +218,26 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     if (st.core < 0 || st.core >= core_count()) {
       throw std::invalid_argument("stream " + std::to_string(s) + ": no core " + std::to_string(st.core));
     }
-    if (st.read_node < 0 && st.write_node < 0) {
+    if (st.read_node < 0 && st.write_node < 0 && st.read_spread.empty() && st.write_spread.empty()) {
       throw std::invalid_argument("stream " + std::to_string(s) + ": reads and writes nothing");
     }
     if ((st.read_node >= 0 && !has_memory(st.read_node)) || (st.write_node >= 0 && !has_memory(st.write_node))) {
       throw std::invalid_argument("stream " + std::to_string(s) + ": names a node without memory");
     }
+    for (std::span<const NodeShare> spread : {st.read_spread, st.write_spread}) {
+      if (spread.empty()) continue;
+      double sum = 0.0;
+      for (const NodeShare& share : spread) {
+        if (!has_memory(share.node) || !(share.fraction > 0.0)) {
+          throw std::invalid_argument("stream " + std::to_string(s) + ": a spread names a node without memory or a fraction <= 0");
+        }
+        sum += share.fraction;
+      }
+      if (std::abs(sum - 1.0) > 1e-9) {
+        throw std::invalid_argument("stream " + std::to_string(s) + ": spread fractions add up to " + std::to_string(sum) + ", not 1");
+      }
+    }
+    if (!(st.lines_in_flight >= 0.0)) throw std::invalid_argument("stream " + std::to_string(s) + ": lines_in_flight must be >= 0");
     if (!(st.rate_limit_bytes_per_s >= 0.0)) {
       throw std::invalid_argument("stream " + std::to_string(s) + ": rate limit must be >= 0");
     }
@@ -213,8 +249,9 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   for (int s = 0; s < stream_count; ++s) {
     const Stream& st = streams[s];
     const NodeIndex n = node_of_core(st.core);
-    problem_.add_flow(stream_terms(n, st.read_node, st.write_node));
+    problem_.add_flow(stream_terms(st, n));
     buffers_[s] = static_cast<double>(topology_->nodes[n].miss_buffers_per_core) / per_core[st.core];
+    if (st.lines_in_flight > 0.0) buffers_[s] = std::min(buffers_[s], st.lines_in_flight);
   }
 
   const int resources = resource_count();
@@ -234,9 +271,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     for (int s = 0; s < stream_count; ++s) {
       const Stream& st = streams[s];
       const NodeIndex n = node_of_core(st.core);
-      double latency = 0.0;
-      if (st.read_node >= 0) latency += loaded_latency_ns(n, st.read_node, at);
-      if (st.write_node >= 0) latency += loaded_latency_ns(n, st.write_node, at);
+      const double latency = stream_latency_ns(st, n, at);
       result_.latency_ns[s] = latency;
       const double miss_bound = buffers_[s] * line_bytes / (latency * 1e-9);
       bounds[s] = std::min(miss_bound, st.rate_limit_bytes_per_s);

@@ -199,6 +199,43 @@ TEST(BandwidthModelTest, ExplicitRateLimitBinds) {
   EXPECT_EQ(r.limits[0], StreamLimit::kRateLimit);
 }
 
+TEST(BandwidthModelTest, InterleavedReadsSplitOverBothControllers) {
+  // Four threads of a read pages interleaved over a and b (1/2 each): latency 0.5 x 100 + 0.5 x
+  // 150 = 125 ns, so each may stream 640 / 125 = 5.12 GB/s (20.48 in all); but half of every
+  // byte crosses b->a (10 GB/s): at most 20 GB/s in all, 5 each.
+  Fixture f(pair());
+  const std::vector<NodeShare> halves = {{0, 0.5}, {1, 0.5}};
+  std::vector<Stream> s;
+  for (int c = 0; c < 4; ++c) {
+    Stream st;
+    st.core = f.model.core_of(0, c);
+    st.read_spread = halves;
+    s.push_back(st);
+  }
+  const StreamRates& r = f.model.solve(s);
+  EXPECT_NEAR(total(r) / kGB, 20.0, 1e-9);
+  EXPECT_NEAR(r.latency_ns[0], 125.0, 1e-9);
+  EXPECT_NEAR(r.utilisation[f.model.memory_resource(0)], 0.5, 1e-9);
+  EXPECT_NEAR(r.utilisation[f.model.memory_resource(1)], 0.5, 1e-9);
+}
+
+TEST(BandwidthModelTest, RandomAccessKeepsFewerLinesInFlight) {
+  // A hash probe stream with 2 independent misses in flight: 2 x 64 B / 100 ns = 1.28 GB/s.
+  Fixture f(pair());
+  std::vector<Stream> s = {read(f.model, 0, 0, 0)};
+  s[0].lines_in_flight = 2.0;
+  EXPECT_NEAR(f.model.solve(s).rate_bytes_per_s[0] / kGB, 1.28, 1e-9);
+}
+
+TEST(BandwidthModelTest, RejectsSpreadsThatDoNotAddUp) {
+  Fixture f(pair());
+  const std::vector<NodeShare> bad = {{0, 0.5}, {1, 0.4}};
+  Stream st;
+  st.core = 0;
+  st.read_spread = bad;
+  EXPECT_THROW(f.model.solve(std::vector<Stream>{st}), std::invalid_argument);
+}
+
 TEST(BandwidthModelTest, RejectsBadStreams) {
   Fixture f(pair());
   Stream s;

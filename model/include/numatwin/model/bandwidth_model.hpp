@@ -10,7 +10,8 @@
 //
 // ── What a stream puts on them ──────────────────────────────────────────────────────────────
 // A stream is a thread on core c of node n that reads from memory node r and/or writes to memory
-// node w at payload rate x (a copy does both at the same rate). With line size S, probe bytes p
+// node w at payload rate x (a copy does both at the same rate; reads or writes spread over several
+// nodes contribute each node's terms times its fraction). With line size S, probe bytes p
 // and response bytes q per probed node (coherence.probe/response_bytes_per_line), per unit of x:
 //   read from r:   controller r += 1;            links on route(r -> n) += 1       (data)
 //   write to w:    controller w += 1 + C_w / W_w (the line is read for ownership, then written
@@ -28,7 +29,8 @@
 //
 // ── Outstanding misses and loaded latency (Little's law) ────────────────────────────────────
 // A core keeps M = miss_buffers_per_core lines in flight; the s streams active on one core share
-// them (M/s each). The latency of a miss from n to memory m under load is
+// them (M/s each; a random-access stream may keep fewer, lines_in_flight). The latency of a miss
+// from n to memory m under load is
 //   L(n, m) = local_latency_ns(m) + [n != m] remote_access_overhead_ns + sum_{l in route(n, m)} latency_ns(l)
 //             + Q_mem u_m^e + sum_{l in route(m, n)} Q_link u_l^e
 // with u the resources' utilisations (load / capacity), Q_mem = memory_queue_ns,
@@ -62,11 +64,25 @@
 
 namespace numatwin::model {
 
+// A share of a stream's accesses that goes to one node's memory (pages spread over nodes, e.g.
+// an interleaved table). Fractions of one spread are > 0 and add up to 1.
+struct NodeShare {
+  NodeIndex node = 0;
+  double fraction = 1.0;
+};
+
 struct Stream {
   NodeIndex cpu_node = 0;
   int core = 0;                  // global core index (see BandwidthModel::core_of)
   NodeIndex read_node = -1;      // memory read from, or -1
   NodeIndex write_node = -1;     // memory written to, or -1 (both set: a copy)
+  // Instead of read_node / write_node: accesses spread over several nodes. The terms and the
+  // latency are the fraction-weighted sums of those of each node.
+  std::span<const NodeShare> read_spread;
+  std::span<const NodeShare> write_spread;
+  // > 0: at most this many misses in flight (random accesses, which prefetchers cannot help);
+  // 0: the core's share of its miss buffers (streaming).
+  double lines_in_flight = 0.0;
   double rate_limit_bytes_per_s = std::numeric_limits<double>::infinity();  // e.g. compute
 };
 
@@ -121,8 +137,12 @@ class BandwidthModel {
  private:
   void add_route(std::vector<ResourceUse>& uses, NodeIndex from, NodeIndex to, double coefficient) const;
   void add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const;
-  // Terms of a stream's flow (one per resource), built once per (cpu, read, write) and cached.
-  const std::vector<ResourceUse>& stream_terms(NodeIndex cpu_node, NodeIndex read_node, NodeIndex write_node);
+  // Terms of a stream's flow (one per resource), built once per (cpu, read, write) and cached;
+  // streams with spreads are built afresh.
+  const std::vector<ResourceUse>& stream_terms(const Stream& stream, NodeIndex cpu_node);
+  void add_access(std::vector<ResourceUse>& uses, NodeIndex cpu_node, NodeIndex memory_node, double fraction,
+                  bool write) const;
+  [[nodiscard]] double stream_latency_ns(const Stream& stream, NodeIndex cpu_node, const std::vector<double>& at) const;
   // Links of the broadcast tree from `prober` to every NUMA node other than itself and `skipped`.
   [[nodiscard]] std::vector<LinkIndex> build_probe_tree(NodeIndex prober, NodeIndex skipped) const;
   [[nodiscard]] double loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node,
@@ -150,7 +170,8 @@ class BandwidthModel {
   std::vector<double> utilisation_guess_;  // fixed-point start: the last solution's utilisations
   std::vector<double> shortcut_utilisation_;
   std::vector<double> bounds_;
-  std::vector<std::vector<ResourceUse>> term_cache_;  // [(cpu * (N+1) + read+1) * (N+1) + write+1]
+  std::vector<std::vector<ResourceUse>> term_cache_;
+  std::vector<ResourceUse> spread_terms_;  // [(cpu * (N+1) + read+1) * (N+1) + write+1]
 };
 
 }  // namespace numatwin::model
