@@ -6,6 +6,7 @@
 
 #include "sim_commands.hpp"
 #include "topo_commands.hpp"
+#include "validate_commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"numatwin — a calibrated simulation twin of multi-socket NUMA machines"};
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   numatwin::cli::register_topo_commands(app);
   numatwin::cli::register_sim_commands(app);
+  numatwin::cli::register_validate_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/file_io.hpp"
+#include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
 #include "text_table.hpp"
@@ -34,6 +36,16 @@ struct WorkloadOptions {
   double state_bytes = 64.0;
   double migration_overhead_s = 5e-6;
   std::uint64_t seed = 1;
+  // Operators and policies.
+  std::string memory_policy = "first-touch";
+  std::string strategy = "shuffle";
+  double records = 1e8;
+  double build_records = 1.6e7;
+  int tuple_bytes = 16;
+  double groups = 1e6;
+  std::string keys = "uniform";
+  double os_move_probability = 0.1;
+  sim::OperatorCosts costs;
 
   void add_common(CLI::App* app) {
     app->add_option("--topology", topology, "Bundled machine name or topology file")->required();
@@ -43,7 +55,22 @@ struct WorkloadOptions {
     app->add_option("--cycles-per-element", cycles_per_element, "Consumer work per element (a mean: 1 add)")->capture_default_str();
     app->add_option("--state-bytes", state_bytes, "Migration: the thread's working state")->capture_default_str();
     app->add_option("--migration-overhead-s", migration_overhead_s, "Migration: time to re-bind a thread")->capture_default_str();
-    app->add_option("--seed", seed, "Seed of the coordinated-random order")->capture_default_str();
+    app->add_option("--seed", seed, "Seed of random orders and random/none thread placement")->capture_default_str();
+    app->add_option("--memory-policy", memory_policy,
+                    "first-touch[:workers|:loader], localalloc, interleave[:nodes], preferred:node, bind:nodes")
+        ->capture_default_str();
+    app->add_option("--strategy", strategy, "partitioned-aggregation: shuffle, migration or migration-copy")->capture_default_str();
+    app->add_option("--records", records, "Operators: input / probe-side (S) / fact tuples")->capture_default_str();
+    app->add_option("--build-records", build_records, "Joins: build-side (R) / dimension tuples")->capture_default_str();
+    app->add_option("--tuple-bytes", tuple_bytes, "Operators: bytes per tuple")->capture_default_str();
+    app->add_option("--groups", groups, "Operators: distinct keys (groups)")->capture_default_str();
+    app->add_option("--keys", keys, "Key distribution: uniform, zipf[:s], heavy-hitter[:share], moving-cluster[:window], sequential")
+        ->capture_default_str();
+    app->add_option("--os-move-probability", os_move_probability, "--placement none: chance the OS moves a thread per unit of work")
+        ->capture_default_str();
+    app->add_option("--random-lines-in-flight", costs.random_lines_in_flight, "Independent misses of a hash/probe loop")->capture_default_str();
+    app->add_option("--hash-cycles-per-tuple", costs.hash_cycles_per_tuple, "Core cycles per hash-table access")->capture_default_str();
+    app->add_option("--llc-hit-ns", costs.llc_hit_ns, "Latency of a random access that hits the LLC")->capture_default_str();
   }
   void add_algorithm(CLI::App* app) {
     app->add_option("--workload", workload, "shuffle, migration or migration-copy")->capture_default_str();
@@ -64,6 +91,15 @@ struct WorkloadOptions {
     s.state_bytes = state_bytes;
     s.migration_overhead_seconds = migration_overhead_s;
     s.seed = seed;
+    s.placement.seed = seed;
+    s.placement.os_move_probability = os_move_probability;
+    s.memory = sim::parse_memory_policy(memory_policy, t);
+    s.strategy = sim::parse_strategy(strategy);
+    s.data.records = records;
+    s.data.build_records = build_records;
+    s.data.tuple_bytes = tuple_bytes;
+    s.data.keys = sim::parse_key_distribution(keys, groups);
+    s.costs = costs;
     return s;
   }
 };
@@ -71,30 +107,56 @@ struct WorkloadOptions {
 struct Outcome {
   sim::WorkloadSpec spec;
   sim::SimulationResult result;
-  [[nodiscard]] double shuffle_gbps() const { return spec.total_bytes / result.time_s / 1e9; }
+  sim::PlanReport report;
+  // Shuffles: bytes shuffled per second. Operators: memory payload per second.
+  [[nodiscard]] double shuffle_gbps() const {
+    return (sim::is_shuffle_family(spec.kind) ? spec.total_bytes : result.bytes) / result.time_s / 1e9;
+  }
+  // Operators: input tuples (both sides of a join) per second.
+  [[nodiscard]] double mtuples_per_s() const {
+    const bool join = spec.kind == sim::WorkloadKind::kHashJoin || spec.kind == sim::WorkloadKind::kSortMergeJoin;
+    return (spec.data.records + (join ? spec.data.build_records : 0.0)) / result.time_s / 1e6;
+  }
 };
 
 Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool timeline) {
   sim::Simulation simulation(t);
   sim::SimulationOptions options;
   options.record_timeline = timeline;
-  return Outcome{spec, simulation.run(sim::build_shuffle_plan(t, spec), options)};
+  Outcome outcome{spec, {}, {}};
+  const sim::Plan plan = sim::build_plan(t, spec, &outcome.report);
+  outcome.result = simulation.run(plan, options);
+  return outcome;
 }
 
 std::string label(const sim::WorkloadSpec& s) {
+  if (s.kind == sim::WorkloadKind::kPartitionedAggregation) {
+    return "partitioned-aggregation " + sim::strategy_name(s.strategy) + " " + sim::algorithm_name(s.algorithm) + " " +
+           sim::sync_name(s.sync);
+  }
+  if (!sim::is_shuffle_family(s.kind) && s.kind != sim::WorkloadKind::kSortMergeJoin) return sim::workload_kind_name(s.kind);
   return sim::workload_kind_name(s.kind) + " " + sim::algorithm_name(s.algorithm) + " " + sim::sync_name(s.sync);
 }
 
 Json summary_json(const Outcome& o) {
   const sim::SimulationResult& r = o.result;
   const int busiest = r.busiest_resource();
-  return Json{{"workload", sim::workload_kind_name(o.spec.kind)},
-              {"algorithm", sim::algorithm_name(o.spec.algorithm)},
-              {"sync", sim::sync_name(o.spec.sync)},
-              {"threads", o.spec.threads},
-              {"placement", sim::placement_name(o.spec.placement)},
-              {"bytes", o.spec.total_bytes},
-              {"time_s", r.time_s},
+  Json out{{"workload", sim::workload_kind_name(o.spec.kind)},
+            {"algorithm", sim::algorithm_name(o.spec.algorithm)},
+            {"sync", sim::sync_name(o.spec.sync)},
+            {"threads", o.spec.threads},
+            {"placement", sim::placement_name(o.spec.placement)}};
+  if (sim::is_shuffle_family(o.spec.kind)) {
+    out["bytes"] = o.spec.total_bytes;
+  } else {
+    out["strategy"] = sim::strategy_name(o.spec.strategy);
+    out["records"] = o.spec.data.records;
+    out["build_records"] = o.spec.data.build_records;
+    out["keys"] = sim::key_distribution_name(o.spec.data.keys);
+    out["groups"] = o.spec.data.keys.groups;
+    out["mtuples_per_s"] = o.mtuples_per_s();
+  }
+  out.update(Json{{"time_s", r.time_s},
               {"bandwidth_gbps", o.shuffle_gbps()},
               {"bytes_moved", r.bytes},
               {"local_access_ratio", r.local_access_ratio()},
@@ -103,7 +165,8 @@ Json summary_json(const Outcome& o) {
               {"bottleneck_resource", r.bottleneck_resource() >= 0 ? r.resources[r.bottleneck_resource()].name : ""},
               {"bottleneck_saturated_fraction", r.bottleneck_resource() >= 0 ? r.saturated_fraction[r.bottleneck_resource()] : 0.0},
               {"events", r.events},
-              {"model_rounds", r.solver_rounds}};
+              {"model_rounds", r.solver_rounds}});
+  return out;
 }
 
 Json detail_json(const Outcome& o, bool timeline) {
@@ -143,12 +206,36 @@ std::string bottleneck_text(const sim::SimulationResult& r) {
   return b < 0 ? "none saturated" : fmt::format("{} {:.0f}% of the time", r.resources[b].name, 100.0 * r.saturated_fraction[b]);
 }
 
-void print_predict(const Outcome& o, bool steps) {
+std::string spread_text(const model::Topology& t, const std::vector<model::NodeShare>& spread) {
+  std::string out;
+  for (const model::NodeShare& s : spread) out += fmt::format("{}{} {:.0f}%", out.empty() ? "" : ", ", t.nodes[s.node].id, 100.0 * s.fraction);
+  return out;
+}
+
+void print_predict(const model::Topology& t, const Outcome& o, bool steps, const std::vector<double>& seed_times) {
   const sim::SimulationResult& r = o.result;
-  std::cout << fmt::format("{} on {} threads ({}), {:g} GB\n", label(o.spec), o.spec.threads,
-                           sim::placement_name(o.spec.placement), o.spec.total_bytes / 1e9);
-  std::cout << fmt::format("  time {:.4g} s, {:.2f} GB/s, local access ratio {:.3f}, {} events\n", r.time_s,
-                           o.shuffle_gbps(), r.local_access_ratio(), r.events);
+  if (sim::is_shuffle_family(o.spec.kind)) {
+    std::cout << fmt::format("{} on {} threads ({}), {:g} GB\n", label(o.spec), o.spec.threads,
+                             sim::placement_name(o.spec.placement), o.spec.total_bytes / 1e9);
+    std::cout << fmt::format("  time {:.4g} s, {:.2f} GB/s, local access ratio {:.3f}, {} events\n", r.time_s,
+                             o.shuffle_gbps(), r.local_access_ratio(), r.events);
+  } else {
+    std::cout << fmt::format("{} on {} threads ({}), memory {}, {:g} M records, {:g} groups ({})\n", label(o.spec),
+                             o.spec.threads, sim::placement_name(o.spec.placement), sim::memory_policy_name(o.spec.memory, t),
+                             o.spec.data.records / 1e6, o.spec.data.keys.groups, sim::key_distribution_name(o.spec.data.keys));
+    std::cout << fmt::format("  time {:.4g} s, {:.1f} M tuples/s, memory traffic {:.2f} GB/s, local access ratio {:.3f}\n",
+                             r.time_s, o.mtuples_per_s(), r.bytes / r.time_s / 1e9, r.local_access_ratio());
+    for (const sim::DataPlacement& d : o.report.datasets) {
+      std::cout << fmt::format("  {}: {:.3g} GB on {}\n", d.name, d.size_bytes / 1e9, spread_text(t, d.spread()));
+    }
+    for (const std::string& note : o.report.notes) std::cout << "  " << note << "\n";
+  }
+  if (seed_times.size() > 1) {
+    std::vector<double> sorted = seed_times;
+    std::sort(sorted.begin(), sorted.end());
+    std::cout << fmt::format("  unpinned threads over {} seeds: time min {:.4g} s, median {:.4g} s, max {:.4g} s\n",
+                             sorted.size(), sorted.front(), sorted[sorted.size() / 2], sorted.back());
+  }
   std::cout << "  busiest resource: " << busiest_text(r) << " (mean utilisation over the run)\n";
   std::cout << "  bottleneck: " << bottleneck_text(r) << " (saturated)\n\n";
   TextTable table({"resource", "capacity GB/s", "mean util %", "saturated %"});
@@ -245,47 +332,118 @@ void register_sim_commands(CLI::App& app) {
     predict->add_flag("--json", *json, "Print JSON (per-resource and per-step utilisation)");
     predict->add_flag("--timeline", *timeline, "With --json: include the full utilisation timeline");
     predict->add_option("--out", *out, "Write the JSON to this file (atomically) instead of standard output");
-    predict->callback([o, json, steps, timeline, out] {
+    auto seeds = std::make_shared<int>(5);
+    predict->add_option("--seeds", *seeds, "--placement none: simulate this many seeds and report the spread")->capture_default_str();
+    predict->callback([o, json, steps, timeline, out, seeds] {
       const model::Topology t = find_topology(o->topology);
-      const Outcome outcome = simulate(t, o->spec(t, o->threads), *timeline || *steps || *json);
+      const sim::WorkloadSpec spec = o->spec(t, o->threads);
+      const Outcome outcome = simulate(t, spec, *timeline || *steps || *json);
+      std::vector<double> seed_times{outcome.result.time_s};
+      if (spec.placement.kind == sim::PlacementKind::kNone) {
+        if (*seeds < 1) throw std::invalid_argument("--seeds must be >= 1");
+        for (int k = 1; k < *seeds; ++k) {
+          sim::WorkloadSpec other = spec;
+          other.placement.seed = spec.placement.seed + static_cast<unsigned long long>(k);
+          seed_times.push_back(simulate(t, other, false).result.time_s);
+        }
+      }
       if (*json || !out->empty()) {
-        const std::string text = detail_json(outcome, *timeline).dump(2) + "\n";
+        Json detail = detail_json(outcome, *timeline);
+        detail["memory_policy"] = sim::memory_policy_name(spec.memory, t);
+        if (seed_times.size() > 1) detail["time_s_over_seeds"] = seed_times;
+        Json datasets = Json::array();
+        for (const sim::DataPlacement& d : outcome.report.datasets) {
+          Json spread = Json::object();
+          for (const model::NodeShare& s : d.spread()) spread[t.nodes[s.node].id] = s.fraction;
+          datasets.push_back(Json{{"name", d.name}, {"bytes", d.size_bytes}, {"nodes", spread}});
+        }
+        detail["datasets"] = datasets;
+        const std::string text = detail.dump(2) + "\n";
         if (out->empty()) {
           std::cout << text;
         } else {
           model::write_file_atomically(*out, text);
         }
       } else {
-        print_predict(outcome, *steps);
+        print_predict(t, outcome, *steps, seed_times);
       }
     });
   }
   {
     auto o = std::make_shared<WorkloadOptions>();
     auto json = std::make_shared<bool>(false);
-    CLI::App* compare = app.add_subcommand("compare", "Every shuffle algorithm and migration variant side by side on one machine");
+    auto policies = std::make_shared<bool>(false);
+    CLI::App* compare = app.add_subcommand(
+        "compare", "Variants side by side: shuffle algorithms and migration, partitioning strategies, or placement policies");
     o->add_common(compare);
-    compare->add_option("--workload", o->workload, "shuffle (the family compared)")->check(CLI::IsMember({"shuffle"}))->capture_default_str();
+    o->add_algorithm(compare);
     compare->add_option("--threads", o->threads, "Threads (default: one per core)");
+    compare->add_flag("--policies", *policies, "Operators: memory policies side by side (with the local access ratio)");
     compare->add_flag("--json", *json, "Print JSON");
-    compare->callback([o, json] {
+    compare->callback([o, json, policies] {
       const model::Topology t = find_topology(o->topology);
       const sim::WorkloadSpec base = o->spec(t, o->threads);
+      std::vector<sim::WorkloadSpec> runs;
+      std::vector<std::string> names;
+      if (*policies) {
+        if (sim::is_shuffle_family(base.kind)) {
+          throw std::invalid_argument("--policies compares memory policies of operator workloads; a shuffle's buffers are local by definition");
+        }
+        std::vector<std::string> texts = {"first-touch", "first-touch:loader", "localalloc", "interleave"};
+        for (model::NodeIndex n : t.numa_nodes()) {
+          if (t.nodes[n].has_memory()) {
+            texts.push_back("preferred:" + t.nodes[n].id);
+            break;
+          }
+        }
+        for (const std::string& text : texts) {
+          sim::WorkloadSpec s = base;
+          s.memory = sim::parse_memory_policy(text, t);
+          runs.push_back(s);
+          names.push_back(text);
+        }
+      } else if (sim::is_shuffle_family(base.kind)) {
+        runs = variants(base);
+      } else if (base.kind == sim::WorkloadKind::kPartitionedAggregation || base.kind == sim::WorkloadKind::kSortMergeJoin) {
+        const bool partitioned = base.kind == sim::WorkloadKind::kPartitionedAggregation;
+        for (sim::PartitionStrategy strategy : {sim::PartitionStrategy::kShuffle, sim::PartitionStrategy::kMigration,
+                                                sim::PartitionStrategy::kMigrationAndCopy}) {
+          if (!partitioned && strategy != sim::PartitionStrategy::kShuffle) continue;
+          for (sim::ShuffleAlgorithm algorithm : {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing}) {
+            sim::WorkloadSpec s = base;
+            s.strategy = strategy;
+            s.algorithm = algorithm;
+            runs.push_back(s);
+          }
+        }
+      } else {
+        for (const char* placement : {"dense", "sparse", "shared", "random", "none"}) {
+          sim::WorkloadSpec s = base;
+          s.placement = sim::parse_placement(placement);
+          s.placement.seed = base.placement.seed;
+          s.placement.os_move_probability = base.placement.os_move_probability;
+          runs.push_back(s);
+        }
+      }
       Json rows = Json::array();
-      TextTable table({"workload", "algorithm", "sync", "GB/s", "time s", "LAR", "busiest (mean util)", "bottleneck (saturated)"});
-      for (const sim::WorkloadSpec& s : variants(base)) {
+      const bool operators = !sim::is_shuffle_family(base.kind);
+      TextTable table({"variant", "memory", "threads", operators ? "Mtuples/s" : "GB/s", "time s", "LAR",
+                       "busiest (mean util)", "bottleneck (saturated)"});
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const sim::WorkloadSpec& s = runs[i];
         const Outcome outcome = simulate(t, s, false);
-        rows.push_back(summary_json(outcome));
-        table.add_row({sim::workload_kind_name(s.kind), sim::algorithm_name(s.algorithm), sim::sync_name(s.sync),
-                       fmt::format("{:.2f}", outcome.shuffle_gbps()), fmt::format("{:.4g}", outcome.result.time_s),
-                       fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result),
-                       bottleneck_text(outcome.result)});
+        Json row = summary_json(outcome);
+        row["memory_policy"] = sim::memory_policy_name(s.memory, t);
+        rows.push_back(row);
+        table.add_row({label(s), sim::memory_policy_name(s.memory, t), sim::placement_name(s.placement),
+                       operators ? fmt::format("{:.1f}", outcome.mtuples_per_s()) : fmt::format("{:.2f}", outcome.shuffle_gbps()),
+                       fmt::format("{:.4g}", outcome.result.time_s), fmt::format("{:.3f}", outcome.result.local_access_ratio()),
+                       busiest_text(outcome.result), bottleneck_text(outcome.result)});
       }
       if (*json) {
-        std::cout << Json{{"topology", t.name}, {"threads", base.threads}, {"bytes", base.total_bytes}, {"runs", rows}}.dump(2) << "\n";
+        std::cout << Json{{"topology", t.name}, {"threads", base.threads}, {"runs", rows}}.dump(2) << "\n";
       } else {
-        std::cout << fmt::format("{}: {} threads ({}), {:g} GB shuffled\n", t.name, base.threads,
-                                 sim::placement_name(base.placement), base.total_bytes / 1e9)
+        std::cout << fmt::format("{}: {} on {} threads\n", t.name, sim::workload_kind_name(base.kind), base.threads)
                   << table.render();
       }
     });

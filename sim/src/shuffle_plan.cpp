@@ -7,8 +7,23 @@
 #include <tuple>
 
 namespace numatwin::sim {
+namespace {
+
+Transfer piece(model::NodeIndex from, double bytes, int step, double cycles_per_byte) {
+  Transfer t;
+  t.read_node = from;
+  t.bytes = bytes;
+  t.step = step;
+  t.cycles_per_byte = cycles_per_byte;
+  return t;
+}
+
+}  // namespace
 
 Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spec) {
+  if (!is_shuffle_family(spec.kind)) {
+    throw std::invalid_argument("workload " + workload_kind_name(spec.kind) + " is not a shuffle (use build_plan)");
+  }
   check_workload(topology, spec);
   const std::vector<PlacedThread> placed = place_threads(topology, spec.threads, spec.placement);
   const int n = spec.threads;
@@ -39,7 +54,7 @@ Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spe
     const int thread = outer[o];
     ThreadPlan& tp = plan.threads[thread];
     tp.core = placed[thread].core;
-    tp.cycles_per_byte = spec.cycles_per_element / spec.element_bytes;
+    const double cycles_per_byte = spec.cycles_per_element / spec.element_bytes;
     std::vector<int> order(n);
     switch (spec.algorithm) {
       case ShuffleAlgorithm::kNaive:
@@ -59,21 +74,27 @@ Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spe
       const model::NodeIndex source = placed[order[k]].node;
       switch (spec.kind) {
         case WorkloadKind::kShuffle:
-          tp.ops.emplace_back(Transfer{source, -1, piece_bytes, k});
+          tp.ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
           break;
         case WorkloadKind::kMigration:
           if (source != here) tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds});
           here = source;
-          tp.ops.emplace_back(Transfer{source, -1, piece_bytes, k});
-          if (spec.state_bytes > 0.0) tp.ops.emplace_back(Transfer{home, -1, spec.state_bytes, k});
+          tp.ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
+          if (spec.state_bytes > 0.0) tp.ops.emplace_back(piece(home, spec.state_bytes, k, 0.0));
           break;
         case WorkloadKind::kMigrationAndCopy:
           if (source != here) {
-            if (spec.state_bytes > 0.0) tp.ops.emplace_back(Transfer{here, source, spec.state_bytes, k});
+            if (spec.state_bytes > 0.0) {
+              Transfer copy = piece(here, spec.state_bytes, k, 0.0);
+              copy.write_node = source;
+              tp.ops.emplace_back(std::move(copy));
+            }
             tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds});
             here = source;
           }
-          tp.ops.emplace_back(Transfer{source, -1, piece_bytes, k});
+          tp.ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
+          break;
+        default:
           break;
       }
       if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});

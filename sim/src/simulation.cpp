@@ -75,8 +75,9 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
     for (const Op& op : tp.ops) {
       const auto bad_node = [&](model::NodeIndex node) { return node < -1 || node >= node_count; };
       if (const auto* tr = std::get_if<Transfer>(&op)) {
-        if (bad_node(tr->read_node) || bad_node(tr->write_node) || (tr->read_node < 0 && tr->write_node < 0) ||
-            !(tr->bytes >= 0.0) || tr->step >= plan.steps) {
+        const bool nothing = tr->read_node < 0 && tr->write_node < 0 && tr->read_spread.empty() && tr->write_spread.empty();
+        if (bad_node(tr->read_node) || bad_node(tr->write_node) || nothing || !(tr->bytes >= 0.0) ||
+            tr->step >= plan.steps || !(tr->cycles_per_byte >= 0.0) || !(tr->lines_in_flight >= 0.0)) {
           throw std::invalid_argument("plan: thread " + std::to_string(i) + " has an invalid transfer");
         }
       } else if (const auto* b = std::get_if<Bind>(&op)) {
@@ -197,7 +198,10 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
       s.cpu_node = model_.node_of_core(th.core);
       s.read_node = tr.read_node;
       s.write_node = tr.write_node;
-      const double cycles = plan.threads[i].cycles_per_byte;
+      s.read_spread = tr.read_spread;
+      s.write_spread = tr.write_spread;
+      s.lines_in_flight = tr.lines_in_flight;
+      const double cycles = tr.cycles_per_byte;
       if (cycles > 0.0) {
         s.rate_limit_bytes_per_s = t.nodes[s.cpu_node].frequency_ghz * 1e9 * core_share(th.core) / cycles;
       }
@@ -246,6 +250,11 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
       for (model::NodeIndex memory : {tr.read_node, tr.write_node}) {
         if (memory < 0) continue;
         (memory == here ? result.local_bytes : result.remote_bytes) += moved;
+      }
+      for (const auto* spread : {&tr.read_spread, &tr.write_spread}) {
+        for (const model::NodeShare& share : *spread) {
+          (share.node == here ? result.local_bytes : result.remote_bytes) += moved * share.fraction;
+        }
       }
       result.bytes += moved;
       if (tr.step >= 0) result.steps[tr.step].bytes += moved;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -46,6 +47,20 @@ std::vector<PlacedThread> place_threads(const model::Topology& t, int threads, c
   const std::vector<int> first = first_cores(t);
   std::vector<PlacedThread> placed;
   switch (placement.kind) {
+    case PlacementKind::kRandom:
+    case PlacementKind::kNone: {
+      std::vector<PlacedThread> slots;
+      for (std::size_t n = 0; n < t.nodes.size(); ++n) {
+        for (int h = 0; h < t.nodes[n].threads_per_core; ++h) {
+          for (int c = 0; c < t.nodes[n].cores; ++c) slots.push_back(make(t, first, static_cast<model::NodeIndex>(n), c, h));
+        }
+      }
+      std::mt19937_64 random(placement.seed);
+      std::shuffle(slots.begin(), slots.end(), random);
+      placed.assign(slots.begin(), slots.begin() + threads);
+      break;
+    }
+    case PlacementKind::kShared:  // the data decides; without data: dense
     case PlacementKind::kDense:
       for (int h = 0; h < max_threads_per_core(t) && static_cast<int>(placed.size()) < threads; ++h) {
         for (std::size_t n = 0; n < t.nodes.size() && static_cast<int>(placed.size()) < threads; ++n) {
@@ -102,13 +117,16 @@ std::vector<PlacedThread> place_threads(const model::Topology& t, int threads, c
 ThreadPlacement parse_placement(const std::string& text) {
   if (text == "dense") return ThreadPlacement{PlacementKind::kDense, {}};
   if (text == "sparse") return ThreadPlacement{PlacementKind::kSparse, {}};
+  if (text == "random") return ThreadPlacement{PlacementKind::kRandom, {}};
+  if (text == "none") return ThreadPlacement{PlacementKind::kNone, {}};
+  if (text == "shared") return ThreadPlacement{PlacementKind::kShared, {}};
   ThreadPlacement p{PlacementKind::kExplicit, {}};
   std::size_t pos = 0;
   auto number = [&](std::size_t& at) {
     std::size_t end = at;
     while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
     if (end == at || end - at > 7) {
-      throw std::invalid_argument("placement \"" + text + "\": expected dense, sparse or a CPU list like 0,2,4-7");
+      throw std::invalid_argument("placement \"" + text + "\": expected dense, sparse, random, none, shared or a CPU list like 0,2,4-7");
     }
     const int value = std::stoi(text.substr(at, end - at));
     at = end;
@@ -125,12 +143,12 @@ ThreadPlacement parse_placement(const std::string& text) {
     if (b - a > (1 << 16) || p.cpus.size() > (1u << 16)) throw std::invalid_argument("placement \"" + text + "\": too many CPUs");
     for (int cpu = a; cpu <= b; ++cpu) p.cpus.push_back(cpu);
     if (pos < text.size()) {
-      if (text[pos] != ',') throw std::invalid_argument("placement \"" + text + "\": expected dense, sparse or a CPU list like 0,2,4-7");
+      if (text[pos] != ',') throw std::invalid_argument("placement \"" + text + "\": expected dense, sparse, random, none, shared or a CPU list like 0,2,4-7");
       ++pos;
       if (pos == text.size()) throw std::invalid_argument("placement \"" + text + "\": trailing comma");
     }
   }
-  if (p.cpus.empty()) throw std::invalid_argument("placement: expected dense, sparse or a CPU list like 0,2,4-7");
+  if (p.cpus.empty()) throw std::invalid_argument("placement: expected dense, sparse, random, none, shared or a CPU list like 0,2,4-7");
   return p;
 }
 
@@ -138,6 +156,9 @@ std::string placement_name(const ThreadPlacement& placement) {
   switch (placement.kind) {
     case PlacementKind::kDense: return "dense";
     case PlacementKind::kSparse: return "sparse";
+    case PlacementKind::kRandom: return "random";
+    case PlacementKind::kNone: return "none";
+    case PlacementKind::kShared: return "shared";
     case PlacementKind::kExplicit: break;
   }
   std::string out;

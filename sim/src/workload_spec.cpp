@@ -28,7 +28,17 @@ std::string name_of(E value, const std::pair<const char*, E> (&names)[N]) {
 constexpr std::pair<const char*, WorkloadKind> kKinds[] = {
     {"shuffle", WorkloadKind::kShuffle},
     {"migration", WorkloadKind::kMigration},
-    {"migration-copy", WorkloadKind::kMigrationAndCopy}};
+    {"migration-copy", WorkloadKind::kMigrationAndCopy},
+    {"median", WorkloadKind::kMedianAggregation},
+    {"count", WorkloadKind::kCountAggregation},
+    {"hash-join", WorkloadKind::kHashJoin},
+    {"index-join", WorkloadKind::kIndexJoin},
+    {"partitioned-aggregation", WorkloadKind::kPartitionedAggregation},
+    {"sort-merge-join", WorkloadKind::kSortMergeJoin}};
+constexpr std::pair<const char*, PartitionStrategy> kStrategies[] = {
+    {"shuffle", PartitionStrategy::kShuffle},
+    {"migration", PartitionStrategy::kMigration},
+    {"migration-copy", PartitionStrategy::kMigrationAndCopy}};
 constexpr std::pair<const char*, ShuffleAlgorithm> kAlgorithms[] = {
     {"naive", ShuffleAlgorithm::kNaive}, {"ring", ShuffleAlgorithm::kRing}, {"random", ShuffleAlgorithm::kCoordinatedRandom}};
 constexpr std::pair<const char*, SyncMode> kSyncs[] = {{"tight", SyncMode::kTight}, {"loose", SyncMode::kLoose}};
@@ -37,6 +47,10 @@ constexpr std::pair<const char*, SyncMode> kSyncs[] = {{"tight", SyncMode::kTigh
 
 void check_workload(const model::Topology& topology, const WorkloadSpec& spec) {
   place_threads(topology, spec.threads, spec.placement);  // throws for bad counts and CPUs
+  if (!(spec.placement.os_move_probability >= 0.0 && spec.placement.os_move_probability <= 1.0)) {
+    throw std::invalid_argument("--os-move-probability must be in [0, 1]");
+  }
+  if (!is_shuffle_family(spec.kind)) return;  // operators check their data in operator_plan
   if (!(spec.total_bytes > 0.0) || !std::isfinite(spec.total_bytes)) {
     throw std::invalid_argument("--bytes must be > 0");
   }
@@ -69,5 +83,11 @@ SyncMode parse_sync(const std::string& text) { return parse_name(text, "sync mod
 std::string workload_kind_name(WorkloadKind kind) { return name_of(kind, kKinds); }
 std::string algorithm_name(ShuffleAlgorithm algorithm) { return name_of(algorithm, kAlgorithms); }
 std::string sync_name(SyncMode sync) { return name_of(sync, kSyncs); }
+PartitionStrategy parse_strategy(const std::string& text) { return parse_name(text, "strategy", kStrategies); }
+std::string strategy_name(PartitionStrategy strategy) { return name_of(strategy, kStrategies); }
+
+bool is_shuffle_family(WorkloadKind kind) {
+  return kind == WorkloadKind::kShuffle || kind == WorkloadKind::kMigration || kind == WorkloadKind::kMigrationAndCopy;
+}
 
 }  // namespace numatwin::sim

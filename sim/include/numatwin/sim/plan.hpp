@@ -5,17 +5,25 @@
 #include <variant>
 #include <vector>
 
+#include "numatwin/model/bandwidth_model.hpp"
 #include "numatwin/model/topology.hpp"
 
 namespace numatwin::sim {
 
 // Stream `bytes` of payload: read from `read_node`'s memory and/or write to `write_node`'s (a copy
-// when both are set). `step` tags the transfer for per-step statistics (-1: none).
+// when both are set), or from/to pages spread over several nodes. `step` tags the transfer for
+// per-step statistics (-1: none). Random accesses keep at most `lines_in_flight` misses in flight
+// (0: streaming, the core's miss buffers); `cycles_per_byte` is the core work per payload byte
+// (consumer work, hashing, cache hits), overlapped with the memory traffic: it caps the rate.
 struct Transfer {
   model::NodeIndex read_node = -1;
   model::NodeIndex write_node = -1;
   double bytes = 0.0;
   int step = -1;
+  std::vector<model::NodeShare> read_spread;
+  std::vector<model::NodeShare> write_spread;
+  double lines_in_flight = 0.0;
+  double cycles_per_byte = 0.0;
 };
 
 // Busy the thread's core for this long without memory traffic.
@@ -37,8 +45,6 @@ using Op = std::variant<Transfer, Compute, Bind, Barrier>;
 
 struct ThreadPlan {
   int core = 0;  // global core the thread starts on
-  // Consumer work per payload byte, in core cycles: limits a transfer to frequency / cycles.
-  double cycles_per_byte = 0.0;
   std::vector<Op> ops;
 };
 

@@ -8,6 +8,13 @@
 //   sparse:   round robin over the nodes with cores: thread i goes to node i mod S, to that node's
 //             next free core (then next hardware thread).
 //   explicit: the given CPU ids, one per thread.
+//   random:   distinct hardware threads drawn at random (seeded), pinned.
+//   none:     no pinning: the OS starts threads on random hardware threads (seeded) and moves
+//             them now and then; the plan builders add those moves (os_move_probability per
+//             unit of work). Run several seeds to see the spread.
+//   shared:   threads that work on the same data share its node (Dominico et al.): each thread
+//             goes to the node holding most of its input, as far as the node has hardware
+//             threads. Only operator plans know the data; elsewhere it behaves like dense.
 #pragma once
 
 #include <string>
@@ -17,11 +24,13 @@
 
 namespace numatwin::sim {
 
-enum class PlacementKind { kDense, kSparse, kExplicit };
+enum class PlacementKind { kDense, kSparse, kExplicit, kRandom, kNone, kShared };
 
 struct ThreadPlacement {
   PlacementKind kind = PlacementKind::kDense;
-  std::vector<int> cpus;  // kExplicit only
+  std::vector<int> cpus;            // kExplicit only
+  unsigned long long seed = 1;      // kRandom, kNone
+  double os_move_probability = 0.1;  // kNone: chance that the OS moves a thread between two units of work
 };
 
 struct PlacedThread {
@@ -35,7 +44,8 @@ struct PlacedThread {
 // hardware threads, or an explicit list has the wrong length, a missing or a repeated CPU.
 std::vector<PlacedThread> place_threads(const model::Topology& topology, int threads, const ThreadPlacement& placement);
 
-// Parses "dense", "sparse" or a CPU list "0,2,4-7". Throws std::invalid_argument.
+// Parses "dense", "sparse", "random", "none", "shared" or a CPU list "0,2,4-7".
+// Throws std::invalid_argument.
 ThreadPlacement parse_placement(const std::string& text);
 std::string placement_name(const ThreadPlacement& placement);
 

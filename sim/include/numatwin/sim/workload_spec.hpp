@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "numatwin/sim/key_distribution.hpp"
+#include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/sim/thread_placement.hpp"
 
 namespace numatwin::sim {
@@ -13,6 +15,34 @@ enum class WorkloadKind {
   kShuffle,           // every thread pulls its piece from every thread's buffer
   kMigration,         // the thread moves to the data instead; its state stays home
   kMigrationAndCopy,  // the thread moves and copies its state to the destination first
+  // Operators (operator_plan.hpp):
+  kMedianAggregation,       // W1: GROUP BY key MEDIAN(val), values kept per group, shared table
+  kCountAggregation,        // W2: GROUP BY key COUNT(val), shared table
+  kHashJoin,                // W3: non-partitioned: build a shared table on R, probe with S
+  kIndexJoin,               // W4: index nested-loop join: S probes a prebuilt index on R
+  kPartitionedAggregation,  // GROUP BY over key partitions: shuffle, migration or migration & copy
+  kSortMergeJoin,           // the merge phase of P-MPSM: every thread merges its run with all runs
+};
+
+// How partitioned aggregation brings data and work together.
+enum class PartitionStrategy { kShuffle, kMigration, kMigrationAndCopy };
+
+struct DataSpec {
+  double records = 1e8;         // aggregation input; probe side S of joins; fact table of sort-merge
+  double build_records = 1.6e7;  // build side R of joins; dimension table of sort-merge
+  int tuple_bytes = 16;         // 8-byte key + 8-byte value
+  KeySpec keys;                 // groups and key distribution
+};
+
+// Costs of the operators' inner loops: model parameters the validator fits.
+struct OperatorCosts {
+  double scan_cycles_per_tuple = 2.0;
+  double hash_cycles_per_tuple = 20.0;     // hashing, comparing, updating an entry
+  double random_lines_in_flight = 4.0;     // independent misses a hash or probe loop keeps in flight
+  double llc_hit_ns = 20.0;                // a random access that hits the last-level cache
+  double merge_cycles_per_tuple = 10.0;
+  double sort_cycles_per_comparison = 4.0;  // MEDIAN sorts each group's values
+  int entry_bytes = 16;                     // hash table entry (key + payload); tables are half full
 };
 
 enum class ShuffleAlgorithm {
@@ -35,16 +65,25 @@ struct WorkloadSpec {
   double state_bytes = 64.0;       // migration: the thread's working state
   double migration_overhead_seconds = 5e-6;  // migration: the OS re-binding a thread
   std::uint64_t seed = 1;          // coordinated random order
+  // Operators:
+  PartitionStrategy strategy = PartitionStrategy::kShuffle;  // kPartitionedAggregation
+  DataSpec data;
+  MemoryPolicy memory;
+  OperatorCosts costs;
 };
 
+[[nodiscard]] bool is_shuffle_family(WorkloadKind kind);
+
 // Checks the spec against the topology; throws std::invalid_argument with a message that names
-// the field (e.g. "--bytes must be > 0").
+// the field (e.g. "--bytes must be > 0"). Operators' data sizes are checked by their planner.
 void check_workload(const model::Topology& topology, const WorkloadSpec& spec);
 
 WorkloadKind parse_workload_kind(const std::string& text);
 ShuffleAlgorithm parse_algorithm(const std::string& text);
 SyncMode parse_sync(const std::string& text);
 std::string workload_kind_name(WorkloadKind kind);
+PartitionStrategy parse_strategy(const std::string& text);
+std::string strategy_name(PartitionStrategy strategy);
 std::string algorithm_name(ShuffleAlgorithm algorithm);
 std::string sync_name(SyncMode sync);
 

@@ -1,0 +1,97 @@
+// Where a workload's data lives: memory policies turned into page placements, with capacity.
+// One definition shared by the simulator and (later) the validator, which applies the same
+// policy through libnuma.
+//
+// A dataset is a byte range [0, size). Its placement is a list of segments, each spread over one
+// or more nodes (an interleaved segment is spread evenly). The pages a thread works on (its chunk,
+// or the whole table for random accesses) give a spread: the node fractions of the bytes.
+//
+// Policies (Memarzia et al.; numactl's names):
+//   first-touch   pages go to the node of the thread that touches them first; `init` says who:
+//                 the workers (each its own chunk; shared structures in slices, one per worker) or
+//                 one loader thread (everything on the loader's node). A full node spills to the
+//                 nearest node with room (as Linux does).
+//   localalloc    the allocating thread's node: per-thread data on its thread's node, shared data
+//                 on the loader's node (the main thread allocates it).
+//   interleave    pages round robin over `nodes` (default: every node with memory).
+//   preferred     `nodes[0]` until it is full, then the nearest nodes with room.
+//   bind          only `nodes`, filled in order; a dataset that does not fit is an error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "numatwin/model/bandwidth_model.hpp"
+#include "numatwin/model/routing.hpp"
+#include "numatwin/model/topology.hpp"
+
+namespace numatwin::sim {
+
+enum class MemoryPolicyKind { kFirstTouch, kLocalAlloc, kInterleave, kPreferred, kBind };
+enum class InitThreads { kWorkers, kLoader };
+
+struct MemoryPolicy {
+  MemoryPolicyKind kind = MemoryPolicyKind::kFirstTouch;
+  InitThreads init = InitThreads::kWorkers;  // first-touch only
+  std::vector<model::NodeIndex> nodes;       // interleave (empty: all), preferred (one), bind (>= 1)
+};
+
+// How a dataset is used, which decides where first-touch and localalloc put it.
+enum class DatasetKind {
+  kPartitioned,  // each worker owns one contiguous chunk (input relations, runs)
+  kShared,       // one structure every worker touches (a shared hash table, an index)
+  kPrivate,      // one structure per worker (a private hash table): worker w owns chunk w
+};
+
+struct Segment {
+  double begin_bytes = 0.0;
+  double end_bytes = 0.0;
+  std::vector<model::NodeShare> spread;
+};
+
+struct DataPlacement {
+  std::string name;
+  double size_bytes = 0.0;
+  std::vector<Segment> segments;
+
+  // Node fractions of the bytes in [begin, end) (merged per node, in node order).
+  [[nodiscard]] std::vector<model::NodeShare> spread(double begin_bytes, double end_bytes) const;
+  [[nodiscard]] std::vector<model::NodeShare> spread() const { return spread(0.0, size_bytes); }
+  // Worker w's chunk of `workers` equal chunks.
+  [[nodiscard]] std::vector<model::NodeShare> chunk(int worker, int workers) const;
+};
+
+// Places datasets one after the other, keeping track of how full every node is.
+class MemoryPlacer {
+ public:
+  // `worker_nodes[w]` is the node worker w runs on when it first touches its data;
+  // `loader_node` the node of the loader (main) thread.
+  MemoryPlacer(const model::Topology& topology, const model::Routing& routing, std::vector<model::NodeIndex> worker_nodes,
+               model::NodeIndex loader_node);
+
+  // Throws std::invalid_argument naming the dataset when it cannot fit (bind to full nodes, or
+  // more data than the machine's memory) or the policy names a node without memory.
+  DataPlacement place(const std::string& name, double size_bytes, DatasetKind kind, const MemoryPolicy& policy);
+
+  [[nodiscard]] const std::vector<double>& used_bytes() const { return used_; }
+
+ private:
+  // Puts `bytes` starting at `node`, spilling to the nearest nodes with room; appends segments.
+  void fill_from(model::NodeIndex node, double bytes, double& offset, DataPlacement& placement, const std::string& name);
+  void fill_in_order(const std::vector<model::NodeIndex>& nodes, double bytes, double& offset, DataPlacement& placement,
+                     const std::string& name, bool spill);
+  [[nodiscard]] double room(model::NodeIndex node) const;
+
+  const model::Topology* topology_;
+  const model::Routing* routing_;
+  std::vector<model::NodeIndex> worker_nodes_;
+  model::NodeIndex loader_node_;
+  std::vector<double> used_;
+};
+
+// "first-touch", "first-touch:loader", "localalloc", "interleave", "interleave:0,2",
+// "preferred:1", "bind:0,1" (node ids or indices). Throws std::invalid_argument.
+MemoryPolicy parse_memory_policy(const std::string& text, const model::Topology& topology);
+std::string memory_policy_name(const MemoryPolicy& policy, const model::Topology& topology);
+
+}  // namespace numatwin::sim

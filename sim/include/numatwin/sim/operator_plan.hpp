@@ -1,0 +1,51 @@
+// Traffic plans of database operators (Memarzia et al., Li et al. section 4, Albutiu et al.'s
+// P-MPSM merge phase), under memory and thread placement policies.
+//
+// Two kinds of memory traffic, modelled differently:
+//  - scans are streams: bandwidth-bound, the core's miss buffers full (prefetchers);
+//  - hash-table and index accesses are random: one cache line per miss, at most
+//    `random_lines_in_flight` independent misses in flight, so latency-bound; a share h of the
+//    accesses hits in the node's last-level cache (key_distribution.hpp) and costs llc_hit_ns
+//    instead. Updates are read-modify-write: the line is read for ownership and written back.
+// Core work (cycles per tuple) overlaps with the misses and caps a transfer's rate.
+//
+// Each phase is cut into kBatches alternating scan and random transfers, so that scans and table
+// accesses of different threads overlap in time as they do in the real loop.
+//
+// Datasets and their kind (memory_policy.hpp decides the pages):
+//   count / median   input (partitioned), shared hash table, median's values (private: written by
+//                    every worker)
+//   hash-join        R and S (partitioned), shared hash table on R
+//   index-join       S (partitioned), shared index on R (a B+-tree of 64-byte nodes, fan-out 8)
+//   partitioned      input pieces (like the shuffle), one private table per worker of
+//   aggregation      G / threads groups; strategy shuffle / migration / migration & copy
+//   sort-merge-join  fact runs and dimension runs (partitioned); naive or ring merge order
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "numatwin/model/topology.hpp"
+#include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/plan.hpp"
+#include "numatwin/sim/workload_spec.hpp"
+
+namespace numatwin::sim {
+
+// What the builder decided, for reports: where threads run and where each dataset lives.
+struct PlanReport {
+  std::vector<PlacedThread> threads;
+  std::vector<DataPlacement> datasets;
+  std::vector<std::string> notes;  // e.g. cache hit ratios used
+};
+
+constexpr int kBatches = 4;
+
+// Throws std::invalid_argument for bad specs (sizes, a policy naming a node without memory, data
+// that cannot fit).
+Plan build_operator_plan(const model::Topology& topology, const WorkloadSpec& spec, PlanReport* report = nullptr);
+
+// Any workload: shuffles (shuffle_plan.hpp) and operators.
+Plan build_plan(const model::Topology& topology, const WorkloadSpec& spec, PlanReport* report = nullptr);
+
+}  // namespace numatwin::sim

@@ -1,0 +1,87 @@
+#include "numatwin/sim/key_distribution.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace numatwin::sim {
+
+double harmonic(double n, double s) {
+  if (n <= 0.0) return 0.0;
+  constexpr double kExactTerms = 1e6;
+  const double exact = std::min(std::floor(n), kExactTerms);
+  double sum = 0.0;
+  for (double i = exact; i >= 1.0; i -= 1.0) sum += std::pow(i, -s);  // small terms first
+  if (n <= kExactTerms) return sum;
+  // Euler-Maclaurin for sum_{i=a+1..n} i^-s with a = exact: integral + end corrections.
+  const double a = exact;
+  const double integral = std::abs(s - 1.0) < 1e-12 ? std::log(n / a) : (std::pow(n, 1.0 - s) - std::pow(a, 1.0 - s)) / (1.0 - s);
+  return sum + integral + 0.5 * (std::pow(n, -s) - std::pow(a, -s)) - s / 12.0 * (std::pow(n, -s - 1.0) - std::pow(a, -s - 1.0));
+}
+
+double cache_hit_ratio(const KeySpec& keys, double cached_entries, double accesses) {
+  const double g = std::max(1.0, keys.groups);
+  const double c = std::max(0.0, cached_entries);
+  const double uniform = std::min(1.0, c / g);
+  switch (keys.distribution) {
+    case KeyDistribution::kUniform: return uniform;
+    case KeyDistribution::kZipf: return std::min(1.0, harmonic(std::min(c, g), keys.zipf_exponent) / harmonic(g, keys.zipf_exponent));
+    case KeyDistribution::kHeavyHitter: return keys.heavy_hitter_share + (1.0 - keys.heavy_hitter_share) * uniform;
+    case KeyDistribution::kMovingCluster: return std::min(1.0, c / std::max(1.0, std::min(keys.window_groups, g)));
+    case KeyDistribution::kSequential: return accesses > g ? 1.0 - g / accesses : 0.0;
+  }
+  return uniform;
+}
+
+KeySpec parse_key_distribution(const std::string& text, double groups) {
+  KeySpec k;
+  k.groups = groups;
+  const std::size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  double value = -1.0;
+  if (colon != std::string::npos) {
+    try {
+      std::size_t used = 0;
+      value = std::stod(text.substr(colon + 1), &used);
+      if (used != text.size() - colon - 1) throw std::invalid_argument(text);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("key distribution \"" + text + "\": expected a number after ':'");
+    }
+  }
+  if (name == "uniform" && colon == std::string::npos) {
+    k.distribution = KeyDistribution::kUniform;
+  } else if (name == "zipf") {
+    k.distribution = KeyDistribution::kZipf;
+    if (value >= 0.0) k.zipf_exponent = value;
+    if (!(k.zipf_exponent > 0.0)) throw std::invalid_argument("key distribution \"" + text + "\": the Zipf exponent must be > 0");
+  } else if (name == "heavy-hitter") {
+    k.distribution = KeyDistribution::kHeavyHitter;
+    if (value >= 0.0) k.heavy_hitter_share = value;
+    if (!(k.heavy_hitter_share >= 0.0 && k.heavy_hitter_share <= 1.0)) {
+      throw std::invalid_argument("key distribution \"" + text + "\": the heavy hitter's share is in [0, 1]");
+    }
+  } else if (name == "moving-cluster") {
+    k.distribution = KeyDistribution::kMovingCluster;
+    if (value >= 0.0) k.window_groups = value;
+    if (!(k.window_groups >= 1.0)) throw std::invalid_argument("key distribution \"" + text + "\": the window holds >= 1 group");
+  } else if (name == "sequential" && colon == std::string::npos) {
+    k.distribution = KeyDistribution::kSequential;
+  } else {
+    throw std::invalid_argument("unknown key distribution \"" + text +
+                                "\"; expected uniform, zipf[:s], heavy-hitter[:share], moving-cluster[:window], sequential");
+  }
+  return k;
+}
+
+std::string key_distribution_name(const KeySpec& keys) {
+  switch (keys.distribution) {
+    case KeyDistribution::kUniform: return "uniform";
+    case KeyDistribution::kZipf: return "zipf:" + std::to_string(keys.zipf_exponent);
+    case KeyDistribution::kHeavyHitter: return "heavy-hitter:" + std::to_string(keys.heavy_hitter_share);
+    case KeyDistribution::kMovingCluster: return "moving-cluster:" + std::to_string(keys.window_groups);
+    case KeyDistribution::kSequential: return "sequential";
+  }
+  return "?";
+}
+
+}  // namespace numatwin::sim

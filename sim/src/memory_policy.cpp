@@ -1,0 +1,216 @@
+#include "numatwin/sim/memory_policy.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <map>
+#include <stdexcept>
+
+namespace numatwin::sim {
+namespace {
+
+std::string bytes_text(double bytes) { return std::to_string(static_cast<long long>(bytes)) + " bytes"; }
+
+}  // namespace
+
+std::vector<model::NodeShare> DataPlacement::spread(double begin_bytes, double end_bytes) const {
+  std::map<model::NodeIndex, double> bytes;
+  double total = 0.0;
+  for (const Segment& s : segments) {
+    const double overlap = std::min(end_bytes, s.end_bytes) - std::max(begin_bytes, s.begin_bytes);
+    if (overlap <= 0.0) continue;
+    for (const model::NodeShare& share : s.spread) bytes[share.node] += overlap * share.fraction;
+    total += overlap;
+  }
+  std::vector<model::NodeShare> out;
+  if (total <= 0.0) return out;
+  for (const auto& [node, b] : bytes) {
+    if (b > 0.0) out.push_back(model::NodeShare{node, b / total});
+  }
+  // Renormalise so that the fractions add up to 1 exactly enough for the model's check.
+  double sum = 0.0;
+  for (const model::NodeShare& s : out) sum += s.fraction;
+  for (model::NodeShare& s : out) s.fraction /= sum;
+  return out;
+}
+
+std::vector<model::NodeShare> DataPlacement::chunk(int worker, int workers) const {
+  const double per = size_bytes / workers;
+  return spread(per * worker, per * (worker + 1));
+}
+
+MemoryPlacer::MemoryPlacer(const model::Topology& topology, const model::Routing& routing,
+                           std::vector<model::NodeIndex> worker_nodes, model::NodeIndex loader_node)
+    : topology_(&topology),
+      routing_(&routing),
+      worker_nodes_(std::move(worker_nodes)),
+      loader_node_(loader_node),
+      used_(topology.nodes.size(), 0.0) {}
+
+double MemoryPlacer::room(model::NodeIndex node) const {
+  return static_cast<double>(topology_->nodes[node].memory_capacity_bytes) - used_[node];
+}
+
+void MemoryPlacer::fill_in_order(const std::vector<model::NodeIndex>& nodes, double bytes, double& offset,
+                                 DataPlacement& placement, const std::string& name, bool spill) {
+  double left = bytes;
+  for (model::NodeIndex n : nodes) {
+    if (left <= 0.0) break;
+    const double put = std::min(left, std::max(0.0, room(n)));
+    if (put <= 0.0) continue;
+    used_[n] += put;
+    placement.segments.push_back(Segment{offset, offset + put, {model::NodeShare{n, 1.0}}});
+    offset += put;
+    left -= put;
+  }
+  if (left > 1e-6 * std::max(1.0, bytes)) {
+    throw std::invalid_argument("dataset \"" + name + "\" (" + bytes_text(placement.size_bytes) + ") does not fit: " +
+                                bytes_text(left) + (spill ? " more than the machine's free memory" : " more than the bound nodes hold"));
+  }
+}
+
+void MemoryPlacer::fill_from(model::NodeIndex node, double bytes, double& offset, DataPlacement& placement,
+                             const std::string& name) {
+  // Nearest first (by access latency from `node`), then by index.
+  std::vector<model::NodeIndex> order;
+  for (std::size_t n = 0; n < topology_->nodes.size(); ++n) {
+    if (topology_->nodes[n].has_memory()) order.push_back(static_cast<model::NodeIndex>(n));
+  }
+  std::stable_sort(order.begin(), order.end(), [&](model::NodeIndex a, model::NodeIndex b) {
+    return routing_->access_latency_ns(node, a) < routing_->access_latency_ns(node, b);
+  });
+  fill_in_order(order, bytes, offset, placement, name, true);
+}
+
+DataPlacement MemoryPlacer::place(const std::string& name, double size_bytes, DatasetKind kind, const MemoryPolicy& policy) {
+  if (!(size_bytes >= 0.0)) throw std::invalid_argument("dataset \"" + name + "\": size must be >= 0");
+  for (model::NodeIndex n : policy.nodes) {
+    if (n < 0 || n >= static_cast<model::NodeIndex>(topology_->nodes.size()) || !topology_->nodes[n].has_memory()) {
+      throw std::invalid_argument("memory policy names node " + std::to_string(n) + ", which has no memory");
+    }
+  }
+  DataPlacement placement;
+  placement.name = name;
+  placement.size_bytes = size_bytes;
+  double offset = 0.0;
+  const int workers = static_cast<int>(worker_nodes_.size());
+  auto per_worker = [&]() {
+    for (int w = 0; w < workers; ++w) fill_from(worker_nodes_[w], size_bytes / workers, offset, placement, name);
+  };
+  switch (policy.kind) {
+    case MemoryPolicyKind::kFirstTouch:
+      if (policy.init == InitThreads::kLoader) {
+        fill_from(loader_node_, size_bytes, offset, placement, name);
+      } else {
+        per_worker();
+      }
+      break;
+    case MemoryPolicyKind::kLocalAlloc:
+      if (kind == DatasetKind::kShared) {
+        fill_from(loader_node_, size_bytes, offset, placement, name);
+      } else {
+        per_worker();
+      }
+      break;
+    case MemoryPolicyKind::kInterleave: {
+      std::vector<model::NodeIndex> nodes = policy.nodes;
+      if (nodes.empty()) {
+        for (std::size_t n = 0; n < topology_->nodes.size(); ++n) {
+          if (topology_->nodes[n].has_memory()) nodes.push_back(static_cast<model::NodeIndex>(n));
+        }
+      }
+      const double share = size_bytes / static_cast<double>(nodes.size());
+      Segment segment{0.0, size_bytes, {}};
+      for (model::NodeIndex n : nodes) {
+        if (room(n) < share) {
+          throw std::invalid_argument("dataset \"" + name + "\" interleaved over " + std::to_string(nodes.size()) +
+                                      " nodes needs " + bytes_text(share) + " on node " + topology_->nodes[n].id +
+                                      ", which has " + bytes_text(std::max(0.0, room(n))) + " free");
+        }
+        used_[n] += share;
+        segment.spread.push_back(model::NodeShare{n, 1.0 / static_cast<double>(nodes.size())});
+      }
+      if (size_bytes > 0.0) placement.segments.push_back(segment);
+      break;
+    }
+    case MemoryPolicyKind::kPreferred:
+      if (policy.nodes.size() != 1) throw std::invalid_argument("preferred needs exactly one node");
+      fill_from(policy.nodes[0], size_bytes, offset, placement, name);
+      break;
+    case MemoryPolicyKind::kBind:
+      if (policy.nodes.empty()) throw std::invalid_argument("bind needs at least one node");
+      fill_in_order(policy.nodes, size_bytes, offset, placement, name, false);
+      break;
+  }
+  return placement;
+}
+
+MemoryPolicy parse_memory_policy(const std::string& text, const model::Topology& topology) {
+  const std::size_t colon = text.find(':');
+  const std::string kind = text.substr(0, colon);
+  const std::string args = colon == std::string::npos ? "" : text.substr(colon + 1);
+  MemoryPolicy p;
+  auto nodes = [&]() {
+    std::vector<model::NodeIndex> out;
+    std::size_t pos = 0;
+    while (pos <= args.size() && !args.empty()) {
+      const std::size_t comma = args.find(',', pos);
+      const std::string id = args.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      std::optional<model::NodeIndex> n = topology.find_node(id);
+      if (!n && !id.empty() && std::all_of(id.begin(), id.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+          id.size() < 6 && std::stoi(id) < static_cast<int>(topology.nodes.size())) {
+        n = std::stoi(id);
+      }
+      if (!n) throw std::invalid_argument("memory policy \"" + text + "\": no node \"" + id + "\" on " + topology.name);
+      if (!topology.nodes[*n].has_memory()) {
+        throw std::invalid_argument("memory policy \"" + text + "\": node " + topology.nodes[*n].id + " has no memory");
+      }
+      out.push_back(*n);
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    return out;
+  };
+  if (kind == "first-touch") {
+    p.kind = MemoryPolicyKind::kFirstTouch;
+    if (args == "loader") {
+      p.init = InitThreads::kLoader;
+    } else if (args.empty() || args == "workers") {
+      p.init = InitThreads::kWorkers;
+    } else {
+      throw std::invalid_argument("memory policy \"" + text + "\": first-touch takes :workers or :loader");
+    }
+  } else if (kind == "localalloc" && args.empty()) {
+    p.kind = MemoryPolicyKind::kLocalAlloc;
+  } else if (kind == "interleave") {
+    p.kind = MemoryPolicyKind::kInterleave;
+    p.nodes = nodes();
+  } else if (kind == "preferred") {
+    p.kind = MemoryPolicyKind::kPreferred;
+    p.nodes = nodes();
+    if (p.nodes.size() != 1) throw std::invalid_argument("memory policy \"" + text + "\": preferred takes one node, e.g. preferred:s1");
+  } else if (kind == "bind") {
+    p.kind = MemoryPolicyKind::kBind;
+    p.nodes = nodes();
+    if (p.nodes.empty()) throw std::invalid_argument("memory policy \"" + text + "\": bind takes nodes, e.g. bind:s0,s1");
+  } else {
+    throw std::invalid_argument("unknown memory policy \"" + text +
+                                "\"; expected first-touch[:workers|:loader], localalloc, interleave[:nodes], preferred:node or bind:nodes");
+  }
+  return p;
+}
+
+std::string memory_policy_name(const MemoryPolicy& policy, const model::Topology& topology) {
+  std::string nodes;
+  for (model::NodeIndex n : policy.nodes) nodes += (nodes.empty() ? "" : ",") + topology.nodes[n].id;
+  switch (policy.kind) {
+    case MemoryPolicyKind::kFirstTouch: return policy.init == InitThreads::kLoader ? "first-touch:loader" : "first-touch";
+    case MemoryPolicyKind::kLocalAlloc: return "localalloc";
+    case MemoryPolicyKind::kInterleave: return nodes.empty() ? "interleave" : "interleave:" + nodes;
+    case MemoryPolicyKind::kPreferred: return "preferred:" + nodes;
+    case MemoryPolicyKind::kBind: return "bind:" + nodes;
+  }
+  return "?";
+}
+
+}  // namespace numatwin::sim
