@@ -1,0 +1,151 @@
+// Directions that follow from the model for operators and policies (not numbers from studies):
+// interleaving over n nodes gives LAR 1/n, a loader thread's first touch concentrates traffic
+// on one node, small partition state favours moving the computation and large state moving the
+// data, unpinned threads vary with the seed, "shared" puts threads next to their data.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "numatwin/model/topology_json.hpp"
+#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/simulation.hpp"
+
+namespace numatwin::sim {
+namespace {
+
+model::Topology machine(const std::string& name) {
+  return model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (name + ".json"));
+}
+
+WorkloadSpec op(const model::Topology& t, WorkloadKind kind, const std::string& memory) {
+  WorkloadSpec s;
+  s.kind = kind;
+  s.threads = t.total_cores();
+  s.memory = parse_memory_policy(memory, t);
+  s.data.records = 2e7;
+  s.data.build_records = 2e6;
+  s.data.keys.groups = 1e8;  // a table far larger than any LLC: every access goes to memory
+  return s;
+}
+
+SimulationResult run(const model::Topology& t, const WorkloadSpec& spec, PlanReport* report = nullptr) {
+  Simulation simulation(t);
+  return simulation.run(build_plan(t, spec, report));
+}
+
+TEST(OperatorSimulationTest, InterleaveOverNNodesGivesLocalAccessRatioOneOverN) {
+  const model::Topology t = machine("xeon-e7-4880v2-4s");
+  for (WorkloadKind kind : {WorkloadKind::kCountAggregation, WorkloadKind::kHashJoin, WorkloadKind::kIndexJoin}) {
+    EXPECT_NEAR(run(t, op(t, kind, "interleave")).local_access_ratio(), 0.25, 1e-9) << workload_kind_name(kind);
+    EXPECT_NEAR(run(t, op(t, kind, "interleave:s0,s1")).local_access_ratio(), 0.25, 1e-9);  // 1/2 of threads see 1/2
+  }
+}
+
+TEST(OperatorSimulationTest, LoaderFirstTouchPutsEverythingOnOneNodeAndIsSlower) {
+  const model::Topology t = machine("xeon-e7-4880v2-4s");
+  PlanReport report;
+  const SimulationResult loader = run(t, op(t, WorkloadKind::kCountAggregation, "first-touch:loader"), &report);
+  for (const DataPlacement& d : report.datasets) {
+    ASSERT_EQ(d.spread().size(), 1u) << d.name;
+    EXPECT_EQ(d.spread()[0].node, 0);
+  }
+  const SimulationResult workers = run(t, op(t, WorkloadKind::kCountAggregation, "first-touch"));
+  const SimulationResult interleave = run(t, op(t, WorkloadKind::kCountAggregation, "interleave"));
+  EXPECT_GT(loader.time_s, workers.time_s);
+  EXPECT_GT(loader.time_s, interleave.time_s);
+  EXPECT_NEAR(loader.local_access_ratio(), 0.25, 1e-9);  // only s0's quarter of the threads is local
+}
+
+TEST(OperatorSimulationTest, TablesThatFitInCacheCauseNoTableTraffic) {
+  const model::Topology t = machine("xeon-e7-4880v2-4s");
+  WorkloadSpec small = op(t, WorkloadKind::kCountAggregation, "first-touch");
+  small.data.keys.groups = 1000;
+  const SimulationResult r = run(t, small);
+  // Only the input is read: every byte moved is a scan byte.
+  EXPECT_NEAR(r.bytes, small.data.records * small.data.tuple_bytes, 1e-6 * r.bytes);
+  WorkloadSpec large = small;
+  large.data.keys.groups = 1e8;
+  EXPECT_GT(run(t, large).time_s, r.time_s);
+}
+
+TEST(OperatorSimulationTest, SkewedKeysHitTheCacheMoreOften) {
+  const model::Topology t = machine("xeon-e7-4880v2-4s");
+  WorkloadSpec uniform = op(t, WorkloadKind::kCountAggregation, "first-touch");
+  WorkloadSpec zipf = uniform;
+  zipf.data.keys.distribution = KeyDistribution::kZipf;
+  zipf.data.keys.zipf_exponent = 1.0;
+  EXPECT_LT(run(t, zipf).bytes, run(t, uniform).bytes);
+}
+
+TEST(OperatorSimulationTest, SmallStateFavoursMigrationLargeStateFavoursShuffle) {
+  // Partitioned aggregation on nehalem-ex-4s: with few groups per partition the state is tiny and
+  // moving the thread avoids pulling 3/4 of the pieces over the links; with huge tables every
+  // update after a move is a remote miss and shuffling the data wins.
+  const model::Topology t = machine("nehalem-ex-4s");
+  auto time_of = [&](PartitionStrategy strategy, double groups) {
+    WorkloadSpec s = op(t, WorkloadKind::kPartitionedAggregation, "first-touch");
+    s.algorithm = ShuffleAlgorithm::kRing;
+    s.strategy = strategy;
+    s.data.records = 1e8;
+    s.data.keys.groups = groups;
+    return run(t, s).time_s;
+  };
+  EXPECT_LT(time_of(PartitionStrategy::kMigration, 1e3), time_of(PartitionStrategy::kShuffle, 1e3));
+  EXPECT_LT(time_of(PartitionStrategy::kShuffle, 1e9), time_of(PartitionStrategy::kMigration, 1e9));
+  EXPECT_LT(time_of(PartitionStrategy::kShuffle, 1e9), time_of(PartitionStrategy::kMigrationAndCopy, 1e9));
+}
+
+TEST(OperatorSimulationTest, RingMergeBeatsNaiveMerge) {
+  const model::Topology t = machine("nehalem-ex-4s");
+  WorkloadSpec s = op(t, WorkloadKind::kSortMergeJoin, "first-touch");
+  s.data.records = 1.6e8;
+  s.data.build_records = 1.6e6;
+  s.algorithm = ShuffleAlgorithm::kNaive;
+  const double naive = run(t, s).time_s;
+  s.algorithm = ShuffleAlgorithm::kRing;
+  EXPECT_LT(run(t, s).time_s, naive);
+}
+
+TEST(OperatorSimulationTest, UnpinnedThreadsDependOnTheSeedAndLoseLocality) {
+  const model::Topology t = machine("xeon-e7-4880v2-4s");
+  WorkloadSpec s = op(t, WorkloadKind::kHashJoin, "first-touch");
+  s.threads = 16;
+  s.placement = parse_placement("none");
+  s.placement.os_move_probability = 0.5;
+  s.placement.seed = 1;
+  const SimulationResult a = run(t, s);
+  s.placement.seed = 2;
+  const SimulationResult b = run(t, s);
+  EXPECT_NE(a.time_s, b.time_s);
+  WorkloadSpec pinned = s;
+  pinned.placement = parse_placement("dense");
+  EXPECT_GT(run(t, pinned).local_access_ratio(), a.local_access_ratio());
+}
+
+TEST(OperatorSimulationTest, SharedPlacementPutsThreadsWithTheirData) {
+  // All data on s0 (loader first touch): "shared" fills s0's 30 hardware threads first.
+  const model::Topology t = machine("xeon-e7-4880v2-4s");
+  WorkloadSpec s = op(t, WorkloadKind::kCountAggregation, "first-touch:loader");
+  s.threads = 20;
+  s.placement = parse_placement("shared");
+  PlanReport report;
+  run(t, s, &report);
+  for (const PlacedThread& p : report.threads) EXPECT_EQ(p.node, 0);
+}
+
+TEST(OperatorSimulationTest, RejectsBadOperatorInput) {
+  const model::Topology t = machine("xeon-e7-4880v2-4s");
+  WorkloadSpec s = op(t, WorkloadKind::kHashJoin, "first-touch");
+  s.data.records = 0;
+  EXPECT_THROW(build_plan(t, s), std::invalid_argument);
+  s = op(t, WorkloadKind::kCountAggregation, "first-touch");
+  s.data.records = 1e13;  // 160 TB of input on a 512 GiB machine
+  EXPECT_THROW(build_plan(t, s), std::invalid_argument);
+  s = op(t, WorkloadKind::kCountAggregation, "bind:s1");
+  s.data.records = 1e10;  // 160 GB bound to one 128 GiB node
+  EXPECT_THROW(build_plan(t, s), std::invalid_argument);
+  EXPECT_THROW(parse_memory_policy("preferred:s7", t), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace numatwin::sim
