@@ -3,13 +3,15 @@
 // same random systems (one engine step that re-solves the whole system), for the speed ratio.
 //
 // SimGrid side: one engine for the whole process (3.32 allows one), one full routing zone holding
-// the three systems (resource -> link, flow -> comm on its own host pair, a rate bound -> a
-// private link of that capacity, which is the same max-min constraint). Before timing, each
-// system runs 100 simulated seconds untouched and its measured rates are compared with ours
-// (counter max_rel_diff). A timed iteration then toggles the bandwidth of one link by 1e-9
-// relative and advances the engine by 1 ms: random systems are one connected component, so
-// SimGrid's selective update re-solves all of it, then updates every comm's completion date.
-// SimGrid_IdleStep toggles a link no flow uses instead: the engine's per-step overhead.
+// the three systems: resource -> SHARED link of latency 0, flow -> mailbox comm between its own
+// ordered host pair (route = its links), rate bound -> Comm::set_rate (a variable bound in lmm, as
+// in tests/simgrid). Each host has one sending and one receiving actor that post their comms at
+// once and then block. Before timing, each system runs 100 simulated seconds untouched and its
+// measured rates are compared with ours (counter max_rel_diff). A timed iteration then toggles
+// the bandwidth of one link by 1e-9 relative and advances the engine by 1 ms: random systems are
+// one connected component, so SimGrid's selective update re-solves all of it, then updates every
+// comm's completion date. SimGrid_IdleStep toggles a link no flow uses instead: the engine's
+// per-step overhead, to subtract.
 //
 // Run: build-rel/bench/solver_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>
@@ -151,16 +153,20 @@ constexpr std::uint64_t kPayloadBytes = std::uint64_t{1} << 30;  // never comple
 
 struct SimGridSystem {
   MaxMinProblem problem;
-  std::vector<std::pair<sg4::Host*, sg4::Host*>> endpoints;  // per flow
-  std::vector<sg4::Link*> links;                             // per resource
-  std::vector<sg4::CommPtr> comms;
+  std::vector<sg4::Host*> hosts;
+  std::vector<std::vector<int>> sent_from;    // per host: the flows it sends
+  std::vector<std::vector<int>> received_at;  // per host: the flows it receives
+  std::vector<sg4::Link*> links;              // per resource
+  std::vector<sg4::CommPtr> comms;            // per flow, sender side
+  std::vector<sg4::CommPtr> receptions;       // per flow, receiver side (freed once cancelled)
+  std::vector<void*> received;                // per flow, receiver's buffer
   sg4::SemaphorePtr release;
+  int actors = 0;
 };
 
 struct SimGridBench {
   std::unique_ptr<sg4::Engine> engine;
   std::vector<std::unique_ptr<SimGridSystem>> systems;
-  sg4::Host* controller_host = nullptr;
   sg4::Link* idle_link = nullptr;
 };
 
@@ -172,7 +178,6 @@ int hosts_for(int flows) {
 
 void build_simgrid_platform(SimGridBench& bench) {
   sg4::NetZone* zone = sg4::create_full_zone("world");
-  bench.controller_host = zone->create_host("controller", 1e9)->seal();
   bench.idle_link = zone->create_link("idle", 1.0)->set_latency(0.0)->seal();
   for (const int flows : kFlowCounts) {
     auto system = std::make_unique<SimGridSystem>();
@@ -182,10 +187,11 @@ void build_simgrid_platform(SimGridBench& bench) {
     prefix.insert(0, 1, 's');
     prefix += '_';
     const int host_count = hosts_for(flows);
-    std::vector<sg4::Host*> hosts;
     for (int h = 0; h < host_count; ++h) {
-      hosts.push_back(zone->create_host(prefix + "h" + std::to_string(h), 1e9)->seal());
+      system->hosts.push_back(zone->create_host(prefix + "h" + std::to_string(h), 1e9)->seal());
     }
+    system->sent_from.resize(static_cast<std::size_t>(host_count));
+    system->received_at.resize(static_cast<std::size_t>(host_count));
     for (int r = 0; r < kResources; ++r) {
       system->links.push_back(
           zone->create_link(prefix + "r" + std::to_string(r), system->problem.capacity(r))
@@ -195,16 +201,13 @@ void build_simgrid_platform(SimGridBench& bench) {
     }
     for (int f = 0, src = 0, dst = 1; f < flows; ++f) {
       std::vector<sg4::LinkInRoute> route;
-      for (const ResourceUse& use : system->problem.uses(f))
+      for (const ResourceUse& use : system->problem.uses(f)) {
         route.emplace_back(system->links[use.resource]);
-      const double bound = system->problem.rate_bound(f);
-      if (!std::isinf(bound)) {
-        route.emplace_back(
-            zone->create_link(prefix + "b" + std::to_string(f), bound)->set_latency(0.0)->seal());
       }
-      zone->add_route(hosts[src]->get_netpoint(), hosts[dst]->get_netpoint(), nullptr, nullptr,
-                      route, /*symmetrical=*/false);
-      system->endpoints.emplace_back(hosts[src], hosts[dst]);
+      zone->add_route(system->hosts[src]->get_netpoint(), system->hosts[dst]->get_netpoint(),
+                      nullptr, nullptr, route, /*symmetrical=*/false);
+      system->sent_from[src].push_back(f);
+      system->received_at[dst].push_back(f);
       if (++dst == src) ++dst;
       if (dst == host_count) {
         ++src;
@@ -216,27 +219,50 @@ void build_simgrid_platform(SimGridBench& bench) {
   zone->seal();
 }
 
-// Starts every comm of `system` from an actor that then waits on a semaphore; returns once the
-// comms have run kCheckTimeS untouched, with the largest relative difference to our rates.
-double start_system(SimGridBench& bench, SimGridSystem& system) {
+// Starts every comm of `system` (actors that then block on a semaphore); returns once the comms
+// have run kCheckTimeS untouched, with the largest relative difference to our rates.
+double start_system(SimGridSystem& system) {
+  static int dummy_payload = 0;
+  const auto flows = static_cast<std::size_t>(system.problem.flow_count());
   system.release = sg4::Semaphore::create(0);
-  system.comms.clear();
-  sg4::Actor::create("controller", bench.controller_host, [&system] {
-    for (const auto& [from, to] : system.endpoints) {
-      sg4::CommPtr comm = sg4::Comm::sendto_async(from, to, kPayloadBytes);
-      if (comm->get_state() != sg4::Activity::State::STARTED) comm->start();
-      system.comms.push_back(comm);
+  system.comms.assign(flows, nullptr);
+  system.receptions.assign(flows, nullptr);
+  system.received.assign(flows, nullptr);
+  system.actors = 0;
+  for (std::size_t h = 0; h < system.hosts.size(); ++h) {
+    if (!system.sent_from[h].empty()) {
+      ++system.actors;
+      sg4::Actor::create("send", system.hosts[h], [&system, h] {
+        for (const int f : system.sent_from[h]) {
+          sg4::CommPtr comm = sg4::Mailbox::by_name("flow" + std::to_string(f))
+                                  ->put_init(&dummy_payload, kPayloadBytes);
+          const double bound = system.problem.rate_bound(f);
+          if (!std::isinf(bound)) comm->set_rate(bound);
+          comm->start();
+          system.comms[f] = comm;
+        }
+        system.release->acquire();
+        for (const int f : system.sent_from[h]) system.comms[f]->cancel();
+      });
     }
-    system.release->acquire();
-    for (const sg4::CommPtr& comm : system.comms) comm->cancel();
-  });
+    if (!system.received_at[h].empty()) {
+      ++system.actors;
+      sg4::Actor::create("receive", system.hosts[h], [&system, h] {
+        for (const int f : system.received_at[h]) {
+          system.receptions[f] =
+              sg4::Mailbox::by_name("flow" + std::to_string(f))->get_async(&system.received[f]);
+        }
+        system.release->acquire();
+      });
+    }
+  }
   const sg4::Engine* engine = sg4::Engine::get_instance();
   engine->run_until(sg4::Engine::get_clock() + kCheckTimeS);
 
   MaxMinSolver solver;
   const std::vector<double>& ours = solver.solve(system.problem).rates;
   double worst = 0.0;
-  for (std::size_t f = 0; f < system.comms.size(); ++f) {
+  for (std::size_t f = 0; f < flows; ++f) {
     const double elapsed_s = sg4::Engine::get_clock() - system.comms[f]->get_start_time();
     const double theirs =
         (static_cast<double>(kPayloadBytes) - system.comms[f]->get_remaining()) / elapsed_s;
@@ -246,14 +272,15 @@ double start_system(SimGridBench& bench, SimGridSystem& system) {
 }
 
 void stop_system(SimGridSystem& system) {
-  system.release->release();
+  for (int a = 0; a < system.actors; ++a) system.release->release();
   sg4::Engine::get_instance()->run_until(sg4::Engine::get_clock() + kStepTimeS);
-  system.comms.clear();
+  system.comms.clear();  // after the senders cancelled them: SimGrid complains of running ones
+  system.receptions.clear();
 }
 
 void BM_SimGrid_Step(benchmark::State& state, SimGridBench& bench, std::size_t index, bool idle) {
   SimGridSystem& system = *bench.systems[index];
-  const double max_rel_diff = start_system(bench, system);
+  const double max_rel_diff = start_system(system);
   sg4::Link* toggled = idle ? bench.idle_link : system.links[0];
   const double base = toggled->get_bandwidth();
   bool up = false;

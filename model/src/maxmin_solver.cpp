@@ -96,7 +96,14 @@ int MaxMinProblem::add_flow(std::span<const ResourceUse> uses, double rate_bound
                     "): coefficient must be finite and > 0, got " + to_text(use.coefficient));
     }
   }
-  terms_.insert(terms_.end(), uses.begin(), uses.end());
+  const ResourceUse* own_begin = terms_.data();
+  if (!uses.empty() && uses.data() >= own_begin && uses.data() < own_begin + terms_.size()) {
+    // `uses` is another flow of this problem (from uses()): copy it before terms_ may reallocate.
+    const std::vector<ResourceUse> copy(uses.begin(), uses.end());
+    terms_.insert(terms_.end(), copy.begin(), copy.end());
+  } else {
+    terms_.insert(terms_.end(), uses.begin(), uses.end());
+  }
   flow_begin_.push_back(static_cast<int>(terms_.size()));
   rate_bounds_.push_back(rate_bound);
   weights_.push_back(weight);

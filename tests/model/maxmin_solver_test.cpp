@@ -339,6 +339,19 @@ TEST(MaxMinSolverTest, SettersChangeTheProblem) {
   EXPECT_EQ(problem.uses(f0)[0], (ResourceUse{link, 1.0}));
 }
 
+TEST(MaxMinSolverTest, AddFlowCanCopyAnExistingFlow) {
+  // uses() returns a view into the problem; adding it back must not read freed memory when the
+  // term storage grows. Two identical flows on a link of 8, plus the copy: 8/3 each.
+  MaxMinProblem problem;
+  const int link = problem.add_resource(8.0);
+  const int first = problem.add_flow({{link, 1.0}});
+  for (int i = 0; i < 2; ++i) problem.add_flow(problem.uses(first));
+  ASSERT_EQ(problem.term_count(), 3);
+  for (int f = 0; f < 3; ++f) EXPECT_EQ(problem.uses(f)[0], (ResourceUse{link, 1.0}));
+  const MaxMinSolution solution = solve_max_min(problem);
+  for (int f = 0; f < 3; ++f) expect_near_rel(solution.rates[f], 8.0 / 3.0, kRelTol, "copy");
+}
+
 // ── Validation ──────────────────────────────────────────────────────────────────────────────
 
 // Runs `action`, expects std::invalid_argument whose message contains `needle`.
