@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "numatwin/model/topology_json.hpp"
+#include "numatwin/sim/placement_search.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
 
@@ -50,6 +51,26 @@ void BM_NehalemCompareVariants(benchmark::State& state) {
   run_shuffle(state, "nehalem-ex-4s", sim::ShuffleAlgorithm::kCoordinatedRandom, sim::SyncMode::kLoose, true);
 }
 BENCHMARK(BM_NehalemCompareVariants)->Unit(benchmark::kMillisecond);
+
+// Target (issue: operators and policies): all distinct placements of 12 threads on
+// sandybridge-e5-2630-2s evaluated in under 2 s.
+void BM_SandyBridgePlacements12(benchmark::State& state) {
+  const model::Topology t =
+      model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / "sandybridge-e5-2630-2s.json");
+  sim::WorkloadSpec spec;
+  spec.kind = sim::WorkloadKind::kHashJoin;
+  spec.threads = 12;
+  spec.data.records = 1e8;
+  spec.data.build_records = 1.6e7;
+  double distinct = 0.0;
+  for (auto _ : state) {
+    const sim::PlacementSearchResult r = sim::search_placements(t, spec);
+    distinct = r.distinct_placements;
+    benchmark::DoNotOptimize(r.ranked.data());
+  }
+  state.counters["distinct_placements"] = distinct;
+}
+BENCHMARK(BM_SandyBridgePlacements12)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "placement_commands.hpp"
 #include "sim_commands.hpp"
 #include "topo_commands.hpp"
 #include "validate_commands.hpp"
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   numatwin::cli::register_topo_commands(app);
   numatwin::cli::register_sim_commands(app);
+  numatwin::cli::register_placement_commands(app);
   numatwin::cli::register_validate_commands(app);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,48 @@
+// The command-line form of a WorkloadSpec, shared by predict, compare, sweep and placements.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "numatwin/model/topology.hpp"
+#include "numatwin/sim/workload_spec.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace numatwin::cli {
+
+constexpr double kDefaultBytes = 12.8e9;  // Li et al.: 1.6 billion 64-bit integers
+
+// Command-line form of a WorkloadSpec, shared by predict, compare and sweep.
+struct WorkloadOptions {
+  std::string topology;
+  std::string workload = "shuffle";
+  std::string algorithm = "ring";
+  std::string sync = "tight";
+  int threads = 0;  // 0: one per core
+  std::string placement = "dense";
+  double bytes = kDefaultBytes;
+  int element_bytes = 8;
+  double cycles_per_element = 1.0;
+  double state_bytes = 64.0;
+  double migration_overhead_s = 5e-6;
+  std::uint64_t seed = 1;
+  // Operators and policies.
+  std::string memory_policy = "first-touch";
+  std::string strategy = "shuffle";
+  double records = 1e8;
+  double build_records = 1.6e7;
+  int tuple_bytes = 16;
+  double groups = 1e6;
+  std::string keys = "uniform";
+  double os_move_probability = 0.1;
+  sim::OperatorCosts costs;
+
+  void add_common(CLI::App* app);
+  void add_algorithm(CLI::App* app);
+  [[nodiscard]] sim::WorkloadSpec spec(const model::Topology& t, int thread_count) const;
+};
+
+}  // namespace numatwin::cli
