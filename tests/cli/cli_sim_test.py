@@ -69,6 +69,56 @@ class SimCommands(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("--threads", r.stderr)
 
+    def test_operators_accept_policies_and_report_placement(self):
+        r = run("predict", "--topology", "xeon-e7-4880v2-4s", "--workload", "hash-join", "--memory-policy", "interleave",
+                "--records", "1e7", "--build-records", "1e6", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertEqual(d["memory_policy"], "interleave")
+        self.assertAlmostEqual(d["local_access_ratio"], 0.25, places=9)
+        self.assertEqual({x["name"] for x in d["datasets"]}, {"R", "S", "hash table"})
+        for dataset in d["datasets"]:
+            self.assertEqual(sorted(dataset["nodes"]), ["s0", "s1", "s2", "s3"])
+
+    def test_compare_policies_puts_memory_policies_side_by_side(self):
+        r = run("compare", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--policies", "--records", "1e7",
+                "--groups", "1e8", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = {x["memory_policy"]: x for x in json.loads(r.stdout)["runs"]}
+        self.assertEqual(set(runs), {"first-touch", "first-touch:loader", "localalloc", "interleave", "preferred:s0"})
+        self.assertAlmostEqual(runs["interleave"]["local_access_ratio"], 0.25, places=9)
+        self.assertGreater(runs["first-touch"]["local_access_ratio"], runs["first-touch:loader"]["local_access_ratio"])
+
+    def test_unpinned_threads_report_the_spread_over_seeds(self):
+        r = run("predict", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--placement", "none", "--records", "1e6",
+                "--seeds", "3", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(json.loads(r.stdout)["time_s_over_seeds"]), 3)
+
+    def test_placements_counts_distinct_placements(self):
+        r = run("placements", "--topology", "sandybridge-e5-2630-2s", "--threads", "12", "--workload", "count",
+                "--records", "1e6", "--top", "2", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertTrue(d["exhaustive"])
+        self.assertEqual(d["automorphisms"], 2)
+        self.assertEqual(len(d["ranked"]), d["distinct_placements"])
+        times = [x["time_s"] for x in d["ranked"]]
+        self.assertEqual(times, sorted(times))
+
+    def test_bad_operator_input_is_one_line(self):
+        cases = [
+            (["--workload", "count", "--memory-policy", "preferred:s9"], "no node \"s9\""),
+            (["--workload", "count", "--memory-policy", "bind:s1", "--records", "1e10"], "does not fit"),
+            (["--workload", "count", "--keys", "gaussian"], "unknown key distribution"),
+            (["--workload", "sort"], "unknown workload"),
+        ]
+        for extra, message in cases:
+            r = run("predict", "--topology", "xeon-e7-4880v2-4s", *extra)
+            self.assertEqual(r.returncode, 1, (extra, r.stderr))
+            self.assertIn(message, r.stderr, extra)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])
