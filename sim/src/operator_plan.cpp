@@ -353,49 +353,13 @@ class Builder {
     }
   }
 
-  // Producers' order for worker at outer position o (as in the shuffle).
-  [[nodiscard]] std::vector<int> orders(int o, const std::vector<int>& outer, const std::vector<int>& inner, std::mt19937_64& random) const {
-    const int n = workers();
-    std::vector<int> order(n);
-    switch (spec_.algorithm) {
-      case ShuffleAlgorithm::kNaive: order = outer; break;
-      case ShuffleAlgorithm::kRing:
-        for (int k = 0; k < n; ++k) order[k] = inner[(o + k) % n];
-        break;
-      case ShuffleAlgorithm::kCoordinatedRandom:
-        order = outer;
-        std::shuffle(order.begin(), order.end(), random);
-        break;
-    }
-    return order;
-  }
-
-  void rings(std::vector<int>& outer, std::vector<int>& inner) const {
-    const int n = workers();
-    std::vector<int> rank(n, 0);
-    std::vector<int> count(t_.nodes.size(), 0);
-    for (int w = 0; w < n; ++w) rank[w] = count[threads_[w].node]++;
-    outer.resize(n);
-    std::iota(outer.begin(), outer.end(), 0);
-    std::stable_sort(outer.begin(), outer.end(), [&](int a, int b) {
-      return std::tie(threads_[a].node, rank[a]) < std::tie(threads_[b].node, rank[b]);
-    });
-    inner = outer;
-    std::stable_sort(inner.begin(), inner.end(), [&](int a, int b) {
-      return std::tie(rank[a], threads_[a].node) < std::tie(rank[b], threads_[b].node);
-    });
-  }
-
   void partitioned_aggregation() {
     const DataSpec& d = spec_.data;
     const OperatorCosts& c = spec_.costs;
     const int n = workers();
     const DataPlacement& input = dataset("input");
     const DataPlacement& tables = dataset("tables");
-    std::vector<int> outer;
-    std::vector<int> inner;
-    rings(outer, inner);
-    std::mt19937_64 random_order(spec_.seed);
+    const ShuffleOrder order = shuffle_order(threads_, spec_.algorithm, spec_.seed);
     const double piece_records = d.records / (static_cast<double>(n) * n);
     const double table_bytes = d.keys.groups / n * c.entry_bytes * 2.0;
     const double table_lines = std::ceil(table_bytes / line_bytes());
@@ -403,13 +367,13 @@ class Builder {
     keys.groups = std::max(1.0, d.keys.groups / n);
     plan_.steps = n;
     for (int o = 0; o < n; ++o) {
-      const int w = outer[o];
+      const int w = order.outer[o];
       ThreadPlan& tp = plan_.threads[w];
       const double hit = cache_hit_ratio(keys, cached_entries(w, c.entry_bytes * 2.0, true), d.records / n);
       if (o == 0) note_hit("partition table (in place)", hit);
       const std::vector<model::NodeShare> home_table = tables.chunk(w, n);
       model::NodeIndex here = threads_[w].node;
-      for (int k = 0; const int producer : orders(o, outer, inner, random_order)) {
+      for (int k = 0; const int producer : order.producers[o]) {
         const std::vector<model::NodeShare> piece = input.chunk(producer, n);
         const model::NodeIndex data_node = std::max_element(piece.begin(), piece.end(), [](const auto& a, const auto& b) {
                                              return a.fraction < b.fraction;
@@ -457,17 +421,14 @@ class Builder {
     const int n = workers();
     const DataPlacement& facts = dataset("fact runs");
     const DataPlacement& dims = dataset("dimension runs");
-    std::vector<int> outer;
-    std::vector<int> inner;
-    rings(outer, inner);
-    std::mt19937_64 random_order(spec_.seed);
+    const ShuffleOrder order = shuffle_order(threads_, spec_.algorithm, spec_.seed);
     const double fact_piece = d.records / (static_cast<double>(n) * n);
     const double dim_run = d.build_records / n;
     plan_.steps = n;
     for (int o = 0; o < n; ++o) {
-      const int w = outer[o];
+      const int w = order.outer[o];
       ThreadPlan& tp = plan_.threads[w];
-      for (int k = 0; const int producer : orders(o, outer, inner, random_order)) {
+      for (int k = 0; const int producer : order.producers[o]) {
         // Merge the producer's fact range for this worker with the worker's whole dimension run.
         scan(tp, facts.chunk(producer, n), fact_piece * d.tuple_bytes, fact_piece * c.merge_cycles_per_tuple, k);
         scan(tp, dims.chunk(w, n), dim_run * d.tuple_bytes, dim_run * c.scan_cycles_per_tuple, k);

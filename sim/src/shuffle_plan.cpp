@@ -1,6 +1,7 @@
 #include "numatwin/sim/shuffle_plan.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -20,6 +21,44 @@ Transfer piece(model::NodeIndex from, double bytes, int step, double cycles_per_
 
 }  // namespace
 
+ShuffleOrder shuffle_order(const std::vector<PlacedThread>& placed, ShuffleAlgorithm algorithm, std::uint64_t seed) {
+  const int n = static_cast<int>(placed.size());
+  // Rank of each thread among the threads of its node, in placement order.
+  std::vector<int> rank(n, 0);
+  std::map<model::NodeIndex, int> count;
+  for (int t = 0; t < n; ++t) rank[t] = count[placed[t].node]++;
+  ShuffleOrder order;
+  // Outer ring: threads by (node, rank). Inner ring: producers by (rank, node).
+  order.outer.resize(n);
+  std::iota(order.outer.begin(), order.outer.end(), 0);
+  std::stable_sort(order.outer.begin(), order.outer.end(), [&](int a, int b) {
+    return std::tie(placed[a].node, rank[a]) < std::tie(placed[b].node, rank[b]);
+  });
+  std::vector<int> inner = order.outer;
+  std::stable_sort(inner.begin(), inner.end(), [&](int a, int b) {
+    return std::tie(rank[a], placed[a].node) < std::tie(rank[b], placed[b].node);
+  });
+  std::mt19937_64 random(seed);
+  order.producers.resize(n);
+  for (int o = 0; o < n; ++o) {
+    std::vector<int>& visit = order.producers[o];
+    switch (algorithm) {
+      case ShuffleAlgorithm::kNaive:
+        visit = order.outer;
+        break;
+      case ShuffleAlgorithm::kRing:
+        visit.resize(n);
+        for (int k = 0; k < n; ++k) visit[k] = inner[(o + k) % n];
+        break;
+      case ShuffleAlgorithm::kCoordinatedRandom:
+        visit = order.outer;
+        std::shuffle(visit.begin(), visit.end(), random);
+        break;
+    }
+  }
+  return order;
+}
+
 Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spec) {
   if (!is_shuffle_family(spec.kind)) {
     throw std::invalid_argument("workload " + workload_kind_name(spec.kind) + " is not a shuffle (use build_plan)");
@@ -28,46 +67,19 @@ Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spe
   const std::vector<PlacedThread> placed = place_threads(topology, spec.threads, spec.placement);
   const int n = spec.threads;
 
-  // Outer ring: threads by (node, rank on node) where rank is the order of placement.
-  std::vector<int> rank(n, 0);
-  {
-    std::vector<int> count(topology.nodes.size(), 0);
-    for (int t = 0; t < n; ++t) rank[t] = count[placed[t].node]++;
-  }
-  std::vector<int> outer(n);
-  std::iota(outer.begin(), outer.end(), 0);
-  std::stable_sort(outer.begin(), outer.end(), [&](int a, int b) {
-    return std::tie(placed[a].node, rank[a]) < std::tie(placed[b].node, rank[b]);
-  });
-  // Inner ring: producers by (rank, node).
-  std::vector<int> inner = outer;
-  std::stable_sort(inner.begin(), inner.end(), [&](int a, int b) {
-    return std::tie(rank[a], placed[a].node) < std::tie(rank[b], placed[b].node);
-  });
+  const ShuffleOrder order_of = shuffle_order(placed, spec.algorithm, spec.seed);
+  const std::vector<int>& outer = order_of.outer;
 
   const double piece_bytes = spec.total_bytes / (static_cast<double>(n) * n);
   Plan plan;
   plan.steps = n;
   plan.threads.resize(n);
-  std::mt19937_64 random(spec.seed);
   for (int o = 0; o < n; ++o) {
     const int thread = outer[o];
     ThreadPlan& tp = plan.threads[thread];
     tp.core = placed[thread].core;
     const double cycles_per_byte = spec.cycles_per_element / spec.element_bytes;
-    std::vector<int> order(n);
-    switch (spec.algorithm) {
-      case ShuffleAlgorithm::kNaive:
-        order = outer;
-        break;
-      case ShuffleAlgorithm::kRing:
-        for (int k = 0; k < n; ++k) order[k] = inner[(o + k) % n];
-        break;
-      case ShuffleAlgorithm::kCoordinatedRandom:
-        order = outer;
-        std::shuffle(order.begin(), order.end(), random);
-        break;
-    }
+    const std::vector<int>& order = order_of.producers[o];
     const model::NodeIndex home = placed[thread].node;
     model::NodeIndex here = home;
     for (int k = 0; k < n; ++k) {

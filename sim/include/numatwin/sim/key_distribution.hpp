@@ -29,7 +29,7 @@ struct KeySpec {
 // holding `cached_entries` of them, under the distribution (formulas above).
 double cache_hit_ratio(const KeySpec& keys, double cached_entries, double accesses);
 
-// Generalised harmonic number H(n, s); exact up to 1e6 terms, Euler-Maclaurin beyond.
+// Generalised harmonic number H(n, s); exact up to 1e4 terms, Euler-Maclaurin beyond.
 double harmonic(double n, double s);
 
 // "uniform", "zipf", "zipf:0.8", "heavy-hitter", "heavy-hitter:0.3", "moving-cluster",

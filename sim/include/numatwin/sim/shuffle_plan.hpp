@@ -19,6 +19,15 @@
 
 namespace numatwin::sim {
 
+// The outer ring (threads ordered socket first) and, for the thread at each outer position, the
+// order in which it visits the producers (thread indices) under `algorithm`. Shared by the
+// shuffles and the operators built on them (partitioned aggregation, sort-merge join).
+struct ShuffleOrder {
+  std::vector<int> outer;                   // thread index at each outer position
+  std::vector<std::vector<int>> producers;  // producers[o]: the visiting order of thread outer[o]
+};
+ShuffleOrder shuffle_order(const std::vector<PlacedThread>& threads, ShuffleAlgorithm algorithm, std::uint64_t seed);
+
 // Throws std::invalid_argument for specs that check_workload rejects.
 Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spec);
 
