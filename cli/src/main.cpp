@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "placement_commands.hpp"
+#include "render_command.hpp"
 #include "sim_commands.hpp"
 #include "topo_commands.hpp"
 #include "validate_commands.hpp"
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   numatwin::cli::register_topo_commands(app);
   numatwin::cli::register_sim_commands(app);
   numatwin::cli::register_placement_commands(app);
+  numatwin::cli::register_render_command(app);
   numatwin::cli::register_validate_commands(app);
   try {
     app.parse(argc, argv);

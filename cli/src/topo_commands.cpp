@@ -13,6 +13,7 @@
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/input_error.hpp"
+#include "numatwin/model/microbenchmark.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_json.hpp"
 #include "text_table.hpp"
@@ -116,6 +117,28 @@ std::string hops_text(const Topology& t, const model::Routing& routing) {
   return out;
 }
 
+// The file's measured microbenchmarks next to what the model predicts for them.
+std::vector<std::pair<const model::Measurement*, model::MeasurementPrediction>> predictions(const Topology& t,
+                                                                                           const model::Routing& routing) {
+  std::vector<std::pair<const model::Measurement*, model::MeasurementPrediction>> out;
+  if (t.measurements.empty()) return out;
+  model::BandwidthModel bandwidth(t, routing);
+  for (const model::Measurement& m : t.measurements) out.emplace_back(&m, model::predict_measurement(t, routing, bandwidth, m));
+  return out;
+}
+
+std::string measurements_text(const Topology& t, const model::Routing& routing) {
+  const auto rows = predictions(t, routing);
+  if (rows.empty()) return "";
+  TextTable table({"measurement", "metric", "measured", "model", "error %", "description"});
+  for (const auto& [m, p] : rows) {
+    table.add_row({m->id, m->metric == model::MeasurementMetric::kIdleLatencyNs ? "latency ns" : "read GB/s",
+                   fmt::format("{:g}", p.measured), fmt::format("{:.4g}", p.predicted),
+                   fmt::format("{:+.2f}", 100.0 * p.relative_error()), m->description});
+  }
+  return "\nmeasured microbenchmarks and the model's prediction:\n" + table.render();
+}
+
 std::string show_text(const Topology& t, const model::Routing& routing) {
   std::string out = t.name + (t.description.empty() ? "" : " — " + t.description) + "\n";
   out += fmt::format("{} NUMA nodes, {} routers, {} links ({} directed), {} cores, {} hardware threads, diameter {} hops\n",
@@ -154,7 +177,7 @@ std::string show_text(const Topology& t, const model::Routing& routing) {
     links.add_row({t.link_name(static_cast<model::LinkIndex>(l)), fmt::format("{:g}", t.links[l].bandwidth_gbps),
                    fmt::format("{:g}", t.links[l].latency_ns)});
   }
-  out += links.render() + "\n" + hops_text(t, routing);
+  out += links.render() + "\n" + hops_text(t, routing) + measurements_text(t, routing);
   if (!t.provenance.notes.empty()) out += "\nnotes: " + t.provenance.notes + "\n";
   return out;
 }
@@ -239,6 +262,11 @@ void register_topo_commands(CLI::App& app) {
       if (*json) {
         Json out = summary_json(t, routing);
         out["matrices"] = matrices_json(t, routing);
+        Json measured = Json::array();
+        for (const auto& [m, p] : predictions(t, routing)) {
+          measured.push_back(Json{{"id", m->id}, {"measured", p.measured}, {"model", p.predicted}, {"relative_error", p.relative_error()}});
+        }
+        out["measurements"] = measured;
         out["topology"] = Json::parse(model::topology_to_json_text(t));
         std::cout << out.dump(2) << "\n";
       } else {

@@ -1,0 +1,108 @@
+// numatwin-gui: the window, or with --render a headless picture (render_command.hpp).
+//
+// Window options (all optional), for scripted sessions and screenshots:
+//   --topology T          bundled machine name or topology file to open
+//   --workload W --algorithm A --sync S --threads N   fill the workload form
+//   --run                 simulate at start;  --step K | all   the step to show
+//   --compare A,B         simulate with algorithms A and B into the Compare tab
+//   --report FILE         open a validator report
+//   --size WxH            window size;  --ready-file F   written once the requested runs landed
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFile>
+#include <QGuiApplication>
+#include <QTextStream>
+#include <QTimer>
+#include <cstdio>
+#include <cstring>
+
+#include "main_window.hpp"
+#include "numatwin/gui/render_command.hpp"
+
+namespace {
+
+int run_window(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(QStringLiteral("numatwin-gui"));
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("numatwin: see which link burns. With --render: draw headless (see --render --help)."));
+  parser.addHelpOption();
+  const QCommandLineOption topology(QStringLiteral("topology"), QStringLiteral("Machine to open (bundled name or file)."), QStringLiteral("T"));
+  const QCommandLineOption workload(QStringLiteral("workload"), QStringLiteral("shuffle, migration or migration-copy."), QStringLiteral("W"));
+  const QCommandLineOption algorithm(QStringLiteral("algorithm"), QStringLiteral("naive, ring or random."), QStringLiteral("A"));
+  const QCommandLineOption sync(QStringLiteral("sync"), QStringLiteral("tight or loose."), QStringLiteral("S"));
+  const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("Threads."), QStringLiteral("N"));
+  const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Simulate at start."));
+  const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Step to show (from 0) or all."), QStringLiteral("K"));
+  const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare two algorithms, e.g. naive,ring."), QStringLiteral("A,B"));
+  const QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Validator report to open."), QStringLiteral("FILE"));
+  const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
+  const QCommandLineOption ready(QStringLiteral("ready-file"), QStringLiteral("File written once the requested runs are shown."), QStringLiteral("F"));
+  parser.addOptions({topology, workload, algorithm, sync, threads, run, step, compare, report, size, ready});
+  parser.process(app);
+
+  numatwin::gui::MainWindow window;
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+  }
+  window.move(0, 0);
+  window.show();
+  if (parser.isSet(topology)) window.open_bundled(parser.value(topology));
+  window.set_workload(parser.value(workload), parser.value(algorithm), parser.value(sync), parser.value(threads).toInt());
+  if (parser.isSet(report)) window.open_validation_report(parser.value(report));
+
+  int expected = 0;
+  if (parser.isSet(run) && window.topology()) {
+    window.start_run();
+    ++expected;
+  }
+  if (parser.isSet(compare) && window.topology()) {
+    const QStringList ab = parser.value(compare).split(QLatin1Char(','));
+    window.start_compare(ab.value(0, QStringLiteral("naive")), ab.value(1, QStringLiteral("ring")));
+    expected += 2;
+  }
+  const QString step_text = parser.value(step);
+  const QString ready_path = parser.value(ready);
+  auto landed = std::make_shared<int>(0);
+  auto finish = [&window, step_text, ready_path, landed, expected] {
+    if (*landed < expected) return;
+    if (!step_text.isEmpty()) window.show_step(step_text == QStringLiteral("all") ? -1 : step_text.toInt());
+    if (!ready_path.isEmpty()) {
+      // Give the window a moment to paint the final state before announcing it.
+      QTimer::singleShot(700, [ready_path] {
+        QFile f(ready_path);
+        if (f.open(QIODevice::WriteOnly)) f.write("ready\n");
+      });
+    }
+  };
+  window.set_run_finished_callback([landed, finish] {
+    ++*landed;
+    finish();
+  });
+  if (expected == 0) finish();
+  return QApplication::exec();
+}
+
+}  // namespace
+
+#if defined(__SANITIZE_ADDRESS__)
+// Sanitizer builds only: fontconfig keeps its configuration for the process's lifetime by
+// design; LeakSanitizer would report it at every exit (and fail `numatwin render` in debug).
+extern "C" const char* __lsan_default_suppressions();
+extern "C" const char* __lsan_default_suppressions() { return "leak:libfontconfig.so\n"; }
+#endif
+
+int main(int argc, char** argv) {
+  bool render = false;
+  for (int i = 1; i < argc; ++i) render = render || std::strcmp(argv[i], "--render") == 0;
+  if (render) {
+    // No display needed: the offscreen platform unless the caller chose another.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QGuiApplication app(argc, argv);
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    return numatwin::gui::run_render_command(QGuiApplication::arguments(), out, err);
+  }
+  return run_window(argc, argv);
+}

@@ -1,0 +1,162 @@
+// The numatwin-gui main window: open a machine, choose a workload, simulate it on a worker
+// thread, step through the shuffle with a timeline, compare two runs, edit the machine (what-if),
+// read a validator report, export pictures. Errors go to non-blocking dialogs; the window and
+// the app keep running whatever file is opened.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <QPointer>
+#include <QTimer>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "numatwin/gui/simulation_run.hpp"
+#include "numatwin/gui/table_models.hpp"
+#include "numatwin/model/topology.hpp"
+#include "numatwin/sim/workload_spec.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+
+namespace numatwin::gui {
+
+class InterconnectView;
+class ThroughputChart;
+
+// Where a finished run goes.
+enum class RunSlot { kMain, kCompareA, kCompareB };
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Loading. Both return false (and show an error dialog) on failure; the previous machine stays.
+  bool open_bundled(const QString& name);
+  bool open_topology_file(const QString& path);
+  bool open_validation_report(const QString& path);
+
+  // The workload form.
+  void set_workload(const QString& workload, const QString& algorithm, const QString& sync, int threads);
+  [[nodiscard]] std::optional<sim::WorkloadSpec> workload_from_form(QString* error) const;
+
+  // Starts a simulation of the form's workload on the current machine (worker thread).
+  void start_run(RunSlot slot = RunSlot::kMain);
+  // Runs the form's workload twice, with algorithms a and b, into the compare slots.
+  void start_compare(const QString& algorithm_a, const QString& algorithm_b);
+  [[nodiscard]] bool busy() const { return running_ > 0; }
+
+  // Timeline: -1 shows the whole run's mean.
+  void show_step(int step);
+  [[nodiscard]] int step() const { return step_; }
+
+  // What-if editing of the selected link; each returns false with the error shown.
+  void select_link(int link);
+  bool edit_selected_bandwidth(double gbps, bool both_directions);
+  bool remove_selected_link(bool both_directions);
+  bool add_link_between(const QString& a, const QString& b, double gbps, double latency_ns);
+  bool save_topology_to(const QString& path);
+
+  bool export_view(const QString& path);   // the interconnect of the tab on screen
+  bool export_chart(const QString& path);  // the compare chart
+
+  // Test hooks.
+  [[nodiscard]] std::shared_ptr<const model::Topology> topology() const { return topology_; }
+  [[nodiscard]] std::shared_ptr<const SimulationRun> current_run() const { return run_; }
+  [[nodiscard]] std::shared_ptr<const SimulationRun> compare_run(int which) const { return which == 0 ? compare_a_ : compare_b_; }
+  [[nodiscard]] QString last_error() const { return last_error_; }
+  [[nodiscard]] InterconnectView* main_view() const { return view_; }
+  [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
+  [[nodiscard]] ResourceTableModel* resource_model() const { return resource_model_; }
+  [[nodiscard]] RunSummaryModel* summary_model() const { return summary_model_; }
+  [[nodiscard]] ReportTableModel* report_model() const { return report_model_; }
+  // Called once each time a run lands (after the views are updated).
+  void set_run_finished_callback(std::function<void()> callback) { run_finished_ = std::move(callback); }
+
+ signals:
+  void runFinished();
+
+ private:
+  struct Outcome {
+    std::shared_ptr<const SimulationRun> run;
+    QString error;
+  };
+
+  void build_menus();
+  void build_workload_dock();
+  void build_edit_dock();
+  void build_central();
+  void show_error(const QString& title, const QString& text);
+  void set_topology(std::shared_ptr<const model::Topology> topology, const QString& source, bool edited);
+  void apply_edit(const std::function<void(model::Topology&)>& edit, const QString& what);
+  void on_run_finished(RunSlot slot, std::uint64_t generation, const Outcome& outcome);
+  void refresh_views();
+  void refresh_compare();
+  void refresh_edit_panel();
+  void refresh_title();
+  void toggle_play();
+  void export_dialog(bool chart);
+
+  std::shared_ptr<const model::Topology> topology_;
+  std::shared_ptr<const model::Topology> original_;  // as loaded, for "revert"
+  QString topology_source_;
+  bool edited_ = false;
+  std::shared_ptr<const SimulationRun> run_;
+  std::shared_ptr<const SimulationRun> compare_a_;
+  std::shared_ptr<const SimulationRun> compare_b_;
+  std::uint64_t generation_[3] = {0, 0, 0};
+  int running_ = 0;
+  int step_ = 0;
+  int selected_link_ = -1;
+  QString last_error_;
+  std::function<void()> run_finished_;
+
+  // Widgets (owned by Qt's parent chain).
+  QTabWidget* tabs_ = nullptr;
+  InterconnectView* view_ = nullptr;
+  InterconnectView* compare_view_a_ = nullptr;
+  InterconnectView* compare_view_b_ = nullptr;
+  ThroughputChart* chart_ = nullptr;
+  QTableView* summary_table_ = nullptr;
+  QComboBox* machine_combo_ = nullptr;
+  QComboBox* workload_combo_ = nullptr;
+  QComboBox* algorithm_combo_ = nullptr;
+  QComboBox* sync_combo_ = nullptr;
+  QSpinBox* threads_spin_ = nullptr;
+  QComboBox* placement_combo_ = nullptr;
+  QDoubleSpinBox* bytes_spin_ = nullptr;
+  QPushButton* run_button_ = nullptr;
+  QLabel* run_status_ = nullptr;
+  QToolButton* play_button_ = nullptr;
+  QSlider* slider_ = nullptr;
+  QCheckBox* whole_run_check_ = nullptr;
+  QLabel* step_label_ = nullptr;
+  QTimer play_timer_;
+  QLabel* selected_label_ = nullptr;
+  QDoubleSpinBox* edit_bandwidth_ = nullptr;
+  QCheckBox* edit_both_ = nullptr;
+  QComboBox* add_from_ = nullptr;
+  QComboBox* add_to_ = nullptr;
+  QDoubleSpinBox* add_bandwidth_ = nullptr;
+  QDoubleSpinBox* add_latency_ = nullptr;
+  QLabel* check_label_ = nullptr;
+  ResourceTableModel* resource_model_ = nullptr;
+  RunSummaryModel* summary_model_ = nullptr;
+  ReportTableModel* report_model_ = nullptr;
+  LinkTrafficModel* link_traffic_model_ = nullptr;
+  QLabel* report_label_ = nullptr;
+};
+
+}  // namespace numatwin::gui

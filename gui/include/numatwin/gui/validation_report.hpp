@@ -1,0 +1,46 @@
+// The reading side of a validator report (measured next to predicted per kernel, and measured
+// link traffic where counters were available). The shape is small and documented in
+// docs/gui.md ("Validator reports"); the validator (issue 7) is meant to write it. A value the
+// hardware could not give is absent or null with a reason, never 0.
+#pragma once
+
+#include <QString>
+#include <optional>
+#include <vector>
+
+namespace numatwin::gui {
+
+struct LinkTraffic {
+  QString link;  // "s0->s1", as model::Topology::link_name
+  double predicted_gbps = 0.0;
+  std::optional<double> measured_gbps;
+  QString not_measured;  // why measured_gbps is absent ("" when it is present)
+};
+
+struct KernelComparison {
+  QString id;
+  QString workload;   // "shuffle", "migration", ...
+  QString algorithm;  // may be empty
+  QString sync;       // may be empty
+  int threads = 0;
+  double predicted_gbps = 0.0;
+  std::optional<double> measured_gbps;
+  QString not_measured;
+  std::vector<LinkTraffic> links;
+
+  // (predicted - measured) / measured, when measured.
+  [[nodiscard]] std::optional<double> relative_error() const;
+};
+
+struct ValidationReport {
+  QString machine;
+  QString host;
+  std::vector<KernelComparison> kernels;
+};
+
+// Parses a report. Throws model::InputError(source_name, json pointer, expectation).
+ValidationReport parse_validation_report(const QByteArray& json_text, const QString& source_name);
+// Reads and parses a file; an unreadable file is an InputError too.
+ValidationReport load_validation_report(const QString& path);
+
+}  // namespace numatwin::gui

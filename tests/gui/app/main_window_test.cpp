@@ -1,0 +1,184 @@
+// The main window, offscreen: a bad file gives an error dialog and the previous machine stays;
+// runs happen on a worker thread and land in the views; the timeline steps; what-if edits re-run
+// and save; compare fills the chart and the summary; exports write PNG and SVG.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QMessageBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
+
+#include "interconnect_view.hpp"
+#include "main_window.hpp"
+#include "numatwin/model/topology_json.hpp"
+
+namespace numatwin::gui {
+namespace {
+
+QApplication& app() {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  static int argc = 1;
+  static char name[] = "gui_app_tests";
+  static char* argv[] = {name, nullptr};
+  // Never destroyed: Qt tears its own globals down at exit first, and a static application
+  // destroyed after them crashes. Reachable through this pointer, so not a leak either.
+  static QApplication* instance = new QApplication(argc, argv);
+  return *instance;
+}
+
+// Processes events until `done` or the timeout; the window stays responsive meanwhile.
+bool wait_for(const std::function<bool()>& done, int timeout_ms = 60000) {
+  QElapsedTimer timer;
+  timer.start();
+  while (!done() && timer.elapsed() < timeout_ms) QApplication::processEvents(QEventLoop::AllEvents, 20);
+  return done();
+}
+
+void close_dialogs(QWidget& window) {
+  for (QMessageBox* box : window.findChildren<QMessageBox*>()) box->close();
+  QApplication::processEvents();
+}
+
+class MainWindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    app();
+    window_ = std::make_unique<MainWindow>();
+    window_->show();
+    ASSERT_TRUE(window_->open_bundled(QStringLiteral("nehalem-ex-4s")));
+  }
+  void TearDown() override {
+    close_dialogs(*window_);
+    window_.reset();
+  }
+  void run_naive() {
+    window_->set_workload(QStringLiteral("shuffle"), QStringLiteral("naive"), QStringLiteral("tight"), 32);
+    window_->start_run();
+    EXPECT_TRUE(window_->busy());
+    ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+    ASSERT_NE(window_->current_run(), nullptr) << window_->last_error().toStdString();
+  }
+  std::unique_ptr<MainWindow> window_;
+};
+
+TEST_F(MainWindowTest, BadFileShowsAnErrorDialogAndKeepsTheMachine) {
+  QTemporaryDir dir;
+  const QString bad = dir.filePath(QStringLiteral("bad.json"));
+  QFile f(bad);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write("{\"format_version\": 1, \"name\": \"x\", \"nodes\": 7}");
+  f.close();
+  EXPECT_FALSE(window_->open_topology_file(bad));
+  EXPECT_TRUE(window_->last_error().contains(QStringLiteral("bad.json"))) << window_->last_error().toStdString();
+  const auto boxes = window_->findChildren<QMessageBox*>();
+  ASSERT_EQ(boxes.size(), 1);
+  EXPECT_TRUE(boxes.front()->isVisible());
+  EXPECT_EQ(boxes.front()->icon(), QMessageBox::Critical);
+  EXPECT_EQ(window_->topology()->name, "nehalem-ex-4s");  // the previous machine stays
+  close_dialogs(*window_);
+  EXPECT_FALSE(window_->open_topology_file(dir.filePath(QStringLiteral("missing.json"))));
+  EXPECT_FALSE(window_->open_bundled(QStringLiteral("no-such-machine")));
+  EXPECT_FALSE(window_->open_validation_report(bad));
+  close_dialogs(*window_);
+  // And the window still works.
+  run_naive();
+}
+
+TEST_F(MainWindowTest, RunsOnAWorkerThreadAndStepsThroughTheShuffle) {
+  run_naive();
+  EXPECT_EQ(window_->current_run()->step_count(), 32);
+  EXPECT_EQ(window_->resource_model()->rowCount(), 16);
+  window_->show_step(8);
+  EXPECT_EQ(window_->step(), 8);
+  InterconnectRenderer* r = window_->main_view()->renderer();
+  ASSERT_NE(r, nullptr);
+  // Step 8: s1's turn; its controller is saturated, s0's idle.
+  EXPECT_GT(r->colouring().memory_utilisation[1], 0.99);
+  EXPECT_LT(r->colouring().memory_utilisation[0], 0.01);
+  window_->show_step(-1);
+  EXPECT_NEAR(r->colouring().memory_utilisation[0], 0.25, 0.01);
+  // The window paints what it holds.
+  const QImage grab = window_->main_view()->grab().toImage();
+  EXPECT_FALSE(grab.isNull());
+}
+
+TEST_F(MainWindowTest, WhatIfEditsReRunAndSave) {
+  run_naive();
+  const auto& t = *window_->topology();
+  const int s0s1 = *t.find_link(*t.find_node("s0"), *t.find_node("s1"));
+  window_->select_link(s0s1);
+  ASSERT_TRUE(window_->edit_selected_bandwidth(2.0, true));
+  EXPECT_DOUBLE_EQ(window_->topology()->links[s0s1].bandwidth_gbps, 2.0);
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  ASSERT_NE(window_->current_run(), nullptr);
+  EXPECT_EQ(window_->current_run()->topology, window_->topology());  // re-simulated on the edit
+  window_->select_link(s0s1);
+  ASSERT_TRUE(window_->remove_selected_link(true));
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  EXPECT_EQ(window_->topology()->links.size(), 10u);
+  ASSERT_TRUE(window_->add_link_between(QStringLiteral("s0"), QStringLiteral("s1"), 30.0, 20.0));
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  EXPECT_FALSE(window_->add_link_between(QStringLiteral("s0"), QStringLiteral("s1"), 30.0, 20.0));  // already there
+  close_dialogs(*window_);
+  QTemporaryDir dir;
+  const QString saved = dir.filePath(QStringLiteral("edited.json"));
+  ASSERT_TRUE(window_->save_topology_to(saved)) << window_->last_error().toStdString();
+  const model::Topology back = model::load_topology(saved.toStdString());
+  EXPECT_EQ(back.links, window_->topology()->links);
+  EXPECT_NE(back.provenance.notes.find("what-if"), std::string::npos);
+}
+
+TEST_F(MainWindowTest, AnEditThatDisconnectsTheMachineIsShownNotSavedNorRun) {
+  ASSERT_TRUE(window_->open_bundled(QStringLiteral("skylake-4114-2s")));
+  window_->select_link(0);
+  ASSERT_TRUE(window_->remove_selected_link(true));
+  QTemporaryDir dir;
+  EXPECT_FALSE(window_->save_topology_to(dir.filePath(QStringLiteral("cut.json"))));
+  EXPECT_FALSE(window_->last_error().isEmpty());
+  close_dialogs(*window_);
+  window_->start_run();
+  EXPECT_FALSE(window_->busy());
+  EXPECT_FALSE(window_->last_error().isEmpty());
+}
+
+TEST_F(MainWindowTest, CompareFillsTheChartAndTheSummaryAndExports) {
+  window_->set_workload(QStringLiteral("shuffle"), QString(), QStringLiteral("tight"), 32);
+  window_->start_compare(QStringLiteral("naive"), QStringLiteral("ring"));
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  ASSERT_NE(window_->compare_run(0), nullptr);
+  ASSERT_NE(window_->compare_run(1), nullptr);
+  EXPECT_EQ(window_->compare_run(0)->spec.algorithm, sim::ShuffleAlgorithm::kNaive);
+  EXPECT_EQ(window_->compare_run(1)->spec.algorithm, sim::ShuffleAlgorithm::kRing);
+  EXPECT_EQ(window_->summary_model()->columnCount(), 2);
+  EXPECT_EQ(window_->tabs()->currentIndex(), 1);
+  QTemporaryDir dir;
+  for (const char* name : {"compare.png", "compare.svg", "chart.png", "chart.svg"}) {
+    const QString path = dir.filePath(QString::fromLatin1(name));
+    const bool ok = QString::fromLatin1(name).startsWith(QStringLiteral("chart")) ? window_->export_chart(path) : window_->export_view(path);
+    EXPECT_TRUE(ok) << name << ": " << window_->last_error().toStdString();
+    EXPECT_GT(QFile(path).size(), 1000) << name;
+  }
+  window_->tabs()->setCurrentIndex(0);
+  EXPECT_FALSE(window_->export_view(dir.filePath(QStringLiteral("view.gif"))));  // neither PNG nor SVG
+  close_dialogs(*window_);
+  EXPECT_TRUE(window_->export_view(dir.filePath(QStringLiteral("view.svg"))));
+}
+
+TEST_F(MainWindowTest, OpensAValidatorReport) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("report.json"));
+  QFile f(path);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write(R"({"format": "numatwin-validation-report", "format_version": 1, "machine": "nehalem-ex-4s",
+              "kernels": [{"id": "k", "workload": "shuffle", "threads": 32, "predicted_gbps": 24.7, "measured_gbps": 23.0}]})");
+  f.close();
+  ASSERT_TRUE(window_->open_validation_report(path)) << window_->last_error().toStdString();
+  EXPECT_EQ(window_->report_model()->rowCount(), 1);
+  EXPECT_EQ(window_->tabs()->currentIndex(), 2);
+}
+
+}  // namespace
+}  // namespace numatwin::gui
