@@ -207,6 +207,30 @@ std::vector<int> parse_thread_range(const std::string& text, int max_threads) {
   return out;
 }
 
+// "FIRST:LAST:FACTOR" (numbers may use exponents): FIRST, FIRST*FACTOR, ... up to LAST.
+std::vector<double> parse_factor_range(const std::string& text) {
+  const std::string usage = "--groups-per-partition \"" + text + "\": expected FIRST:LAST:FACTOR, e.g. 10:1e7:10";
+  std::vector<double> parts;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t colon = text.find(':', pos);
+    const std::string part = text.substr(pos, colon == std::string::npos ? std::string::npos : colon - pos);
+    try {
+      std::size_t used = 0;
+      parts.push_back(std::stod(part, &used));
+      if (used != part.size()) throw std::invalid_argument(part);
+    } catch (const std::exception&) {
+      throw std::invalid_argument(usage);
+    }
+    if (colon == std::string::npos) break;
+    pos = colon + 1;
+  }
+  if (parts.size() != 3 || !(parts[0] >= 1.0) || parts[1] < parts[0] || !(parts[2] > 1.0)) throw std::invalid_argument(usage);
+  std::vector<double> out;
+  for (double g = parts[0]; g <= parts[1] * (1 + 1e-9) && out.size() < 100; g *= parts[2]) out.push_back(g);
+  return out;
+}
+
 // Every variant `compare` and `sweep` put side by side.
 std::vector<sim::WorkloadSpec> variants(const sim::WorkloadSpec& base) {
   std::vector<sim::WorkloadSpec> out;
@@ -370,30 +394,63 @@ void register_sim_commands(CLI::App& app) {
     auto range = std::make_shared<std::string>();
     auto csv = std::make_shared<bool>(false);
     auto json = std::make_shared<bool>(false);
-    CLI::App* sweep = app.add_subcommand("sweep", "Bandwidth of every variant as the thread count grows");
+    auto groups_range = std::make_shared<std::string>();
+    CLI::App* sweep = app.add_subcommand(
+        "sweep", "Every variant as the thread count grows (shuffle), or as the groups per partition grow (partitioned-aggregation)");
     o->add_common(sweep);
-    sweep->add_option("--workload", o->workload, "shuffle (the family swept)")->check(CLI::IsMember({"shuffle"}))->capture_default_str();
+    sweep->add_option("--workload", o->workload, "shuffle or partitioned-aggregation")
+        ->check(CLI::IsMember({"shuffle", "partitioned-aggregation"}))
+        ->capture_default_str();
     sweep->add_option("--threads", *range, "Thread counts: N, FIRST:LAST or FIRST:LAST:STEP")->required();
+    sweep->add_option("--groups-per-partition", *groups_range,
+                      "partitioned-aggregation: FIRST:LAST:FACTOR groups per partition (e.g. 10:1e7:10)");
     sweep->add_flag("--csv", *csv, "Print CSV");
     sweep->add_flag("--json", *json, "Print JSON");
-    sweep->callback([o, range, csv, json] {
+    sweep->callback([o, range, csv, json, groups_range] {
       const model::Topology t = find_topology(o->topology);
+      const bool partitioned = o->workload == "partitioned-aggregation";
+      std::vector<double> group_counts{0.0};  // 0: keep --groups
+      if (partitioned && !groups_range->empty()) group_counts = parse_factor_range(*groups_range);
       Json rows = Json::array();
-      std::string csv_text = "threads,workload,algorithm,sync,time_s,bandwidth_gbps,local_access_ratio,busiest_resource,busiest_mean_utilisation\n";
-      TextTable table({"threads", "workload", "algorithm", "sync", "GB/s", "LAR", "busiest resource"});
+      std::string csv_text =
+          "threads,groups_per_partition,workload,strategy,algorithm,sync,time_s,bandwidth_gbps,local_access_ratio,busiest_resource,"
+          "busiest_mean_utilisation\n";
+      TextTable table({"threads", "groups/partition", "variant", partitioned ? "Mtuples/s" : "GB/s", "LAR", "busiest resource"});
       for (int n : parse_thread_range(*range, t.total_hardware_threads())) {
-        for (const sim::WorkloadSpec& s : variants(o->spec(t, n))) {
-          const Outcome outcome = simulate(t, s, false);
-          const Json row = summary_json(outcome);
-          rows.push_back(row);
-          csv_text += fmt::format("{},{},{},{},{:.9g},{:.6g},{:.6f},{},{:.6f}\n", n, sim::workload_kind_name(s.kind),
-                                  sim::algorithm_name(s.algorithm), sim::sync_name(s.sync), outcome.result.time_s,
-                                  outcome.shuffle_gbps(), outcome.result.local_access_ratio(),
-                                  csv_field(row["busiest_resource"].get<std::string>()),
-                                  row["busiest_mean_utilisation"].get<double>());
-          table.add_row({std::to_string(n), sim::workload_kind_name(s.kind), sim::algorithm_name(s.algorithm),
-                         sim::sync_name(s.sync), fmt::format("{:.2f}", outcome.shuffle_gbps()),
-                         fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)});
+        for (double per_partition : group_counts) {
+          sim::WorkloadSpec base = o->spec(t, n);
+          if (per_partition > 0.0) base.data.keys.groups = per_partition * n;
+          std::vector<sim::WorkloadSpec> runs;
+          if (partitioned) {
+            for (sim::PartitionStrategy strategy : {sim::PartitionStrategy::kShuffle, sim::PartitionStrategy::kMigration,
+                                                    sim::PartitionStrategy::kMigrationAndCopy}) {
+              for (sim::ShuffleAlgorithm algorithm : {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing}) {
+                sim::WorkloadSpec s = base;
+                s.strategy = strategy;
+                s.algorithm = algorithm;
+                runs.push_back(s);
+              }
+            }
+          } else {
+            runs = variants(base);
+          }
+          const double groups_per_partition = base.data.keys.groups / n;
+          for (const sim::WorkloadSpec& s : runs) {
+            const Outcome outcome = simulate(t, s, false);
+            Json row = summary_json(outcome);
+            if (partitioned) row["groups_per_partition"] = groups_per_partition;
+            rows.push_back(row);
+            csv_text += fmt::format("{},{},{},{},{},{},{:.9g},{:.6g},{:.6f},{},{:.6f}\n", n,
+                                    partitioned ? fmt::format("{:g}", groups_per_partition) : std::string(),
+                                    sim::workload_kind_name(s.kind), partitioned ? sim::strategy_name(s.strategy) : std::string(),
+                                    sim::algorithm_name(s.algorithm), sim::sync_name(s.sync), outcome.result.time_s,
+                                    outcome.shuffle_gbps(), outcome.result.local_access_ratio(),
+                                    csv_field(row["busiest_resource"].get<std::string>()),
+                                    row["busiest_mean_utilisation"].get<double>());
+            table.add_row({std::to_string(n), partitioned ? fmt::format("{:g}", groups_per_partition) : "-", label(s),
+                           partitioned ? fmt::format("{:.1f}", outcome.mtuples_per_s()) : fmt::format("{:.2f}", outcome.shuffle_gbps()),
+                           fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)});
+          }
         }
       }
       if (*csv) {

@@ -52,6 +52,18 @@ class SimCommands(unittest.TestCase):
         for x in rows:
             self.assertGreater(float(x["bandwidth_gbps"]), 0.0)
 
+    def test_sweep_partitioned_aggregation_over_groups(self):
+        r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "8",
+                "--groups-per-partition", "10:1000:10", "--records", "1e6", "--csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        self.assertEqual(sorted({float(x["groups_per_partition"]) for x in rows}), [10.0, 100.0, 1000.0])
+        self.assertEqual({x["strategy"] for x in rows}, {"shuffle", "migration", "migration-copy"})
+        r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "8",
+                "--groups-per-partition", "10:1")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("FIRST:LAST:FACTOR", r.stderr)
+
     def test_bad_specs_are_one_line_errors(self):
         cases = [
             (["--threads", "65"], "exceeds the 64 hardware threads"),
