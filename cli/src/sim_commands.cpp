@@ -374,9 +374,11 @@ void register_sim_commands(CLI::App& app) {
         const sim::WorkloadSpec& s = runs[i];
         const Outcome outcome = simulate(t, s, false);
         Json row = summary_json(outcome);
-        row["memory_policy"] = sim::memory_policy_name(s.memory, t);
+        // A shuffle's buffers live with their threads by definition: no memory policy applies.
+        const std::string memory = operators ? sim::memory_policy_name(s.memory, t) : "-";
+        if (operators) row["memory_policy"] = memory;
         rows.push_back(row);
-        table.add_row({label(s), sim::memory_policy_name(s.memory, t), sim::placement_name(s.placement),
+        table.add_row({label(s), memory, sim::placement_name(s.placement),
                        operators ? fmt::format("{:.1f}", outcome.mtuples_per_s()) : fmt::format("{:.2f}", outcome.shuffle_gbps()),
                        fmt::format("{:.4g}", outcome.result.time_s), fmt::format("{:.3f}", outcome.result.local_access_ratio()),
                        busiest_text(outcome.result), bottleneck_text(outcome.result)});
