@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "advise_command.hpp"
 #include "placement_commands.hpp"
 #include "render_command.hpp"
 #include "sim_commands.hpp"
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   numatwin::cli::register_topo_commands(app);
   numatwin::cli::register_sim_commands(app);
   numatwin::cli::register_placement_commands(app);
+  numatwin::cli::register_advise_command(app);
   numatwin::cli::register_render_command(app);
   try {
     app.parse(argc, argv);

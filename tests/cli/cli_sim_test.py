@@ -64,6 +64,23 @@ class SimCommands(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("FIRST:LAST:FACTOR", r.stderr)
 
+    def test_advise_ranks_against_the_os_default_and_prints_a_plan(self):
+        r = run("advise", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--records", "1e6", "--groups", "1e8",
+                "--top", "3", "--apply-plan", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertEqual(len(d["recommendations"]), 3)
+        self.assertLessEqual(d["recommendations"][0]["time_s"], d["default"]["time_s"])
+        self.assertGreaterEqual(d["recommendations"][0]["speedup_vs_default"], 1.0)
+        self.assertTrue(any("taskset" in line or "numactl" in line for line in d["apply_plan"]))
+        self.assertIn("not predicted", d["not_predicted"])
+        r = run("advise", "--topology", "xeon-e7-4880v2-4s", "--workload", "sorting")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("unknown workload", r.stderr)
+        r = run("advise", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--threads", "999")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("exceeds", r.stderr)
+
     def test_bad_specs_are_one_line_errors(self):
         cases = [
             (["--threads", "65"], "exceeds the 64 hardware threads"),
