@@ -9,6 +9,7 @@
 #include "render_command.hpp"
 #include "sim_commands.hpp"
 #include "topo_commands.hpp"
+#include "validate_commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"numatwin — a calibrated simulation twin of multi-socket NUMA machines"};
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   numatwin::cli::register_placement_commands(app);
   numatwin::cli::register_advise_command(app);
   numatwin::cli::register_render_command(app);
+  numatwin::cli::register_validate_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,436 @@
+#include "validate_commands.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+#include "numatwin/model/file_io.hpp"
+#include "numatwin/model/input_error.hpp"
+#include "numatwin/model/topology_json.hpp"
+#include "numatwin/validate/calibration.hpp"
+#include "numatwin/validate/machine_discovery.hpp"
+#include "numatwin/validate/machine_measurement.hpp"
+#include "numatwin/validate/mlc_import.hpp"
+#include "numatwin/validate/placement_selfcheck.hpp"
+#include "numatwin/validate/report_json.hpp"
+#include "numatwin/validate/topology_skeleton.hpp"
+#include "text_table.hpp"
+#include "topology_lookup.hpp"
+
+namespace numatwin::cli {
+namespace {
+
+using validate::Json;
+
+std::string bytes_text(std::int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (b >= 1024.0 * 1024.0 * 1024.0) return fmt::format("{:.1f} GiB", b / (1024.0 * 1024.0 * 1024.0));
+  if (b >= 1024.0 * 1024.0) return fmt::format("{:.1f} MiB", b / (1024.0 * 1024.0));
+  if (b >= 1024.0) return fmt::format("{:.0f} KiB", b / 1024.0);
+  return fmt::format("{} B", bytes);
+}
+
+std::string list_text(const std::vector<int>& values) {
+  // 0-3,8,10-11
+  std::string out;
+  for (std::size_t i = 0; i < values.size();) {
+    std::size_t j = i;
+    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(values[i]) + (j > i ? "-" + std::to_string(values[j]) : "");
+    i = j + 1;
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string discovery_text(const validate::DiscoveredMachine& m, const validate::TopologySkeleton& s) {
+  std::string out = "source: " + m.source + "\n";
+  if (!m.description.empty()) out += "machine: " + m.description + "\n";
+  out += fmt::format("hwloc API {}, {} package(s), {} NUMA node(s), frequency {}\n", m.hwloc_version, m.packages, m.nodes.size(),
+                     m.frequency_ghz ? fmt::format("{:.2f} GHz", *m.frequency_ghz) : "unknown (placeholder)");
+  TextTable nodes({"node", "cores", "threads", "cpus", "allowed cpus", "memory", "free", "mem allowed", "caches"});
+  for (const validate::DiscoveredNode& n : m.nodes) {
+    std::string caches;
+    for (const model::CacheLevel& c : n.caches) {
+      caches += fmt::format("{}L{} {}{}", caches.empty() ? "" : ", ", c.level, bytes_text(c.size_bytes),
+                            c.shared_by_cores > 1 ? fmt::format("/{}c", c.shared_by_cores) : "");
+    }
+    nodes.add_row({std::to_string(n.os_index), std::to_string(n.cores), std::to_string(n.hardware_threads), list_text(n.cpus),
+                   list_text(n.allowed_cpus), bytes_text(n.memory_bytes),
+                   n.free_memory_bytes ? bytes_text(*n.free_memory_bytes) : "-", n.memory_allowed ? "yes" : "no", caches});
+  }
+  out += nodes.render();
+  out += "offline cpus: " + list_text(m.offline_cpus) + "; cpus outside this process's cpuset: " +
+         list_text(m.disallowed_cpus) + "; memory nodes outside it: " + list_text(m.disallowed_nodes) + "\n";
+  if (!m.distances.empty()) {
+    out += "\ndistances (" + m.distances_source + "):\n";
+    std::vector<std::string> header{"from\\to"};
+    for (const auto& n : m.nodes) header.push_back(std::to_string(n.os_index));
+    TextTable table(header);
+    for (std::size_t i = 0; i < m.distances.size(); ++i) {
+      std::vector<std::string> row{std::to_string(m.nodes[i].os_index)};
+      for (int d : m.distances[i]) row.push_back(std::to_string(d));
+      table.add_row(row);
+    }
+    out += table.render();
+  }
+  out += "\nlinks: " + s.inference.explanation + "\n";
+  if (s.fully_connected_fallback) out += "links: the skeleton falls back to a fully connected graph\n";
+  std::string links;
+  const auto& topo = s.topology;
+  for (std::size_t l = 0; l < topo.links.size(); l += 2) {
+    links += (links.empty() ? "" : " ") + topo.nodes[topo.links[l].from].id + "-" + topo.nodes[topo.links[l].to].id;
+  }
+  if (!links.empty()) out += "links: " + links + "\n";
+  for (const std::string& note : m.notes) out += "note: " + note + "\n";
+  out += "placeholders (not measured): ";
+  for (std::size_t i = 0; i < s.placeholders.size(); ++i) out += (i == 0 ? "" : ", ") + s.placeholders[i];
+  return out + "\n";
+}
+
+void print_discovery(const validate::DiscoveredMachine& machine, const std::string& name, bool json,
+                     const std::string& out_path) {
+  const validate::TopologySkeleton skeleton = validate::make_topology_skeleton(machine, name);
+  if (!out_path.empty()) model::save_topology(skeleton.topology, out_path);
+  if (json) {
+    std::cout << validate::to_json(machine, skeleton).dump(2) << "\n";
+  } else {
+    std::cout << discovery_text(machine, skeleton);
+    if (!out_path.empty()) std::cout << "wrote the topology skeleton to " << out_path << "\n";
+  }
+}
+
+void register_discover(CLI::App& validate_app) {
+  auto json = std::make_shared<bool>(false);
+  auto out = std::make_shared<std::string>();
+  auto name = std::make_shared<std::string>("this-machine");
+  CLI::App* discover = validate_app.add_subcommand(
+      "discover", "Discover this machine (hwloc, libnuma): nodes, cores, caches, memory, SLIT, allowed CPUs");
+  discover->add_flag("--json", *json, "Print JSON (machine, link inference, topology skeleton)");
+  discover->add_option("--out", *out, "Write the topology skeleton (placeholders listed in its provenance)");
+  discover->add_option("--name", *name, "Name of the skeleton topology")->capture_default_str();
+  discover->callback([json, out, name] { print_discovery(validate::discover_machine(), *name, *json, *out); });
+
+  auto xml = std::make_shared<std::string>();
+  auto xml_json = std::make_shared<bool>(false);
+  auto xml_out = std::make_shared<std::string>();
+  auto xml_name = std::make_shared<std::string>();
+  CLI::App* import_hwloc = validate_app.add_subcommand(
+      "import-hwloc", "Read an hwloc XML export (lstopo --of xml): the same as discover, link graph from the SLIT");
+  import_hwloc->add_option("file", *xml, "hwloc XML file")->required();
+  import_hwloc->add_flag("--json", *xml_json, "Print JSON");
+  import_hwloc->add_option("--out", *xml_out, "Write the topology skeleton");
+  import_hwloc->add_option("--name", *xml_name, "Name of the skeleton topology (default: the file's stem)");
+  import_hwloc->callback([xml, xml_json, xml_out, xml_name] {
+    const std::string stem = xml_name->empty() ? std::filesystem::path(*xml).stem().string() : *xml_name;
+    print_discovery(validate::import_hwloc_xml(*xml), stem, *xml_json, *xml_out);
+  });
+}
+
+// Ctrl-C during `validate measure`: the handler may only touch a lock-free atomic, so this is
+// the one piece of static state of the CLI; the measurement polls it between points. A second
+// Ctrl-C kills the process (the handler restores the default action).
+std::atomic<bool> interrupt_requested{false};
+
+extern "C" void on_interrupt(int) {
+  interrupt_requested.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
+
+std::string measure_text(const Json& report) {
+  std::string out = fmt::format("host: {} ({}), {}\nTHP {}, numa_balancing {}\n", report["host"].value("hostname", "?"),
+                                report["host"].value("machine", "?"), report["host"].value("kernel", "?"),
+                                report["host"].value("thp_enabled", "?"), report["host"].value("numa_balancing", "?"));
+  TextTable bw({"kernel", "cpu node", "memory node", "threads", "GB/s", "pages on memory node", "cpus observed"});
+  for (const Json& p : report["bandwidth"]) {
+    std::string cpus;
+    for (const Json& t : p["threads_observed"]) cpus += (cpus.empty() ? "" : ",") + std::to_string(t["cpu_end"].get<int>());
+    bw.add_row({p["kernel"].get<std::string>(), std::to_string(p["cpu_node"].get<int>()), std::to_string(p["memory_node"].get<int>()),
+                std::to_string(p["threads"].get<int>()), fmt::format("{:.2f}", p["bandwidth_gbps"].get<double>()),
+                fmt::format("{:.1f} %", 100.0 * p["pages"]["fraction_on_memory_node"].get<double>()), cpus});
+  }
+  out += "\nbandwidth:\n" + bw.render();
+  TextTable lat({"cpu node", "memory node", "latency ns", "buffer", "buffer/LLC", "pages on memory node"});
+  for (const Json& p : report["idle_latency"]) {
+    lat.add_row({std::to_string(p["cpu_node"].get<int>()), std::to_string(p["memory_node"].get<int>()),
+                 fmt::format("{:.1f}", p["latency_ns"].get<double>()),
+                 bytes_text(p["buffer_bytes"].get<std::int64_t>()), fmt::format("{:.1f}", p["buffer_to_llc_ratio"].get<double>()),
+                 fmt::format("{:.1f} %", 100.0 * p["pages"]["fraction_on_memory_node"].get<double>())});
+  }
+  out += "\nidle latency (dependent pointer chase):\n" + lat.render();
+  if (!report["loaded_latency"].empty()) {
+    TextTable loaded({"cpu node", "memory node", "inject delay", "latency ns", "load threads", "load GB/s"});
+    for (const Json& p : report["loaded_latency"]) {
+      loaded.add_row({std::to_string(p["cpu_node"].get<int>()), std::to_string(p["memory_node"].get<int>()),
+                      std::to_string(p["inject_delay"].get<int>()), fmt::format("{:.1f}", p["latency_ns"].get<double>()),
+                      std::to_string(p["load_threads"].get<int>()), fmt::format("{:.2f}", p["load_bandwidth_gbps"].get<double>())});
+    }
+    out += "\nloaded latency (one chaser, the other CPUs reading):\n" + loaded.render();
+  }
+  out += "\nlikwid counters: " + report["likwid"]["counters"].get<std::string>() + "\n";
+  const Json& bench = report["likwid"]["bench"];
+  if (bench.is_string()) {
+    out += "likwid-bench: " + bench.get<std::string>() + "\n";
+  } else {
+    for (const Json& row : bench) {
+      out += fmt::format("likwid-bench load {} {} threads: {} GB/s; numatwin read: {:.2f} GB/s\n", row["memory_domain"].get<std::string>(),
+                         row["threads"].get<int>(),
+                         row["likwid_bench_load_gbps"].is_null() ? std::string("failed")
+                                                                 : fmt::format("{:.2f}", row["likwid_bench_load_gbps"].get<double>()),
+                         row["numatwin_read_gbps"].get<double>());
+      if (row.contains("error")) out += "  " + row["error"].get<std::string>() + "\n";
+    }
+  }
+  for (const Json& note : report["notes"]) out += "note: " + note.get<std::string>() + "\n";
+  return out;
+}
+
+void register_measure(CLI::App& validate_app) {
+  struct Options {
+    std::string out = "numatwin-measurements.json";
+    bool quick = false;
+    bool json = false;
+    bool no_likwid = false;
+    double seconds = 0.0;
+    double memory_fraction = 0.2;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* measure = validate_app.add_subcommand(
+      "measure", "Measure this machine like Intel mlc: bandwidth vs threads, idle and loaded latency per node pair");
+  measure->add_option("--out", o->out, "Report file (JSON, written atomically after every point)")->capture_default_str();
+  measure->add_flag("--quick", o->quick, "Small buffers and short points: checks the mechanics in seconds");
+  measure->add_flag("--json", o->json, "Print the report as JSON instead of tables");
+  measure->add_flag("--no-likwid", o->no_likwid, "Do not probe likwid-perfctr nor run likwid-bench");
+  measure->add_option("--seconds-per-point", o->seconds, "Duration of one point (default 1, 0.05 with --quick)")
+      ->check(CLI::Range(0.001, 60.0));
+  measure->add_option("--memory-fraction", o->memory_fraction, "Largest buffer as a fraction of a node's free memory")
+      ->check(CLI::Range(0.001, 0.45))
+      ->capture_default_str();
+  measure->callback([o] {
+    validate::MeasureOptions options;
+    options.quick = o->quick;
+    options.seconds_per_point = o->seconds;
+    options.memory_fraction = o->memory_fraction;
+    options.likwid = !o->no_likwid;
+    interrupt_requested.store(false);
+    options.stop = &interrupt_requested;
+    const bool tty = isatty(2) != 0;
+    options.progress = [tty](const validate::MeasureProgress& p) {
+      const int width = 30;
+      const int filled = p.total == 0 ? width : width * p.done / p.total;
+      std::cerr << fmt::format("{}[{}{}] {:3d}/{} ETA {:4.0f} s  {}{}", tty ? "\r" : "", std::string(static_cast<std::size_t>(filled), '#'),
+                               std::string(static_cast<std::size_t>(width - filled), '.'), p.done, p.total, std::ceil(p.eta_s),
+                               p.label, tty ? "\x1b[K" : "\n")
+                << std::flush;
+    };
+    const std::string out = o->out;
+    options.checkpoint = [out](const Json& report) { model::write_file_atomically(out, report.dump(2) + "\n"); };
+    const auto previous = std::signal(SIGINT, on_interrupt);
+    Json report;
+    try {
+      report = validate::measure_machine(options);
+    } catch (...) {
+      std::signal(SIGINT, previous);
+      throw;
+    }
+    std::signal(SIGINT, previous);
+    model::write_file_atomically(out, report.dump(2) + "\n");
+    if (tty) std::cerr << "\n";
+    if (o->json) {
+      std::cout << report.dump(2) << "\n";
+    } else {
+      std::cout << measure_text(report);
+    }
+    std::cerr << fmt::format("{} in {:.0f} s; report written to {}\n",
+                             report["complete"].get<bool>() ? "measurement complete" : "interrupted: finished points kept",
+                             report["elapsed_s"].get<double>(), out);
+    if (!report["complete"].get<bool>()) throw std::runtime_error("measurement interrupted; the finished part is in " + out);
+  });
+}
+
+Json mlc_json(const validate::MlcResults& r) {
+  Json loaded = Json::array();
+  for (const auto& p : r.loaded_latency) {
+    loaded.push_back(Json{{"inject_delay", p.inject_delay}, {"latency_ns", p.latency_ns}, {"bandwidth_gbps", p.bandwidth_gbps}});
+  }
+  return Json{{"file", r.file},
+              {"version", r.version},
+              {"bandwidth_nodes", r.bandwidth_nodes},
+              {"bandwidth_matrix_gbps", r.bandwidth_matrix_gbps},
+              {"latency_nodes", r.latency_nodes},
+              {"latency_matrix_ns", r.latency_matrix_ns},
+              {"idle_latency_ns", r.idle_latency_ns ? Json(*r.idle_latency_ns) : Json(nullptr)},
+              {"peak_injection_gbps", r.peak_injection_gbps},
+              {"max_bandwidth_gbps", r.max_bandwidth_gbps},
+              {"loaded_latency", loaded}};
+}
+
+std::string matrix_block(const std::string& title, const std::vector<int>& nodes, const std::vector<std::vector<double>>& m) {
+  if (m.empty()) return "";
+  std::vector<std::string> header{"cpu\\mem"};
+  for (int n : nodes) header.push_back(std::to_string(n));
+  TextTable table(header);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    std::vector<std::string> row{std::to_string(nodes[i])};
+    for (double v : m[i]) row.push_back(fmt::format("{:.1f}", v));
+    table.add_row(row);
+  }
+  return title + ":\n" + table.render() + "\n";
+}
+
+void register_import_mlc(CLI::App& validate_app) {
+  auto file = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = validate_app.add_subcommand("import-mlc", "Read Intel mlc output: bandwidth and latency matrices, "
+                                                            "peak injection, loaded latency");
+  cmd->add_option("file", *file, "mlc output (text)")->required();
+  cmd->add_flag("--json", *json, "Print JSON");
+  cmd->callback([file, json] {
+    const validate::MlcResults r = validate::load_mlc_output(*file);
+    if (*json) {
+      std::cout << mlc_json(r).dump(2) << "\n";
+      return;
+    }
+    std::string out = "mlc " + (r.version.empty() ? std::string("(version unknown)") : r.version) + " output: " + r.file + "\n\n";
+    out += matrix_block("read bandwidth GB/s", r.bandwidth_nodes, r.bandwidth_matrix_gbps);
+    out += matrix_block("idle latency ns", r.latency_nodes, r.latency_matrix_ns);
+    if (r.idle_latency_ns) out += fmt::format("idle latency: {:.1f} ns\n", *r.idle_latency_ns);
+    for (const auto& [traffic, gbps] : r.peak_injection_gbps) out += fmt::format("peak injection {}: {:.1f} GB/s\n", traffic, gbps);
+    for (const auto& [traffic, gbps] : r.max_bandwidth_gbps) out += fmt::format("max bandwidth {}: {:.1f} GB/s\n", traffic, gbps);
+    if (!r.loaded_latency.empty()) {
+      TextTable table({"inject delay", "latency ns", "GB/s"});
+      for (const auto& p : r.loaded_latency) {
+        table.add_row({std::to_string(p.inject_delay), fmt::format("{:.1f}", p.latency_ns), fmt::format("{:.1f}", p.bandwidth_gbps)});
+      }
+      out += "\nloaded latency:\n" + table.render();
+    }
+    std::cout << out;
+  });
+}
+
+std::string calibration_text(const validate::CalibrationResult& r, const std::string& out_path) {
+  std::string out = fmt::format("calibration: {} after {} iterations; {} points, rms error {:.2f} %, largest {:.2f} %\n\n",
+                                r.converged ? "converged" : "NOT converged", r.iterations, r.residuals.size(),
+                                100.0 * r.rms_relative_error, 100.0 * r.max_abs_relative_error);
+  TextTable params({"parameter", "prior", "fitted", "± sd", "unit", "note"});
+  for (const auto& p : r.parameters) {
+    params.add_row({p.pointer, fmt::format("{:.4g}", p.prior), fmt::format("{:.4g}", p.value),
+                    p.fitted ? (p.std_error >= 0 ? fmt::format("{:.2g}", p.std_error) : "unknown") : "-", p.unit, p.note});
+  }
+  out += params.render() + "\n";
+  TextTable points({"point", "metric", "measured", "prior model", "calibrated model", "error"});
+  for (std::size_t i = 0; i < r.residuals.size(); ++i) {
+    const auto& p = r.residuals[i];
+    points.add_row({p.id, validate::metric_name(p.metric), fmt::format("{:.4g}", p.measured),
+                    fmt::format("{:.4g}", r.prior_residuals[i].predicted), fmt::format("{:.4g}", p.predicted),
+                    fmt::format("{:+.2f} %", 100.0 * p.relative_error())});
+  }
+  out += points.render();
+  for (const std::string& note : r.notes) out += "note: " + note + "\n";
+  if (!out_path.empty()) out += "wrote the calibrated topology to " + out_path + "\n";
+  return out;
+}
+
+void register_calibrate(CLI::App& validate_app) {
+  struct Options {
+    std::string mlc;
+    std::string measurements;
+    std::string topology;
+    std::string out;
+    std::string report;
+    bool json = false;
+    int max_iterations = 60;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = validate_app.add_subcommand(
+      "calibrate", "Fit the model's parameters to measurements (validate measure) or mlc output; write the calibrated topology");
+  auto* mlc = cmd->add_option("--from-mlc", o->mlc, "Intel mlc output (text)");
+  auto* measured = cmd->add_option("--measurements", o->measurements, "Report of `numatwin validate measure` (JSON)");
+  mlc->excludes(measured);
+  measured->excludes(mlc);
+  cmd->add_option("--topology", o->topology, "Machine whose parameters are fitted (bundled name or file, e.g. a discover skeleton)")
+      ->required();
+  cmd->add_option("--out", o->out, "Calibrated topology file (written atomically)")->required();
+  cmd->add_option("--report", o->report, "Also write the calibration report (JSON) here");
+  cmd->add_option("--max-iterations", o->max_iterations, "Levenberg-Marquardt iterations per pass")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the calibration report as JSON");
+  cmd->callback([o] {
+    if (o->mlc.empty() && o->measurements.empty()) throw CLI::RequiredError("--from-mlc or --measurements");
+    const model::Topology prior = find_topology(o->topology);
+    validate::CalibrationData data;
+    if (!o->mlc.empty()) {
+      data = validate::calibration_data_from_mlc(validate::load_mlc_output(o->mlc), prior);
+    } else {
+      std::ifstream in(o->measurements, std::ios::binary);
+      if (!in) throw model::InputError(o->measurements, "", "cannot read the file");
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const Json report = Json::parse(text, nullptr, false);
+      if (report.is_discarded()) throw model::InputError(o->measurements, "", "expected JSON (a `numatwin validate measure` report)");
+      data = validate::calibration_data_from_measurements(report, prior, o->measurements);
+    }
+    validate::CalibrationOptions options;
+    options.max_iterations = o->max_iterations;
+    const validate::CalibrationResult result = validate::calibrate(prior, data, options);
+    model::save_topology(result.topology, o->out);
+    const Json report = validate::to_json(result);
+    if (!o->report.empty()) model::write_file_atomically(o->report, report.dump(2) + "\n");
+    if (o->json) {
+      std::cout << report.dump(2) << "\n";
+    } else {
+      std::cout << calibration_text(result, o->out);
+    }
+  });
+}
+
+void register_selfcheck(CLI::App& validate_app) {
+  struct Options {
+    std::string distances;
+    std::string links;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = validate_app.add_subcommand(
+      "selfcheck", "Check discovery and placement for real: bind, preferred, interleave, migration, pinned threads");
+  cmd->add_option("--expect-distances", o->distances, "File with the expected SLIT matrix (one row per node)");
+  cmd->add_option("--expect-links", o->links, "Expected inferred link graph, e.g. 0-1,1-2,2-3");
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->callback([o] {
+    validate::SelfCheckOptions options;
+    if (!o->distances.empty()) options.expected_distances = validate::read_distance_matrix(o->distances);
+    if (!o->links.empty()) options.expected_links = validate::parse_link_list(o->links);
+    const std::vector<validate::SelfCheck> checks = validate::run_placement_selfcheck(options);
+    int passed = 0;
+    int failed = 0;
+    for (const auto& c : checks) (c.passed ? passed : failed) += 1;
+    if (o->json) {
+      std::cout << Json{{"checks", validate::to_json(checks)}, {"passed", passed}, {"failed", failed}}.dump(2) << "\n";
+    } else {
+      for (const auto& c : checks) std::cout << (c.passed ? "PASS: " : "FAIL: ") << c.name << ": " << c.detail << "\n";
+      std::cout << "selfcheck: " << passed << " passed, " << failed << " failed\n";
+    }
+    std::cout.flush();
+    if (failed > 0) throw std::runtime_error("selfcheck: " + std::to_string(failed) + " check(s) failed");
+  });
+}
+
+}  // namespace
+
+void register_validate_commands(CLI::App& app) {
+  CLI::App* validate_app = app.add_subcommand("validate", "Discover, measure and calibrate against the real machine");
+  validate_app->require_subcommand(1);
+  register_discover(*validate_app);
+  register_import_mlc(*validate_app);
+  register_measure(*validate_app);
+  register_calibrate(*validate_app);
+  register_selfcheck(*validate_app);
+}
+
+}  // namespace numatwin::cli

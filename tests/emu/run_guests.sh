@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# The emulated multi-node NUMA test (CTest label `emu`): boots QEMU guests (TCG, no KVM) whose
+# ACPI SRAT/SLIT describe 4 fully connected nodes and an 8-node twisted ladder, and runs the
+# project's own `numatwin validate discover` and `numatwin validate selfcheck` inside each:
+# discovery must reproduce the nodes, the distance matrix and the inferred link graph; bind,
+# preferred and interleave must put every page where asked; move_pages must migrate them;
+# pinned threads must run on their node.
+#
+# Usage: run_guests.sh NUMATWIN_BINARY WORK_DIR
+#   NUMATWIN_BINARY  a numatwin built without sanitizers (tests/emu/CMakeLists.txt makes one)
+#   WORK_DIR         scratch and cache: the kernel (kept between runs), initramfs, serial logs
+# Env: NUMATWIN_EMU_KERNEL  a vmlinux/vmlinuz to boot instead of Debian's linux-image-amd64
+#      NUMATWIN_EMU_TIMEOUT_S  per guest (default 120)
+# The kernel: $NUMATWIN_EMU_KERNEL, else the cached one, else /boot/vmlinuz-*, else Debian's
+# linux-image-amd64 package fetched with `apt-get download` and unpacked (nothing installed),
+# as in shared/tools/qemu-numa/build.sh, whose recipe this follows.
+# Exit 0 when every guest passed; prints one RESULT line per guest and "N passed, N failed".
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+binary="${1:?usage: run_guests.sh NUMATWIN_BINARY WORK_DIR}"
+work="${2:?usage: run_guests.sh NUMATWIN_BINARY WORK_DIR}"
+timeout_s="${NUMATWIN_EMU_TIMEOUT_S:-120}"
+start=${SECONDS}
+
+fail() {
+  echo "emu: FAILED: $*" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+}
+
+for tool in qemu-system-x86_64 busybox cpio gzip ldd xz timeout; do
+  command -v "${tool}" >/dev/null 2>&1 || [[ -x /bin/${tool} ]] ||
+    fail "${tool} is not installed (scripts/setup installs qemu-system-x86, busybox-static, cpio, xz-utils)"
+done
+[[ -x "${binary}" ]] || fail "no guest binary at ${binary} (build the project first)"
+busybox_bin="$(command -v busybox || echo /bin/busybox)"
+mkdir -p "${work}/kernel"
+
+# ── kernel ──
+kernel_dir="${work}/kernel"
+if [[ -n "${NUMATWIN_EMU_KERNEL:-}" ]]; then
+  [[ -r "${NUMATWIN_EMU_KERNEL}" ]] || fail "NUMATWIN_EMU_KERNEL=${NUMATWIN_EMU_KERNEL} is not readable"
+  cp "${NUMATWIN_EMU_KERNEL}" "${kernel_dir}/vmlinuz.new" && mv "${kernel_dir}/vmlinuz.new" "${kernel_dir}/vmlinuz"
+  rm -f "${kernel_dir}/vmlinux"
+elif [[ ! -s "${kernel_dir}/vmlinuz" ]]; then
+  boot_kernel="$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1 || true)"
+  if [[ -n "${boot_kernel}" && -r "${boot_kernel}" ]]; then
+    cp "${boot_kernel}" "${kernel_dir}/vmlinuz"
+    echo "emu: kernel ${boot_kernel}"
+  else
+    package="$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')"
+    if [[ -z "${package}" && ${EUID} -eq 0 ]]; then
+      apt-get update -qq >/dev/null 2>&1 || true
+      package="$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')"
+    fi
+    [[ -n "${package}" ]] || fail "no kernel: set NUMATWIN_EMU_KERNEL, or let apt find linux-image-amd64 (apt-get update)"
+    deb_dir="$(mktemp -d "${work}/kdeb.XXXXXX")"
+    chmod 777 "${deb_dir}"
+    (cd "${deb_dir}" && apt-get download -q "${package}" >/dev/null 2>&1) || fail "apt-get download ${package} failed"
+    dpkg-deb --fsys-tarfile "${deb_dir}"/*.deb | tar -x -C "${deb_dir}" ./boot || fail "cannot unpack ${package}"
+    cp "${deb_dir}"/boot/vmlinuz-* "${kernel_dir}/vmlinuz.new" && mv "${kernel_dir}/vmlinuz.new" "${kernel_dir}/vmlinuz"
+    rm -rf "${deb_dir}"
+    echo "emu: kernel ${package} (downloaded, $((SECONDS - start)) s)"
+  fi
+fi
+# The uncompressed ELF kernel boots through QEMU's PVH entry: no firmware real mode, no xz
+# decompression under TCG (about 2 s less per boot).
+if [[ ! -s "${kernel_dir}/vmlinux" ]]; then
+  offset="$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "${kernel_dir}/vmlinuz" | head -n 1 | cut -d: -f1 || true)"
+  if [[ -n "${offset}" ]] && xz -dc --single-stream < <(tail -c +$((offset + 1)) "${kernel_dir}/vmlinuz") \
+      > "${kernel_dir}/vmlinux.tmp" 2>/dev/null &&
+      [[ "$(head -c 4 "${kernel_dir}/vmlinux.tmp" | od -An -c | tr -d ' ')" == '177ELF' ]]; then
+    mv "${kernel_dir}/vmlinux.tmp" "${kernel_dir}/vmlinux"
+  else
+    rm -f "${kernel_dir}/vmlinux.tmp"
+  fi
+fi
+if [[ -s "${kernel_dir}/vmlinux" ]]; then kernel="${kernel_dir}/vmlinux"; else kernel="${kernel_dir}/vmlinuz"; fi
+
+# ── initramfs: busybox, numatwin and the shared libraries it needs, /init ──
+root="${work}/root"
+rm -rf "${root}"
+mkdir -p "${root}"/{bin,sbin,usr/bin,proc,sys,dev,tmp,etc}
+cp "${busybox_bin}" "${root}/bin/busybox"
+for applet in $("${root}/bin/busybox" --list); do
+  [[ -e "${root}/bin/${applet}" ]] || ln -s busybox "${root}/bin/${applet}"
+done
+cp "${binary}" "${root}/usr/bin/numatwin"
+ldd "${binary}" | awk '/=> \//{print $3} /^[ \t]*\/lib/{print $1}' | sort -u | while read -r lib; do
+  mkdir -p "${root}$(dirname "${lib}")"
+  cp -L "${lib}" "${root}${lib}"
+done
+cp "${here}/guest_init.sh" "${root}/init"
+chmod 755 "${root}/init"
+(cd "${root}" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "${work}/initramfs.cpio.gz" ||
+  fail "cannot build the initramfs"
+echo "emu: initramfs $(du -h --apparent-size "${work}/initramfs.cpio.gz" | cut -f1), kernel $(basename "${kernel}"), $((SECONDS - start)) s so far"
+
+# ── guests ──
+passed=0
+failed=0
+for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-ladder.txt"; do
+  name="$(basename "${topology}" .txt)"
+  log="${work}/${name}.log"
+  mapfile -t rows < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${topology}")
+  links="$(sed -n 's/^# links: *//p' "${topology}")"
+  measure="$(sed -n 's/^# measure: *//p' "${topology}")"
+  n=${#rows[@]}
+  mem_mb=$((n * 128))
+  args=()
+  flat=()
+  for ((i = 0; i < n; i++)); do
+    read -r -a row <<<"${rows[i]}"
+    flat+=("${row[@]}")
+    args+=(-object "memory-backend-ram,id=mem${i},size=$((mem_mb / n))M"
+      -numa "node,nodeid=${i},memdev=mem${i}" -numa "cpu,node-id=${i},socket-id=${i}")
+  done
+  for ((i = 0; i < n; i++)); do
+    for ((j = 0; j < n; j++)); do
+      ((i == j)) || args+=(-numa "dist,src=${i},dst=${j},val=${flat[i * n + j]}")
+    done
+  done
+  dist_csv="$(IFS=,; echo "${flat[*]}")"
+  guest_start=${SECONDS}
+  timeout "${timeout_s}" qemu-system-x86_64 -M pc -accel tcg,thread=multi -cpu qemu64 \
+    -smp "${n},sockets=${n},cores=1,threads=1" -m "${mem_mb}M" "${args[@]}" \
+    -kernel "${kernel}" -initrd "${work}/initramfs.cpio.gz" \
+    -append "console=ttyS0 panic=-1 quiet numa_balancing=disable qn_dist=${dist_csv} qn_links=${links} qn_measure=${measure:-0}" \
+    -nodefaults -no-user-config -display none -serial stdio -net none -no-reboot \
+    </dev/null >"${log}" 2>&1
+  qemu_status=$?
+  tr -d '\r' <"${log}" >"${log}.tmp" && mv "${log}.tmp" "${log}"
+  discover="$(sed -n 's/^QN: DISCOVER_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
+  selfcheck="$(sed -n 's/^QN: SELFCHECK_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
+  measured="$(sed -n 's/^QN: MEASURE_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
+  summary="$(grep -E '^selfcheck: [0-9]+ passed, [0-9]+ failed' "${log}" | tail -n 1)"
+  verdict=ok
+  reason=""
+  if ((qemu_status == 124)); then
+    verdict=FAILED reason="timed out after ${timeout_s} s"
+  elif [[ "${discover}" != 0 ]]; then
+    verdict=FAILED reason="discover exit '${discover:-none}'"
+  elif [[ "${selfcheck}" != 0 ]]; then
+    verdict=FAILED reason="selfcheck exit '${selfcheck:-none}'"
+  elif [[ "${measure:-0}" == 1 && "${measured}" != 0 ]]; then
+    verdict=FAILED reason="measure --quick exit '${measured:-none}'"
+  fi
+  measure_summary="$(sed -n 's/^QN: \(measure: .*\)/\1/p' "${log}" | tail -n 1)"
+  echo "RESULT ${name}: ${verdict} (${n} nodes, $((SECONDS - guest_start)) s, ${summary:-no selfcheck summary}${measure_summary:+; ${measure_summary}}${reason:+, ${reason}}) log ${log}"
+  if [[ "${verdict}" == ok ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "---- failing checks and the last lines of ${log}:"
+    grep -E '^(FAIL|numatwin: error|QN: measure)' "${log}" || true
+    tail -n 25 "${log}"
+    echo "----"
+  fi
+done
+echo "emu: $((SECONDS - start)) s in all"
+echo "${passed} passed, ${failed} failed"
+((failed == 0))

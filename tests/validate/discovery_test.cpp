@@ -1,0 +1,138 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "numatwin/model/input_error.hpp"
+#include "numatwin/model/routing.hpp"
+#include "numatwin/model/topology_json.hpp"
+#include "numatwin/validate/machine_discovery.hpp"
+#include "numatwin/validate/report_json.hpp"
+#include "numatwin/validate/topology_skeleton.hpp"
+
+namespace numatwin::validate {
+namespace {
+
+const std::filesystem::path kXmlDir = std::filesystem::path(NUMATWIN_SOURCE_DIR) / "tests/data/hwloc-xml";
+
+model::Topology reload(const model::Topology& topology) {
+  return model::parse_topology(model::topology_to_json_text(topology), "<reloaded>");
+}
+
+TEST(DiscoveryTest, ThisMachineHasNodesCpusAndALoadableSkeleton) {
+  const DiscoveredMachine machine = discover_machine();
+  ASSERT_FALSE(machine.nodes.empty());
+  int cpus = 0;
+  for (const DiscoveredNode& node : machine.nodes) {
+    cpus += static_cast<int>(node.cpus.size());
+    EXPECT_GE(node.hardware_threads, node.cores);
+  }
+  EXPECT_GE(cpus, 1);
+  ASSERT_EQ(machine.distances.size(), machine.nodes.size());
+  for (std::size_t i = 0; i < machine.nodes.size(); ++i) EXPECT_EQ(machine.distances[i][i], 10);
+  const TopologySkeleton skeleton = make_topology_skeleton(machine, "host");
+  const model::Topology loaded = reload(skeleton.topology);
+  EXPECT_EQ(loaded.numa_nodes().size(), machine.nodes.size());
+  EXPECT_EQ(loaded.nodes[0].id, "n" + std::to_string(machine.nodes[0].os_index));
+}
+
+TEST(DiscoveryTest, OpteronR815XmlHasEightNodesAndADeterminedLinkGraph) {
+  const DiscoveredMachine machine = import_hwloc_xml(kXmlDir / "64amd64-4p2n4ca2co.xml");
+  ASSERT_EQ(machine.nodes.size(), 8u);
+  EXPECT_EQ(machine.packages, 4);
+  for (const DiscoveredNode& node : machine.nodes) {
+    EXPECT_EQ(node.cores, 8);
+    EXPECT_EQ(node.hardware_threads, 8);
+    EXPECT_GT(node.memory_bytes, 15LL * 1024 * 1024 * 1024);
+  }
+  EXPECT_EQ(machine.distances_source, "hwloc NUMALatency");
+  // Row 0 as in the file (PROVENANCE.md): 10 16 16 22 16 22 16 22.
+  EXPECT_EQ(machine.distances[0], (std::vector<int>{10, 16, 16, 22, 16, 22, 16, 22}));
+  EXPECT_EQ(machine.distances[7], (std::vector<int>{22, 16, 16, 22, 22, 16, 16, 10}));
+  const TopologySkeleton skeleton = make_topology_skeleton(machine, "r815");
+  EXPECT_TRUE(skeleton.inference.consistent) << skeleton.inference.explanation;
+  EXPECT_FALSE(skeleton.fully_connected_fallback);
+  // 36 off-diagonal entries of 16 = 18 undirected pairs, all links; every 22-pair is 2 hops.
+  EXPECT_EQ(skeleton.inference.links.size(), 18u);
+  const model::Topology loaded = reload(skeleton.topology);
+  EXPECT_EQ(loaded.links.size(), 36u);
+  const model::Routing routing(loaded);
+  EXPECT_EQ(routing.diameter(), 2);
+  // The caches of an Opteron 6272 module: 16 KiB L1d, 2 MiB L2 per module (2 cores), 6 MiB L3.
+  ASSERT_GE(loaded.nodes[0].caches.size(), 3u);
+  EXPECT_EQ(loaded.nodes[0].caches[0].size_bytes, 16384);
+  EXPECT_EQ(loaded.nodes[0].caches[1].shared_by_cores, 2);
+  EXPECT_EQ(loaded.nodes[0].caches[2].size_bytes, 6291456);
+}
+
+TEST(DiscoveryTest, WestmereExFourSocketsAreFullyConnected) {
+  const DiscoveredMachine machine = import_hwloc_xml(kXmlDir / "40intel64-2g2n4c+pcilocality.xml");
+  ASSERT_EQ(machine.nodes.size(), 4u);
+  ASSERT_TRUE(machine.frequency_ghz.has_value());
+  EXPECT_DOUBLE_EQ(*machine.frequency_ghz, 2.4);
+  const TopologySkeleton skeleton = make_topology_skeleton(machine, "r910");
+  EXPECT_TRUE(skeleton.inference.consistent);
+  EXPECT_EQ(skeleton.inference.links.size(), 6u);
+  EXPECT_EQ(reload(skeleton.topology).nodes[0].cores, 10);
+}
+
+TEST(DiscoveryTest, SubNumaClusteringFallsBackToFullyConnectedAndSaysSo) {
+  const DiscoveredMachine machine = import_hwloc_xml(kXmlDir / "memorysidecaches.xml");
+  ASSERT_EQ(machine.nodes.size(), 4u);
+  EXPECT_EQ(machine.distances[0], (std::vector<int>{10, 21, 11, 21}));
+  const TopologySkeleton skeleton = make_topology_skeleton(machine, "snc2");
+  EXPECT_FALSE(skeleton.inference.consistent);
+  EXPECT_TRUE(skeleton.fully_connected_fallback);
+  EXPECT_EQ(skeleton.topology.links.size(), 12u);
+  ASSERT_FALSE(skeleton.topology.provenance.reconstructed.empty());
+  EXPECT_NE(skeleton.topology.provenance.reconstructed[0].find("fully connected fallback"), std::string::npos);
+  EXPECT_NO_THROW(reload(skeleton.topology));
+}
+
+TEST(DiscoveryTest, SkeletonListsItsPlaceholdersInTheProvenance) {
+  const DiscoveredMachine machine = import_hwloc_xml(kXmlDir / "32em64t-2n8c2t-pci-normalio.xml");
+  ASSERT_EQ(machine.nodes.size(), 2u);
+  EXPECT_EQ(machine.nodes[0].cores, 8);
+  EXPECT_EQ(machine.nodes[0].hardware_threads, 16);
+  TopologySkeleton skeleton = make_topology_skeleton(machine, "e5-2650");
+  const std::vector<std::string> listed = placeholders_of(reload(skeleton.topology));
+  EXPECT_EQ(listed, skeleton.placeholders);
+  EXPECT_NE(std::find(listed.begin(), listed.end(), "/nodes/*/memory_read_bandwidth_gbps"), listed.end());
+  EXPECT_NE(std::find(listed.begin(), listed.end(), "/links/*/latency_ns"), listed.end());
+  // The frequency came from the CPU model string, so it is not a placeholder.
+  EXPECT_EQ(std::find(listed.begin(), listed.end(), "/nodes/*/frequency_ghz"), listed.end());
+  set_placeholders(skeleton.topology, {"/performance/queue_exponent"});
+  EXPECT_EQ(placeholders_of(skeleton.topology), (std::vector<std::string>{"/performance/queue_exponent"}));
+  set_placeholders(skeleton.topology, {});
+  EXPECT_TRUE(placeholders_of(skeleton.topology).empty());
+  EXPECT_FALSE(skeleton.topology.provenance.notes.empty());
+}
+
+TEST(DiscoveryTest, JsonReportCarriesMachineInferenceAndTopology) {
+  const DiscoveredMachine machine = import_hwloc_xml(kXmlDir / "40intel64-2g2n4c+pcilocality.xml");
+  const Json report = to_json(machine, make_topology_skeleton(machine, "r910"));
+  EXPECT_EQ(report["machine"]["nodes"].size(), 4u);
+  EXPECT_EQ(report["link_inference"]["consistent"], true);
+  EXPECT_EQ(report["topology"]["links"].size(), 6u);
+  EXPECT_EQ(report["machine"]["distances"][0][1], 20);
+}
+
+TEST(DiscoveryTest, MissingOrBadFilesAreInputErrorsNamingTheFile) {
+  const std::filesystem::path missing = kXmlDir / "no-such-file.xml";
+  try {
+    import_hwloc_xml(missing);
+    FAIL() << "expected an InputError";
+  } catch (const model::InputError& e) {
+    EXPECT_EQ(e.file(), missing.string());
+  }
+  const std::filesystem::path bad = std::filesystem::temp_directory_path() / "numatwin-discovery-test-bad.xml";
+  {
+    std::ofstream out(bad);
+    out << "<topology version=\"2.0\"><object type=\"Machine\"";  // cut short
+  }
+  EXPECT_THROW(import_hwloc_xml(bad), model::InputError);
+  std::filesystem::remove(bad);
+}
+
+}  // namespace
+}  // namespace numatwin::validate

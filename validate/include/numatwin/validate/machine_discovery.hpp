@@ -1,0 +1,54 @@
+// What a machine is made of, as hwloc (and, on the live machine, libnuma) sees it: NUMA nodes
+// with their CPUs, cores, caches and memory, the SLIT distance matrix, and which CPUs and
+// memory nodes this process may actually use (cgroup cpusets, offline CPUs). Read from the
+// running machine or from an hwloc XML export (lstopo --of xml).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "numatwin/model/topology.hpp"
+
+namespace numatwin::validate {
+
+struct DiscoveredNode {
+  int os_index = 0;                  // Linux node number
+  std::vector<int> cpus;             // OS indices of its hardware threads (online ones)
+  std::vector<int> allowed_cpus;     // ... that this process may run on
+  bool memory_allowed = true;        // this process may allocate here (cpuset.mems)
+  int cores = 0;
+  int hardware_threads = 0;
+  std::vector<model::CacheLevel> caches;  // data and unified caches seen from its first core
+  std::int64_t memory_bytes = 0;
+  std::optional<std::int64_t> free_memory_bytes;  // live machine only
+};
+
+struct DiscoveredMachine {
+  std::string source;       // "this machine" or the XML path
+  std::string description;  // CPU model and product name when known
+  std::string hwloc_version;
+  int packages = 0;
+  std::optional<double> frequency_ghz;  // from the CPU model string or /proc/cpuinfo
+  std::vector<DiscoveredNode> nodes;    // ascending OS index
+  std::vector<std::vector<int>> distances;  // SLIT over `nodes`; empty when the source has none
+  std::string distances_source;             // "hwloc NUMALatency", "libnuma", or "none"
+  std::vector<int> offline_cpus;            // present but offline
+  std::vector<int> disallowed_cpus;         // online but outside this process's cpuset
+  std::vector<int> disallowed_nodes;        // outside this process's cpuset.mems
+  std::vector<std::string> notes;           // disagreements and gaps, one sentence each
+
+  // Index in `nodes` of the node with this OS index, or nullopt.
+  [[nodiscard]] std::optional<int> node_with_os_index(int os_index) const;
+};
+
+// The running machine. Throws std::runtime_error when hwloc cannot load it.
+DiscoveredMachine discover_machine();
+
+// An hwloc XML export. Throws model::InputError naming the file when it cannot be read or
+// hwloc rejects it.
+DiscoveredMachine import_hwloc_xml(const std::filesystem::path& path);
+
+}  // namespace numatwin::validate

@@ -1,0 +1,82 @@
+// Placing memory and threads for real, and observing where they ended up: anonymous memory
+// under a libnuma/mbind policy (bind, preferred, interleave), the node of every page from
+// move_pages(2) in query mode, page migration, and threads pinned to one hardware thread
+// with hwloc.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace numatwin::validate {
+
+// kLocal: no mbind, the process's default policy (first touch on the toucher's node).
+enum class MemoryPolicyKind { kBind, kPreferred, kInterleave, kLocal };
+
+// Anonymous pages under a memory policy, unmapped on destruction. Pages get their node when
+// first touched (`touch`).
+class NodeMemory {
+ public:
+  // Throws std::runtime_error (with strerror) when mmap or mbind fails, std::invalid_argument
+  // for an empty node list (except kLocal, which takes none). `huge_pages` asks for transparent huge pages (madvise).
+  NodeMemory(std::size_t bytes, MemoryPolicyKind policy, const std::vector<int>& nodes, bool huge_pages);
+  ~NodeMemory();
+  NodeMemory(const NodeMemory&) = delete;
+  NodeMemory& operator=(const NodeMemory&) = delete;
+
+  [[nodiscard]] std::byte* data() const { return data_; }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+  // Writes every page (from the calling thread).
+  void touch(unsigned char value = 1);
+
+ private:
+  std::byte* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+struct PagePlacement {
+  std::size_t pages = 0;
+  std::map<int, std::size_t> pages_per_node;  // node -> pages
+  std::size_t pages_not_present = 0;         // never touched or swapped out (-ENOENT)
+  std::size_t pages_in_error = 0;            // other negative status
+  [[nodiscard]] double fraction_on(int node) const;
+  [[nodiscard]] std::string text() const;  // "n0: 100%" or "n0: 50%, n1: 50%"
+};
+
+[[nodiscard]] std::size_t page_bytes();
+// The node of each base page of [data, data + bytes), by move_pages(2) with no target nodes;
+// -errno for a page that has none. Throws std::runtime_error when the call fails.
+std::vector<int> page_nodes(const void* data, std::size_t bytes);
+PagePlacement page_placement(const void* data, std::size_t bytes);
+// Moves every page of the range to `node` with move_pages(2); returns how many pages report
+// `node` afterwards. Throws std::runtime_error when the call fails as a whole.
+std::size_t move_pages_to(void* data, std::size_t bytes, int node);
+
+// The NUMA node of a CPU (libnuma), -1 when unknown.
+int node_of_cpu(int cpu);
+// The CPU this thread runs on now (sched_getcpu), -1 when unknown.
+int current_cpu();
+
+// Pins threads with hwloc. CPUs of a node are listed in the model's order: the first hardware
+// thread of every core, then the second of every core, ... (numatwin's thread placement).
+class ThreadPinner {
+ public:
+  // Throws std::runtime_error when hwloc cannot load this machine.
+  ThreadPinner();
+  ~ThreadPinner();
+  ThreadPinner(const ThreadPinner&) = delete;
+  ThreadPinner& operator=(const ThreadPinner&) = delete;
+
+  // OS CPU numbers of `node_os_index` that this process may use, in placement order.
+  [[nodiscard]] std::vector<int> node_cpus(int node_os_index) const;
+  // Binds the calling thread to one CPU. Throws std::runtime_error with the reason.
+  void pin_current_thread(int cpu) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace numatwin::validate

@@ -1,0 +1,932 @@
+#include "numatwin/validate/calibration.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "numatwin/model/bandwidth_model.hpp"
+#include "numatwin/model/input_error.hpp"
+#include "numatwin/model/microbenchmark.hpp"
+#include "numatwin/model/routing.hpp"
+#include "numatwin/model/topology_check.hpp"
+#include "numatwin/validate/topology_skeleton.hpp"
+
+namespace numatwin::validate {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string fixed(double value, int digits = 3) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+  return buffer;
+}
+
+// ── parameters ──────────────────────────────────────────────────────────────────────────────
+enum class Kind { kMemoryBandwidth, kLocalLatency, kMissBuffers, kLinkBandwidth, kLinkLatency, kRemoteOverhead,
+                  kMemoryQueue, kLinkQueue, kQueueExponent, kProbeBytes, kResponseBytes };
+
+struct Parameter {
+  Kind kind;
+  int index = -1;  // node index or link spec index
+  std::string pointer;
+  std::string unit;
+  double floor = 1e-6;    // the value is clamp(exp(θ), floor, ceiling)
+  double ceiling = 1e12;
+};
+
+Parameter of(Kind kind, int index = -1) { return Parameter{kind, index, "", "", 1e-6, 1e12}; }
+
+// Largest miss-buffer count the fit considers (a core with more outstanding misses than this
+// is not a machine numatwin models).
+constexpr double kMaxMissBuffers = 256.0;
+
+bool symmetric_entry(const model::Topology& t, int spec) {
+  int count = 0;
+  for (const model::Link& l : t.links) count += l.spec_index == spec ? 1 : 0;
+  return count == 2;
+}
+
+double get(const model::Topology& t, const Parameter& p) {
+  switch (p.kind) {
+    case Kind::kMemoryBandwidth: return t.nodes[p.index].memory_read_bandwidth_gbps;
+    case Kind::kLocalLatency: return t.nodes[p.index].local_latency_ns;
+    case Kind::kMissBuffers:
+      for (const model::Node& n : t.nodes) {
+        if (n.has_cores()) return n.miss_buffers_per_core;
+      }
+      return 1.0;
+    case Kind::kLinkBandwidth:
+    case Kind::kLinkLatency:
+      for (const model::Link& l : t.links) {
+        if (l.spec_index == p.index) return p.kind == Kind::kLinkBandwidth ? l.bandwidth_gbps : l.latency_ns;
+      }
+      return 0.0;
+    case Kind::kRemoteOverhead: return t.coherence.remote_access_overhead_ns;
+    case Kind::kMemoryQueue: return t.performance.memory_queue_ns;
+    case Kind::kLinkQueue: return t.performance.link_queue_ns;
+    case Kind::kQueueExponent: return t.performance.queue_exponent;
+    case Kind::kProbeBytes: return t.coherence.probe_bytes_per_line;
+    case Kind::kResponseBytes: return t.coherence.response_bytes_per_line;
+  }
+  return 0.0;
+}
+
+// Sets a parameter; miss buffers take the integer `value` (callers interpolate).
+void set(model::Topology& t, const Parameter& p, double value) {
+  switch (p.kind) {
+    case Kind::kMemoryBandwidth: t.nodes[p.index].memory_read_bandwidth_gbps = value; break;
+    case Kind::kLocalLatency: t.nodes[p.index].local_latency_ns = value; break;
+    case Kind::kMissBuffers:
+      for (model::Node& n : t.nodes) {
+        if (n.has_cores()) n.miss_buffers_per_core = std::max(1, static_cast<int>(std::lround(value)));
+      }
+      break;
+    case Kind::kLinkBandwidth:
+    case Kind::kLinkLatency:
+      for (model::Link& l : t.links) {
+        if (l.spec_index != p.index) continue;
+        (p.kind == Kind::kLinkBandwidth ? l.bandwidth_gbps : l.latency_ns) = value;
+      }
+      break;
+    case Kind::kRemoteOverhead: t.coherence.remote_access_overhead_ns = value; break;
+    case Kind::kMemoryQueue: t.performance.memory_queue_ns = value; break;
+    case Kind::kLinkQueue: t.performance.link_queue_ns = value; break;
+    case Kind::kQueueExponent: t.performance.queue_exponent = value; break;
+    case Kind::kProbeBytes: t.coherence.probe_bytes_per_line = value; break;
+    case Kind::kResponseBytes: t.coherence.response_bytes_per_line = value; break;
+  }
+}
+
+std::vector<Parameter> candidate_parameters(const model::Topology& t, const CalibrationData& data) {
+  bool any_bandwidth = false, any_latency = false, any_loaded = false, any_remote = false;
+  std::set<int> memory_nodes_read, latency_nodes;
+  for (const CalibrationPoint& p : data.points) {
+    if (p.metric == CalibrationMetric::kReadBandwidthGbps) any_bandwidth = true;
+    if (p.metric != CalibrationMetric::kReadBandwidthGbps) {
+      any_latency = true;
+      latency_nodes.insert(p.chaser.memory_node);
+      if (p.chaser.cpu_node != p.chaser.memory_node) any_remote = true;
+    }
+    if (p.metric == CalibrationMetric::kLoadedLatencyNs) any_loaded = true;
+    for (const model::MeasurementStream& s : p.streams) {
+      memory_nodes_read.insert(s.memory_node);
+      if (s.cpu_node != s.memory_node) any_remote = true;
+    }
+  }
+  std::vector<Parameter> out;
+  for (int n = 0; n < static_cast<int>(t.nodes.size()); ++n) {
+    if (!t.nodes[n].has_memory()) continue;
+    const std::string base = "/nodes/" + std::to_string(n) + "/";
+    if (memory_nodes_read.count(n) != 0) out.push_back({Kind::kMemoryBandwidth, n, base + "memory_read_bandwidth_gbps", "GB/s", 1e-3});
+    if (latency_nodes.count(n) != 0 || any_bandwidth) out.push_back({Kind::kLocalLatency, n, base + "local_latency_ns", "ns", 1e-3});
+  }
+  if (any_bandwidth) out.push_back({Kind::kMissBuffers, -1, "/nodes/*/miss_buffers_per_core", "lines", 1.0, kMaxMissBuffers});
+  const int entries = t.links.empty() ? 0 : t.links.back().spec_index + 1;
+  if (any_remote) {
+    for (int e = 0; e < entries; ++e) {
+      const std::string base = "/links/" + std::to_string(e) + "/";
+      out.push_back({Kind::kLinkBandwidth, e, base + (symmetric_entry(t, e) ? "bandwidth_per_direction_gbps" : "bandwidth_gbps"), "GB/s", 1e-3});
+      out.push_back({Kind::kLinkLatency, e, base + "latency_ns", "ns"});
+    }
+    if (any_latency) out.push_back({Kind::kRemoteOverhead, -1, "/coherence/remote_access_overhead_ns", "ns"});
+  }
+  if (any_loaded || any_bandwidth) {
+    out.push_back({Kind::kMemoryQueue, -1, "/performance/memory_queue_ns", "ns"});
+    out.push_back({Kind::kQueueExponent, -1, "/performance/queue_exponent", "", 0.05});
+  }
+  if (entries > 0 && (any_loaded || any_bandwidth) && any_remote) {
+    out.push_back({Kind::kLinkQueue, -1, "/performance/link_queue_ns", "ns"});
+  }
+  if (entries > 0 && any_bandwidth) {
+    out.push_back({Kind::kProbeBytes, -1, "/coherence/probe_bytes_per_line", "bytes"});
+    out.push_back({Kind::kResponseBytes, -1, "/coherence/response_bytes_per_line", "bytes"});
+  }
+  return out;
+}
+
+// ── predictions ─────────────────────────────────────────────────────────────────────────────
+model::Measurement as_measurement(const CalibrationPoint& point) {
+  model::Measurement m;
+  m.id = point.id;
+  m.description = point.description;
+  m.value = point.value;
+  if (point.metric == CalibrationMetric::kReadBandwidthGbps) {
+    m.metric = model::MeasurementMetric::kReadBandwidthGbps;
+    m.streams = point.streams;
+  } else {
+    m.metric = model::MeasurementMetric::kIdleLatencyNs;
+    m.streams = {point.chaser};
+  }
+  return m;
+}
+
+double predict_loaded(const model::Topology& t, const model::Routing& routing, model::BandwidthModel& model,
+                      const CalibrationPoint& point) {
+  std::vector<model::Stream> streams;
+  std::map<model::NodeIndex, int> used;
+  auto place = [&](model::NodeIndex cpu_node, model::NodeIndex memory_node, double limit) {
+    const model::Node& node = t.nodes.at(cpu_node);
+    const int slot = used[cpu_node]++;
+    if (slot >= node.hardware_threads()) {
+      throw std::invalid_argument("loaded latency " + point.id + " puts more threads on " + node.id + " than it has");
+    }
+    model::Stream s;
+    s.cpu_node = cpu_node;
+    s.core = model.core_of(cpu_node, slot % node.cores);
+    s.read_node = memory_node;
+    s.rate_limit_bytes_per_s = limit;
+    streams.push_back(s);
+  };
+  const double line = t.performance.cache_line_bytes;
+  place(point.chaser.cpu_node, point.chaser.memory_node, line / (point.value * 1e-9));
+  int load_threads = 0;
+  for (const auto& s : point.streams) load_threads += s.threads;
+  const double per_thread = load_threads > 0 ? point.load_bandwidth_gbps * 1e9 / load_threads : 0.0;
+  for (const auto& s : point.streams) {
+    for (int k = 0; k < s.threads; ++k) place(s.cpu_node, s.memory_node, per_thread);
+  }
+  (void)routing;
+  return model.solve(streams).latency_ns.at(0);
+}
+
+double predict_with(const model::Topology& t, const model::Routing& routing, model::BandwidthModel& model,
+                    const CalibrationPoint& point) {
+  if (point.metric == CalibrationMetric::kLoadedLatencyNs) return predict_loaded(t, routing, model, point);
+  return model::predict_measurement(t, routing, model, as_measurement(point)).predicted;
+}
+
+std::vector<double> predict_all(const model::Topology& t, const CalibrationData& data) {
+  const model::Routing routing(t);
+  std::vector<double> out;
+  out.reserve(data.points.size());
+  for (const CalibrationPoint& p : data.points) {
+    model::BandwidthModel model(t, routing);  // fresh: no warm start, so predictions are deterministic
+    out.push_back(predict_with(t, routing, model, p));
+  }
+  return out;
+}
+
+// ── the fit ─────────────────────────────────────────────────────────────────────────────────
+class Problem {
+ public:
+  Problem(const model::Topology& base, const CalibrationData& data, std::vector<Parameter> parameters)
+      : base_(base), data_(data), parameters_(std::move(parameters)) {}
+
+  [[nodiscard]] const std::vector<Parameter>& parameters() const { return parameters_; }
+  [[nodiscard]] int size() const { return static_cast<int>(parameters_.size()); }
+
+  [[nodiscard]] model::Topology apply(const Eigen::VectorXd& theta, double miss_buffers) const {
+    model::Topology t = base_;
+    for (int k = 0; k < size(); ++k) {
+      if (parameters_[k].kind == Kind::kMissBuffers) continue;
+      set(t, parameters_[k], std::clamp(std::exp(theta[k]), parameters_[k].floor, parameters_[k].ceiling));
+    }
+    set(t, of(Kind::kMissBuffers), miss_buffers);
+    return t;
+  }
+
+  // Relative residuals; a non-integer miss-buffer count interpolates between its neighbours.
+  [[nodiscard]] Eigen::VectorXd residuals(const Eigen::VectorXd& theta) const {
+    double m = get(base_, of(Kind::kMissBuffers));
+    for (int k = 0; k < size(); ++k) {
+      if (parameters_[k].kind == Kind::kMissBuffers) m = std::clamp(std::exp(theta[k]), 1.0, kMaxMissBuffers);
+    }
+    const double low = std::floor(m);
+    const double fraction = m - low;
+    std::vector<double> predicted = predict_all(apply(theta, low), data_);
+    if (fraction > 1e-9) {
+      const std::vector<double> high = predict_all(apply(theta, low + 1.0), data_);
+      for (std::size_t i = 0; i < predicted.size(); ++i) predicted[i] = (1.0 - fraction) * predicted[i] + fraction * high[i];
+    }
+    Eigen::VectorXd r(static_cast<Eigen::Index>(predicted.size()));
+    for (std::size_t i = 0; i < predicted.size(); ++i) {
+      r[static_cast<Eigen::Index>(i)] = (predicted[i] - data_.points[i].value) / data_.points[i].value;
+    }
+    return r;
+  }
+
+  [[nodiscard]] Eigen::MatrixXd jacobian(const Eigen::VectorXd& theta, const Eigen::VectorXd& r0) const {
+    constexpr double kStep = 1e-4;
+    Eigen::MatrixXd J(r0.size(), size());
+    for (int k = 0; k < size(); ++k) {
+      Eigen::VectorXd shifted = theta;
+      // Miss buffers: a larger step, since the prediction is piecewise linear in m.
+      const double step = parameters_[k].kind == Kind::kMissBuffers ? 1e-2 : kStep;
+      shifted[k] += step;
+      J.col(k) = (residuals(shifted) - r0) / step;
+    }
+    return J;
+  }
+
+ private:
+  const model::Topology& base_;
+  const CalibrationData& data_;
+  std::vector<Parameter> parameters_;
+};
+
+struct FitOutcome {
+  Eigen::VectorXd theta;
+  Eigen::VectorXd residuals;
+  Eigen::MatrixXd jacobian;
+  int iterations = 0;
+  bool converged = false;
+};
+
+FitOutcome levenberg_marquardt(const Problem& problem, Eigen::VectorXd theta, int max_iterations) {
+  FitOutcome out;
+  Eigen::VectorXd r = problem.residuals(theta);
+  double cost = r.squaredNorm();
+  double lambda = 1e-3;
+  for (int iteration = 0; iteration < max_iterations; ++iteration) {
+    out.iterations = iteration + 1;
+    const Eigen::MatrixXd J = problem.jacobian(theta, r);
+    const Eigen::MatrixXd A = J.transpose() * J;
+    const Eigen::VectorXd g = J.transpose() * r;
+    bool improved = false;
+    double step_norm = 0.0;
+    while (lambda < 1e12) {
+      Eigen::MatrixXd damped = A;
+      for (Eigen::Index k = 0; k < A.rows(); ++k) damped(k, k) += lambda * std::max(A(k, k), 1e-12);
+      Eigen::VectorXd delta = damped.ldlt().solve(-g);
+      const double largest = delta.cwiseAbs().maxCoeff();
+      if (largest > 2.0) delta *= 2.0 / largest;  // at most a factor e^2 per step
+      const Eigen::VectorXd candidate = theta + delta;
+      const Eigen::VectorXd rc = problem.residuals(candidate);
+      const double candidate_cost = rc.squaredNorm();
+      if (std::isfinite(candidate_cost) && candidate_cost < cost) {
+        const double decrease = (cost - candidate_cost) / std::max(cost, 1e-300);
+        theta = candidate;
+        r = rc;
+        cost = candidate_cost;
+        lambda = std::max(lambda / 3.0, 1e-9);
+        improved = true;
+        step_norm = delta.norm();
+        if (decrease < 1e-10 || cost < 1e-20) out.converged = true;
+        break;
+      }
+      lambda *= 4.0;
+    }
+    if (!improved) {
+      out.converged = true;  // no direction lowers the cost: a (local) minimum
+      break;
+    }
+    if (out.converged || step_norm < 1e-9) {
+      out.converged = true;
+      break;
+    }
+  }
+  out.theta = theta;
+  out.residuals = r;
+  out.jacobian = problem.jacobian(theta, r);
+  return out;
+}
+
+// Indices (into `parameters`) of a largest set whose Jacobian columns are well conditioned.
+std::vector<int> identifiable(const Eigen::MatrixXd& J) {
+  std::vector<int> nonzero;
+  for (Eigen::Index k = 0; k < J.cols(); ++k) {
+    if (J.col(k).norm() > 1e-7) nonzero.push_back(static_cast<int>(k));
+  }
+  if (nonzero.empty()) return {};
+  // Columns scaled to unit length: the rank test then measures collinearity, not sensitivity.
+  Eigen::MatrixXd sub(J.rows(), static_cast<Eigen::Index>(nonzero.size()));
+  for (std::size_t c = 0; c < nonzero.size(); ++c) sub.col(static_cast<Eigen::Index>(c)) = J.col(nonzero[c]).normalized();
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(sub);
+  qr.setThreshold(1e-3);  // forward differences are good to ~1e-4: finer structure is noise
+  const Eigen::Index rank = qr.rank();
+  std::vector<int> keep;
+  for (Eigen::Index c = 0; c < rank; ++c) keep.push_back(nonzero[static_cast<std::size_t>(qr.colsPermutation().indices()[c])]);
+  std::sort(keep.begin(), keep.end());
+  return keep;
+}
+
+// Starting values read off the data: local latency from local idle latencies, link latency
+// from one-hop remote ones, capacities just above the largest bandwidths seen, miss buffers
+// from one thread's bandwidth x latency (Little's law).
+// Returns the pointers of what it read off the data, so that a parameter the least squares then
+// cannot determine keeps that value rather than going back to the prior.
+std::set<std::string> informed_start(model::Topology& t, const CalibrationData& data) {
+  std::set<std::string> derived;
+  const model::Routing routing(t);
+  std::map<int, double> local_latency;
+  for (const CalibrationPoint& p : data.points) {
+    if (p.metric == CalibrationMetric::kIdleLatencyNs && p.chaser.cpu_node == p.chaser.memory_node) {
+      local_latency[p.chaser.memory_node] = p.value;
+      t.nodes[p.chaser.memory_node].local_latency_ns = p.value;
+      derived.insert("/nodes/" + std::to_string(p.chaser.memory_node) + "/local_latency_ns");
+    }
+  }
+  std::map<int, std::vector<double>> link_latency;
+  for (const CalibrationPoint& p : data.points) {
+    if (p.metric != CalibrationMetric::kIdleLatencyNs || p.chaser.cpu_node == p.chaser.memory_node) continue;
+    const auto& route = routing.route(p.chaser.cpu_node, p.chaser.memory_node);
+    const auto local = local_latency.find(p.chaser.memory_node);
+    if (route.size() == 1 && local != local_latency.end()) {
+      link_latency[t.links[route[0]].spec_index].push_back(std::max(1.0, p.value - local->second));
+    }
+  }
+  for (const auto& [spec, values] : link_latency) {
+    double sum = 0.0;
+    for (double v : values) sum += v;
+    set(t, of(Kind::kLinkLatency, spec), sum / static_cast<double>(values.size()));
+  }
+  if (!link_latency.empty()) t.coherence.remote_access_overhead_ns = std::max(t.coherence.remote_access_overhead_ns, 1.0);
+  std::map<int, double> best_local, best_link;
+  for (const CalibrationPoint& p : data.points) {
+    if (p.metric != CalibrationMetric::kReadBandwidthGbps || p.streams.size() != 1) continue;
+    const auto& s = p.streams[0];
+    if (s.cpu_node == s.memory_node) {
+      best_local[s.memory_node] = std::max(best_local[s.memory_node], p.value);
+      if (s.threads == 1) {
+        const double latency = t.nodes[s.memory_node].local_latency_ns;
+        const double m = std::ceil(p.value * latency / t.performance.cache_line_bytes);
+        set(t, of(Kind::kMissBuffers), std::clamp(m, 1.0, 64.0));
+        derived.insert("/nodes/*/miss_buffers_per_core");
+      }
+    } else {
+      for (model::LinkIndex l : routing.route(s.memory_node, s.cpu_node)) {
+        best_link[t.links[l].spec_index] = std::max(best_link[t.links[l].spec_index], p.value);
+      }
+    }
+  }
+  // Little's law on the most loaded loaded-latency point: the cores in flight hold
+  // B x L / S lines, so each core at least that share (mlc's 56 cores at 216 GB/s and 283 ns
+  // need 17 lines each).
+  for (const CalibrationPoint& p : data.points) {
+    if (p.metric != CalibrationMetric::kLoadedLatencyNs) continue;
+    std::map<model::NodeIndex, int> threads;
+    for (const auto& s : p.streams) threads[s.cpu_node] += s.threads;
+    ++threads[p.chaser.cpu_node];
+    int cores = 0;
+    for (const auto& [node, count] : threads) cores += std::min(count, t.nodes[node].cores);
+    if (cores == 0) continue;
+    const double lines = p.load_bandwidth_gbps * p.value / t.performance.cache_line_bytes;
+    const double m = std::ceil(lines / cores);
+    if (m > get(t, of(Kind::kMissBuffers))) {
+      set(t, of(Kind::kMissBuffers), std::clamp(m, 1.0, 64.0));
+      derived.insert("/nodes/*/miss_buffers_per_core");
+    }
+  }
+  for (const auto& [node, value] : best_local) t.nodes[node].memory_read_bandwidth_gbps = 1.05 * value;
+  for (const auto& [spec, value] : best_link) set(t, of(Kind::kLinkBandwidth, spec), 1.05 * value);
+  // Queue terms and probe bytes must start above zero to be fitted in log space.
+  t.performance.memory_queue_ns = std::max(t.performance.memory_queue_ns, 1.0);
+  t.performance.link_queue_ns = std::max(t.performance.link_queue_ns, 1.0);
+  t.coherence.probe_bytes_per_line = std::max(t.coherence.probe_bytes_per_line, 1.0);
+  t.coherence.response_bytes_per_line = std::max(t.coherence.response_bytes_per_line, 1.0);
+  return derived;
+}
+
+std::vector<PointResidual> residuals_of(const model::Topology& t, const CalibrationData& data) {
+  const std::vector<double> predicted = predict_all(t, data);
+  std::vector<PointResidual> out;
+  for (std::size_t i = 0; i < predicted.size(); ++i) {
+    const CalibrationPoint& p = data.points[i];
+    out.push_back(PointResidual{p.id, p.description, p.metric, p.value, predicted[i]});
+  }
+  return out;
+}
+
+std::string node_text(const model::Topology& t, int node) { return t.nodes.at(node).id; }
+
+}  // namespace
+
+std::string metric_name(CalibrationMetric metric) {
+  switch (metric) {
+    case CalibrationMetric::kReadBandwidthGbps: return "read_bandwidth_gbps";
+    case CalibrationMetric::kIdleLatencyNs: return "idle_latency_ns";
+    case CalibrationMetric::kLoadedLatencyNs: return "loaded_latency_ns";
+  }
+  return "?";
+}
+
+double predict_point(const model::Topology& topology, const CalibrationPoint& point) {
+  const model::Routing routing(topology);
+  model::BandwidthModel model(topology, routing);
+  return predict_with(topology, routing, model, point);
+}
+
+CalibrationData calibration_data_from_mlc(const MlcResults& mlc, const model::Topology& topology) {
+  CalibrationData data;
+  data.source = "Intel mlc " + (mlc.version.empty() ? std::string("output") : mlc.version) + " (" + mlc.file + ")";
+  const std::vector<model::NodeIndex> numa = topology.numa_nodes();
+  auto node = [&](int mlc_node, int line_hint) -> model::NodeIndex {
+    (void)line_hint;
+    if (mlc_node < 0 || mlc_node >= static_cast<int>(numa.size())) {
+      throw model::InputError(mlc.file, "", "expected NUMA nodes 0.." + std::to_string(numa.size() - 1) + " of topology " +
+                                                topology.name + ", found node " + std::to_string(mlc_node));
+    }
+    return numa[static_cast<std::size_t>(mlc_node)];
+  };
+  for (std::size_t i = 0; i < mlc.bandwidth_matrix_gbps.size(); ++i) {
+    for (std::size_t j = 0; j < mlc.bandwidth_matrix_gbps[i].size(); ++j) {
+      const model::NodeIndex cpu = node(mlc.bandwidth_nodes[i], 0);
+      const model::NodeIndex mem = node(mlc.bandwidth_nodes[j], 0);
+      if (!topology.nodes[cpu].has_cores() || !topology.nodes[mem].has_memory()) continue;
+      CalibrationPoint p;
+      p.id = "mlc-bandwidth-" + std::to_string(mlc.bandwidth_nodes[i]) + "-" + std::to_string(mlc.bandwidth_nodes[j]);
+      p.description = "mlc --bandwidth_matrix: all threads of " + node_text(topology, cpu) + " read " + node_text(topology, mem);
+      p.metric = CalibrationMetric::kReadBandwidthGbps;
+      p.streams = {model::MeasurementStream{cpu, mem, topology.nodes[cpu].hardware_threads()}};
+      p.value = mlc.bandwidth_matrix_gbps[i][j];
+      data.points.push_back(p);
+    }
+  }
+  for (std::size_t i = 0; i < mlc.latency_matrix_ns.size(); ++i) {
+    for (std::size_t j = 0; j < mlc.latency_matrix_ns[i].size(); ++j) {
+      const model::NodeIndex cpu = node(mlc.latency_nodes[i], 0);
+      const model::NodeIndex mem = node(mlc.latency_nodes[j], 0);
+      if (!topology.nodes[cpu].has_cores() || !topology.nodes[mem].has_memory()) continue;
+      CalibrationPoint p;
+      p.id = "mlc-latency-" + std::to_string(mlc.latency_nodes[i]) + "-" + std::to_string(mlc.latency_nodes[j]);
+      p.description = "mlc --latency_matrix: idle latency from " + node_text(topology, cpu) + " to " + node_text(topology, mem);
+      p.metric = CalibrationMetric::kIdleLatencyNs;
+      p.chaser = model::MeasurementStream{cpu, mem, 1};
+      p.value = mlc.latency_matrix_ns[i][j];
+      data.points.push_back(p);
+    }
+  }
+  if (mlc.idle_latency_ns && mlc.latency_matrix_ns.empty()) {
+    CalibrationPoint p;
+    p.id = "mlc-idle-latency";
+    p.description = "mlc --idle_latency: first node, its own memory";
+    p.metric = CalibrationMetric::kIdleLatencyNs;
+    p.chaser = model::MeasurementStream{numa.at(0), numa.at(0), 1};
+    p.value = *mlc.idle_latency_ns;
+    data.points.push_back(p);
+  } else if (mlc.idle_latency_ns) {
+    data.notes.push_back("mlc --idle_latency left out: the latency matrix has the same figure");
+  }
+  std::vector<model::MeasurementStream> everyone;
+  for (model::NodeIndex n : numa) {
+    if (topology.nodes[n].has_cores() && topology.nodes[n].has_memory()) {
+      everyone.push_back(model::MeasurementStream{n, n, topology.nodes[n].hardware_threads()});
+    }
+  }
+  const auto all_reads = mlc.peak_injection_gbps.find("ALL Reads");
+  if (all_reads != mlc.peak_injection_gbps.end() && !everyone.empty()) {
+    CalibrationPoint p;
+    p.id = "mlc-peak-injection-all-reads";
+    p.description = "mlc --peak_injection_bandwidth, ALL Reads: every hardware thread reads its own node";
+    p.metric = CalibrationMetric::kReadBandwidthGbps;
+    p.streams = everyone;
+    p.value = all_reads->second;
+    data.points.push_back(p);
+  }
+  if (!mlc.peak_injection_gbps.empty()) data.notes.push_back("mlc peak injection with writes left out: the model's measurements are reads");
+  if (!mlc.max_bandwidth_gbps.empty()) data.notes.push_back("mlc --max_bandwidth left out: it repeats the peak injection bandwidths");
+  if (!mlc.loaded_latency.empty()) {
+    if (everyone.empty() || topology.nodes[everyone[0].cpu_node].hardware_threads() < 2) {
+      data.notes.push_back("mlc --loaded_latency left out: the topology's first node cannot hold a chaser and load threads");
+    } else {
+      std::vector<model::MeasurementStream> load = everyone;
+      load[0].threads -= 1;  // the chaser's hardware thread
+      for (const MlcLoadedLatencyPoint& point : mlc.loaded_latency) {
+        CalibrationPoint p;
+        p.id = "mlc-loaded-latency-" + std::to_string(point.inject_delay);
+        p.description = "mlc --loaded_latency, inject delay " + std::to_string(point.inject_delay) + ": " +
+                        fixed(point.bandwidth_gbps, 4) + " GB/s of local reads";
+        p.metric = CalibrationMetric::kLoadedLatencyNs;
+        p.chaser = model::MeasurementStream{everyone[0].cpu_node, everyone[0].memory_node, 1};
+        p.streams = load;
+        p.load_bandwidth_gbps = std::max(1e-3, point.bandwidth_gbps - 64.0 / point.latency_ns);
+        p.value = point.latency_ns;
+        data.points.push_back(p);
+      }
+    }
+  }
+  if (data.points.empty()) throw model::InputError(mlc.file, "", "expected at least one mlc figure the model can reproduce");
+  return data;
+}
+
+CalibrationData calibration_data_from_measurements(const Json& report, const model::Topology& topology, const std::string& file) {
+  auto fail = [&](const std::string& pointer, const std::string& expectation) { return model::InputError(file, pointer, expectation); };
+  if (!report.is_object() || report.value("format", "") != "numatwin-measurements") {
+    throw fail("/format", "expected a `numatwin validate measure` report (\"format\": \"numatwin-measurements\")");
+  }
+  if (!report.contains("nodes") || !report["nodes"].is_array()) throw fail("/nodes", "expected an array of nodes");
+  const std::vector<model::NodeIndex> numa = topology.numa_nodes();
+  std::map<int, model::NodeIndex> by_os;
+  for (std::size_t k = 0; k < report["nodes"].size(); ++k) {
+    const Json& n = report["nodes"][k];
+    if (!n.contains("os_index") || !n["os_index"].is_number_integer()) {
+      throw fail("/nodes/" + std::to_string(k) + "/os_index", "expected an integer");
+    }
+    const int os = n["os_index"].get<int>();
+    if (const auto named = topology.find_node("n" + std::to_string(os))) {
+      by_os[os] = *named;
+    } else if (k < numa.size()) {
+      by_os[os] = numa[k];
+    } else {
+      throw fail("/nodes/" + std::to_string(k), "expected a node of topology " + topology.name + " for NUMA node " +
+                                                    std::to_string(os) + " (it has " + std::to_string(numa.size()) + ")");
+    }
+  }
+  auto node = [&](const Json& point, const std::string& pointer, const char* key) {
+    if (!point.contains(key) || !point[key].is_number_integer()) throw fail(pointer + "/" + key, "expected an integer node");
+    const auto it = by_os.find(point[key].get<int>());
+    if (it == by_os.end()) throw fail(pointer + "/" + key, "expected a node listed in /nodes, found " + point[key].dump());
+    return it->second;
+  };
+  auto number = [&](const Json& point, const std::string& pointer, const char* key) {
+    if (!point.contains(key) || !point[key].is_number() || !(point[key].get<double>() > 0.0)) {
+      throw fail(pointer + "/" + key, "expected a number > 0");
+    }
+    return point[key].get<double>();
+  };
+  CalibrationData data;
+  data.source = "numatwin validate measure report " + file + " (host " +
+                (report.contains("host") ? report["host"].value("hostname", "?") : std::string("?")) + ")";
+  if (!report.value("complete", false)) data.notes.push_back("the report is incomplete (interrupted): calibrating on its finished points");
+  if (report.value("quick", false)) data.notes.push_back("the report is a --quick run: small buffers, figures partly from caches");
+  const Json empty = Json::array();
+  const Json& bandwidth = report.contains("bandwidth") ? report["bandwidth"] : empty;
+  for (std::size_t i = 0; i < bandwidth.size(); ++i) {
+    const Json& p = bandwidth[i];
+    const std::string pointer = "/bandwidth/" + std::to_string(i);
+    if (p.value("kernel", "") != "read") continue;
+    CalibrationPoint point;
+    const model::NodeIndex cpu = node(p, pointer, "cpu_node");
+    const model::NodeIndex mem = node(p, pointer, "memory_node");
+    const int threads = static_cast<int>(number(p, pointer, "threads"));
+    point.id = "read-" + topology.nodes[cpu].id + "-" + topology.nodes[mem].id + "-" + std::to_string(threads);
+    point.description = std::to_string(threads) + " thread(s) of " + topology.nodes[cpu].id + " stream from " +
+                        topology.nodes[mem].id + "'s memory";
+    point.metric = CalibrationMetric::kReadBandwidthGbps;
+    point.streams = {model::MeasurementStream{cpu, mem, threads}};
+    point.value = number(p, pointer, "bandwidth_gbps");
+    if (threads > topology.nodes[cpu].hardware_threads()) throw fail(pointer + "/threads", "expected at most the node's hardware threads");
+    data.points.push_back(point);
+  }
+  const Json& idle = report.contains("idle_latency") ? report["idle_latency"] : empty;
+  for (std::size_t i = 0; i < idle.size(); ++i) {
+    const Json& p = idle[i];
+    const std::string pointer = "/idle_latency/" + std::to_string(i);
+    CalibrationPoint point;
+    const model::NodeIndex cpu = node(p, pointer, "cpu_node");
+    const model::NodeIndex mem = node(p, pointer, "memory_node");
+    point.id = "idle-latency-" + topology.nodes[cpu].id + "-" + topology.nodes[mem].id;
+    point.description = "pointer chase from " + topology.nodes[cpu].id + " in " + topology.nodes[mem].id + "'s memory";
+    point.metric = CalibrationMetric::kIdleLatencyNs;
+    point.chaser = model::MeasurementStream{cpu, mem, 1};
+    point.value = number(p, pointer, "latency_ns");
+    data.points.push_back(point);
+  }
+  const Json& loaded = report.contains("loaded_latency") ? report["loaded_latency"] : empty;
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    const Json& p = loaded[i];
+    const std::string pointer = "/loaded_latency/" + std::to_string(i);
+    CalibrationPoint point;
+    const model::NodeIndex cpu = node(p, pointer, "cpu_node");
+    const model::NodeIndex mem = node(p, pointer, "memory_node");
+    const int delay = static_cast<int>(p.value("inject_delay", 0));
+    point.id = "loaded-latency-" + topology.nodes[cpu].id + "-" + topology.nodes[mem].id + "-" + std::to_string(delay);
+    point.metric = CalibrationMetric::kLoadedLatencyNs;
+    point.chaser = model::MeasurementStream{cpu, mem, 1};
+    point.streams = {model::MeasurementStream{cpu, mem, static_cast<int>(number(p, pointer, "load_threads"))}};
+    point.load_bandwidth_gbps = number(p, pointer, "load_bandwidth_gbps");
+    point.value = number(p, pointer, "latency_ns");
+    point.description = "pointer chase from " + topology.nodes[cpu].id + " while " + std::to_string(point.streams[0].threads) +
+                        " thread(s) read " + fixed(point.load_bandwidth_gbps) + " GB/s (delay " + std::to_string(delay) + ")";
+    data.points.push_back(point);
+  }
+  if (data.points.empty()) throw fail("", "expected at least one read bandwidth or latency point");
+  return data;
+}
+
+CalibrationResult calibrate(const model::Topology& prior, const CalibrationData& data, const CalibrationOptions& options) {
+  if (data.points.empty()) throw std::invalid_argument("calibrate: no measurement points");
+  CalibrationResult result;
+  result.prior_residuals = residuals_of(prior, data);
+  model::Topology start = prior;
+  const std::set<std::string> derived = informed_start(start, data);
+  std::vector<Parameter> candidates = candidate_parameters(start, data);
+  // Bounds from the data: no latency term above 10x the largest latency seen, no capacity above
+  // 10x the largest bandwidth seen (the fit must not escape to where the data say nothing).
+  double max_latency = 0.0, max_bandwidth = 0.0;
+  for (const CalibrationPoint& p : data.points) {
+    (p.metric == CalibrationMetric::kReadBandwidthGbps ? max_bandwidth : max_latency) =
+        std::max(p.metric == CalibrationMetric::kReadBandwidthGbps ? max_bandwidth : max_latency, p.value);
+    max_bandwidth = std::max(max_bandwidth, p.load_bandwidth_gbps);
+  }
+  for (Parameter& p : candidates) {
+    switch (p.kind) {
+      case Kind::kMemoryBandwidth:
+      case Kind::kLinkBandwidth: p.ceiling = 10.0 * std::max(max_bandwidth, get(start, p)); break;
+      case Kind::kLocalLatency:
+      case Kind::kLinkLatency:
+      case Kind::kRemoteOverhead:
+      case Kind::kMemoryQueue:
+      case Kind::kLinkQueue: p.ceiling = 10.0 * std::max(max_latency, get(start, p)); break;
+      case Kind::kQueueExponent: p.ceiling = 16.0; break;
+      case Kind::kProbeBytes:
+      case Kind::kResponseBytes: p.ceiling = 1024.0; break;
+      case Kind::kMissBuffers: break;
+    }
+  }
+  Eigen::VectorXd theta(static_cast<Eigen::Index>(candidates.size()));
+  for (std::size_t k = 0; k < candidates.size(); ++k) theta[static_cast<Eigen::Index>(k)] = std::log(std::max(get(start, candidates[k]), candidates[k].floor));
+
+  // Choose the determined parameters at the start, fit, choose again at the optimum, refit.
+  std::vector<int> chosen;
+  FitOutcome fit;
+  model::Topology current = start;
+  auto subset_problem = [&](const std::vector<int>& keep, const model::Topology& base) {
+    std::vector<Parameter> ps;
+    for (int k : keep) ps.push_back(candidates[static_cast<std::size_t>(k)]);
+    return Problem(base, data, ps);
+  };
+  auto subset_theta = [&](const std::vector<int>& keep, const model::Topology& base) {
+    Eigen::VectorXd th(static_cast<Eigen::Index>(keep.size()));
+    for (std::size_t c = 0; c < keep.size(); ++c) {
+      const Parameter& p = candidates[static_cast<std::size_t>(keep[c])];
+      th[static_cast<Eigen::Index>(c)] = std::log(std::max(get(base, p), p.floor));
+    }
+    return th;
+  };
+  std::set<int> ever_fitted;  // fitted in a stage or a joint pass; the others return to the prior
+  std::vector<int> all(candidates.size());
+  for (std::size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int>(k);
+  // Stages: the latencies on the idle latencies, the capacities on the bandwidths, the queue
+  // terms on the loaded latencies, each from the previous stage's values; then everything
+  // together. A good start matters: the max-min model is piecewise smooth.
+  const std::vector<std::pair<std::vector<CalibrationMetric>, std::vector<Kind>>> stages = {
+      {{CalibrationMetric::kIdleLatencyNs}, {Kind::kLocalLatency, Kind::kLinkLatency, Kind::kRemoteOverhead}},
+      {{CalibrationMetric::kReadBandwidthGbps},
+       {Kind::kMemoryBandwidth, Kind::kMissBuffers, Kind::kLinkBandwidth, Kind::kProbeBytes, Kind::kResponseBytes}},
+      {{CalibrationMetric::kLoadedLatencyNs}, {Kind::kMemoryQueue, Kind::kQueueExponent, Kind::kLinkQueue}},
+  };
+  for (const auto& [metrics, kinds] : stages) {
+    CalibrationData subset;
+    for (const CalibrationPoint& p : data.points) {
+      if (std::find(metrics.begin(), metrics.end(), p.metric) != metrics.end()) subset.points.push_back(p);
+    }
+    std::vector<int> stage_parameters;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      if (std::find(kinds.begin(), kinds.end(), candidates[k].kind) != kinds.end()) stage_parameters.push_back(static_cast<int>(k));
+    }
+    if (subset.points.empty() || stage_parameters.empty()) continue;
+    auto stage_problem = [&](const std::vector<int>& keep) {
+      std::vector<Parameter> ps;
+      for (int k : keep) ps.push_back(candidates[static_cast<std::size_t>(k)]);
+      return Problem(current, subset, ps);
+    };
+    const Problem everything = stage_problem(stage_parameters);
+    const Eigen::VectorXd th_all = subset_theta(stage_parameters, current);
+    std::vector<int> keep;
+    for (int c : identifiable(everything.jacobian(th_all, everything.residuals(th_all)))) keep.push_back(stage_parameters[static_cast<std::size_t>(c)]);
+    if (keep.empty()) continue;
+    ever_fitted.insert(keep.begin(), keep.end());
+    const Problem problem = stage_problem(keep);
+    const FitOutcome stage = levenberg_marquardt(problem, subset_theta(keep, current), options.max_iterations);
+    result.iterations += stage.iterations;
+    double m = get(current, of(Kind::kMissBuffers));
+    for (int c = 0; c < problem.size(); ++c) {
+      if (problem.parameters()[static_cast<std::size_t>(c)].kind == Kind::kMissBuffers) {
+        m = std::clamp(std::exp(stage.theta[c]), 1.0, kMaxMissBuffers);
+      }
+    }
+    current = problem.apply(stage.theta, std::round(m));
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    const Problem everything = subset_problem(all, current);
+    const Eigen::VectorXd th_all = subset_theta(all, current);
+    const Eigen::VectorXd r_all = everything.residuals(th_all);
+    chosen = identifiable(everything.jacobian(th_all, r_all));
+    if (chosen.empty()) break;
+    ever_fitted.insert(chosen.begin(), chosen.end());
+    const Problem problem = subset_problem(chosen, current);
+    fit = levenberg_marquardt(problem, subset_theta(chosen, current), options.max_iterations);
+    result.iterations += fit.iterations;
+    double m = get(current, of(Kind::kMissBuffers));
+    for (int c = 0; c < problem.size(); ++c) {
+      if (problem.parameters()[static_cast<std::size_t>(c)].kind == Kind::kMissBuffers) {
+        m = std::clamp(std::exp(fit.theta[c]), 1.0, kMaxMissBuffers);
+      }
+    }
+    current = problem.apply(fit.theta, std::round(m));
+  }
+  // Parameters never fitted go back to the prior (or keep what was read off the data), and the
+  // chosen ones are refitted once with them in place.
+  {
+    bool changed = false;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      if (ever_fitted.count(static_cast<int>(k)) != 0) continue;
+      const double value = derived.count(candidates[k].pointer) != 0 ? get(start, candidates[k]) : get(prior, candidates[k]);
+      if (value != get(current, candidates[k])) changed = true;
+      set(current, candidates[k], value);
+    }
+    if (changed && !chosen.empty()) {
+      const Problem problem = subset_problem(chosen, current);
+      fit = levenberg_marquardt(problem, subset_theta(chosen, current), options.max_iterations);
+      result.iterations += fit.iterations;
+      double m = get(current, of(Kind::kMissBuffers));
+      for (int c = 0; c < problem.size(); ++c) {
+        if (problem.parameters()[static_cast<std::size_t>(c)].kind == Kind::kMissBuffers) {
+          m = std::clamp(std::exp(fit.theta[c]), 1.0, kMaxMissBuffers);
+        }
+      }
+      current = problem.apply(fit.theta, std::round(m));
+    }
+  }
+  // Uncertainty at the continuous optimum (before rounding the miss buffers).
+  std::map<int, double> std_error;
+  if (!chosen.empty()) {
+    const Eigen::Index m = fit.residuals.size();
+    const Eigen::Index q = static_cast<Eigen::Index>(chosen.size());
+    if (m > q) {
+      const double s2 = fit.residuals.squaredNorm() / static_cast<double>(m - q);
+      const Eigen::MatrixXd A = fit.jacobian.transpose() * fit.jacobian;
+      const Eigen::MatrixXd covariance = s2 * A.completeOrthogonalDecomposition().pseudoInverse();
+      for (Eigen::Index c = 0; c < q; ++c) {
+        const double value = get(current, candidates[static_cast<std::size_t>(chosen[static_cast<std::size_t>(c)])]);
+        std_error[chosen[static_cast<std::size_t>(c)]] = value * std::sqrt(std::max(0.0, covariance(c, c)));
+      }
+    } else {
+      result.notes.push_back("as many fitted parameters as points: no residual degree of freedom, uncertainties unknown");
+    }
+  }
+  // With the miss buffers rounded, refit the continuous parameters (short).
+  bool has_miss_buffers = false;
+  std::vector<int> continuous;
+  for (int k : chosen) {
+    if (candidates[static_cast<std::size_t>(k)].kind == Kind::kMissBuffers) {
+      has_miss_buffers = true;
+    } else {
+      continuous.push_back(k);
+    }
+  }
+  if (has_miss_buffers && !continuous.empty()) {
+    const Problem problem = subset_problem(continuous, current);
+    const FitOutcome refit = levenberg_marquardt(problem, subset_theta(continuous, current), options.max_iterations);
+    result.iterations += refit.iterations;
+    current = problem.apply(refit.theta, get(current, of(Kind::kMissBuffers)));
+    fit.converged = refit.converged;
+  }
+  result.converged = fit.converged || chosen.empty();
+
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    const Parameter& p = candidates[k];
+    FittedParameter out;
+    out.pointer = p.pointer;
+    out.unit = p.unit;
+    out.prior = get(prior, p);
+    const bool fitted = ever_fitted.count(static_cast<int>(k)) != 0;
+    out.fitted = fitted;
+    if (!fitted && derived.count(p.pointer) != 0) {
+      set(current, p, get(start, p));
+      out.note = "read off the data (Little's law or the figure itself), not determined by the least squares";
+    } else if (!fitted) {
+      set(current, p, out.prior);  // held: back to the prior, not the informed start
+      out.note = "held at its prior value: not determined by these data";
+    } else if (std::find(chosen.begin(), chosen.end(), static_cast<int>(k)) == chosen.end()) {
+      out.note = "fitted in its stage; not determined jointly with the others, so no uncertainty";
+    }
+    out.value = get(current, p);
+    const auto se = std_error.find(static_cast<int>(k));
+    out.std_error = se == std_error.end() ? -1.0 : se->second;
+    result.parameters.push_back(out);
+  }
+  // Held values went back to the prior: make sure the fit still holds (it does when the column
+  // was zero); refit the chosen ones once more if anything changed.
+  result.residuals = residuals_of(current, data);
+  double sum = 0.0;
+  for (const PointResidual& r : result.residuals) {
+    sum += r.relative_error() * r.relative_error();
+    result.max_abs_relative_error = std::max(result.max_abs_relative_error, std::abs(r.relative_error()));
+  }
+  result.rms_relative_error = std::sqrt(sum / static_cast<double>(result.residuals.size()));
+
+  // The calibrated file: measurements, provenance.
+  model::Topology& t = current;
+  t.measurements.clear();
+  for (const CalibrationPoint& p : data.points) {
+    if (p.metric == CalibrationMetric::kLoadedLatencyNs) continue;
+    model::Measurement m = as_measurement(p);
+    m.source = data.source;
+    t.measurements.push_back(m);
+  }
+  std::vector<std::string> placeholders = placeholders_of(prior);
+  std::string fitted_text, held_text;
+  for (const FittedParameter& p : result.parameters) {
+    if (p.fitted) {
+      t.provenance.measured.push_back(p.pointer);
+      fitted_text += (fitted_text.empty() ? "" : "; ") + p.pointer + " = " + fixed(p.value, 4) +
+                     (p.std_error >= 0 ? " ± " + fixed(p.std_error, 2) : "") + (p.unit.empty() ? "" : " " + p.unit);
+    } else {
+      held_text += (held_text.empty() ? "" : ", ") + p.pointer;
+    }
+    // A fitted field is no longer a placeholder: drop its wildcard when every instance was fitted.
+    std::string wildcard = p.pointer;
+    if (wildcard.rfind("/nodes/", 0) == 0 && wildcard != "/nodes/*/miss_buffers_per_core") {
+      wildcard = "/nodes/*/" + wildcard.substr(wildcard.rfind('/') + 1);
+    } else if (wildcard.rfind("/links/", 0) == 0) {
+      const std::string field = wildcard.substr(wildcard.rfind('/') + 1);
+      wildcard = "/links/*/" + (field == "bandwidth_gbps" ? std::string("bandwidth_per_direction_gbps") : field);
+    }
+    if (p.fitted) {
+      bool all_fitted = true;
+      for (const FittedParameter& q : result.parameters) {
+        if (!q.fitted && q.pointer.substr(q.pointer.rfind('/')) == p.pointer.substr(p.pointer.rfind('/')) &&
+            q.pointer.substr(0, 6) == p.pointer.substr(0, 6)) {
+          all_fitted = false;
+        }
+      }
+      if (all_fitted) placeholders.erase(std::remove(placeholders.begin(), placeholders.end(), wildcard), placeholders.end());
+      placeholders.erase(std::remove(placeholders.begin(), placeholders.end(), p.pointer), placeholders.end());
+    }
+  }
+  t.provenance.source = "numatwin validate calibrate on " + data.source + "; structure: " + prior.provenance.source;
+  set_placeholders(t, placeholders);
+  t.provenance.notes += " Calibrated (least squares on relative errors, " + std::to_string(data.points.size()) +
+                        " points): rms error " + fixed(100.0 * result.rms_relative_error) + " %, largest " +
+                        fixed(100.0 * result.max_abs_relative_error) + " %. Fitted: " + (fitted_text.empty() ? "none" : fitted_text) +
+                        ". Held at the prior (not determined by the data): " + (held_text.empty() ? "none" : held_text) + ".";
+  for (const std::string& note : data.notes) t.provenance.notes += " " + note + ".";
+  model::check_topology(t, "<calibrated " + t.name + ">");
+  result.topology = t;
+  result.notes.insert(result.notes.end(), data.notes.begin(), data.notes.end());
+  return result;
+}
+
+Json to_json(const CalibrationResult& result) {
+  Json parameters = Json::array();
+  for (const FittedParameter& p : result.parameters) {
+    parameters.push_back(Json{{"pointer", p.pointer},
+                              {"unit", p.unit},
+                              {"prior", p.prior},
+                              {"value", p.value},
+                              {"std_error", p.std_error >= 0 ? Json(p.std_error) : Json(nullptr)},
+                              {"fitted", p.fitted},
+                              {"note", p.note}});
+  }
+  auto residuals = [](const std::vector<PointResidual>& rs) {
+    Json out = Json::array();
+    for (const PointResidual& r : rs) {
+      out.push_back(Json{{"id", r.id},
+                         {"metric", metric_name(r.metric)},
+                         {"measured", r.measured},
+                         {"predicted", r.predicted},
+                         {"relative_error", r.relative_error()},
+                         {"description", r.description}});
+    }
+    return out;
+  };
+  return Json{{"converged", result.converged},
+              {"iterations", result.iterations},
+              {"rms_relative_error", result.rms_relative_error},
+              {"max_abs_relative_error", result.max_abs_relative_error},
+              {"parameters", parameters},
+              {"residuals", residuals(result.residuals)},
+              {"prior_residuals", residuals(result.prior_residuals)},
+              {"notes", result.notes}};
+}
+
+}  // namespace numatwin::validate

@@ -1,0 +1,163 @@
+#include "numatwin/validate/topology_skeleton.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "numatwin/model/topology_check.hpp"
+
+namespace numatwin::validate {
+namespace {
+
+constexpr const char* kPlaceholderNoteEnd = ".";
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : separator) + items[i];
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> placeholders_of(const model::Topology& topology) {
+  const std::string& notes = topology.provenance.notes;
+  const std::string prefix = kPlaceholderNotePrefix;
+  const auto start = notes.find(prefix);
+  if (start == std::string::npos) return {};
+  const auto begin = start + prefix.size();
+  const auto end = notes.find(kPlaceholderNoteEnd, begin);
+  const std::string list = notes.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < list.size()) {
+    const auto comma = list.find(", ", at);
+    const std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    at = comma + 2;
+  }
+  return out;
+}
+
+void set_placeholders(model::Topology& topology, const std::vector<std::string>& placeholders) {
+  std::string& notes = topology.provenance.notes;
+  const std::string prefix = kPlaceholderNotePrefix;
+  const auto start = notes.find(prefix);
+  if (start != std::string::npos) {
+    auto end = notes.find(kPlaceholderNoteEnd, start + prefix.size());
+    end = end == std::string::npos ? notes.size() : end + 1;
+    while (end < notes.size() && notes[end] == ' ') ++end;
+    notes.erase(start, end - start);
+  }
+  if (!placeholders.empty()) {
+    notes = prefix + join(placeholders, ", ") + kPlaceholderNoteEnd + (notes.empty() ? "" : " " + notes);
+  }
+}
+
+TopologySkeleton make_topology_skeleton(const DiscoveredMachine& machine, const std::string& name) {
+  if (machine.nodes.empty()) throw std::invalid_argument("make_topology_skeleton: the machine has no NUMA node");
+  TopologySkeleton skeleton;
+  model::Topology& t = skeleton.topology;
+  t.name = name;
+  t.description = machine.description.empty() ? "discovered from " + machine.source
+                                              : machine.description + " (discovered from " + machine.source + ")";
+  const int n = static_cast<int>(machine.nodes.size());
+  bool any_core_node = false;
+  for (int i = 0; i < n; ++i) {
+    const DiscoveredNode& d = machine.nodes[i];
+    model::Node node;
+    node.id = "n" + std::to_string(d.os_index);
+    node.label = "NUMA node " + std::to_string(d.os_index);
+    node.cores = d.cores;
+    node.threads_per_core = d.cores > 0 ? std::max(1, d.hardware_threads / d.cores) : 1;
+    node.frequency_ghz = machine.frequency_ghz.value_or(kPlaceholderFrequencyGhz);
+    node.caches = d.caches;
+    node.memory_capacity_bytes = d.memory_bytes;
+    node.memory_read_bandwidth_gbps = d.memory_bytes > 0 ? kPlaceholderMemoryBandwidthGbps : 0.0;
+    node.local_latency_ns = d.memory_bytes > 0 ? kPlaceholderLocalLatencyNs : 0.0;
+    node.miss_buffers_per_core = d.cores > 0 ? kPlaceholderMissBuffersPerCore : 0;
+    const double angle = n == 1 ? 0.0 : 2.0 * 3.14159265358979323846 * i / n;
+    node.position = model::Position{std::round(100.0 * std::cos(angle)) / 100.0 * 3.0,
+                                    std::round(100.0 * std::sin(angle)) / 100.0 * 3.0};
+    any_core_node = any_core_node || d.cores > 0;
+    t.nodes.push_back(node);
+  }
+  if (!any_core_node) throw std::invalid_argument("make_topology_skeleton: no NUMA node has cores");
+  if (!machine.frequency_ghz) skeleton.placeholders.push_back("/nodes/*/frequency_ghz");
+  skeleton.placeholders.push_back("/nodes/*/memory_read_bandwidth_gbps");
+  skeleton.placeholders.push_back("/nodes/*/local_latency_ns");
+  skeleton.placeholders.push_back("/nodes/*/miss_buffers_per_core");
+
+  std::vector<std::vector<int>> distances = machine.distances;
+  if (distances.size() != machine.nodes.size()) distances.assign(machine.nodes.size(), std::vector<int>(machine.nodes.size(), 20));
+  for (int i = 0; i < n; ++i) distances[i][i] = machine.distances.empty() ? 10 : distances[i][i];
+  skeleton.inference = infer_links(distances);
+  if (machine.distances.size() != machine.nodes.size()) {
+    skeleton.inference.consistent = false;
+    skeleton.inference.explanation = "the source has no distance matrix, so it does not determine the links";
+  }
+  std::vector<std::pair<int, int>> links = skeleton.inference.links;
+  double link_latency_ns = 0.0;
+  if (n > 1) {
+    const int nearest = skeleton.inference.distance_classes.empty() ? 20 : skeleton.inference.distance_classes.front();
+    link_latency_ns = std::max(0.0, kPlaceholderLocalLatencyNs * (nearest - 10) / 10.0);
+    if (!skeleton.inference.consistent) {
+      skeleton.fully_connected_fallback = true;
+      links.clear();
+      for (int i = 0; i < n; ++i) {
+        for (int j = i + 1; j < n; ++j) links.emplace_back(i, j);
+      }
+    }
+  }
+  int spec = 0;
+  for (const auto& [a, b] : links) {
+    double latency_ns = link_latency_ns;
+    if (skeleton.fully_connected_fallback && machine.distances.size() == machine.nodes.size()) {
+      latency_ns = std::max(0.0, kPlaceholderLocalLatencyNs * (distances[a][b] - 10) / 10.0);
+    }
+    t.links.push_back(model::Link{a, b, kPlaceholderLinkBandwidthGbps, latency_ns, spec});
+    t.links.push_back(model::Link{b, a, kPlaceholderLinkBandwidthGbps, latency_ns, spec});
+    ++spec;
+  }
+  if (!links.empty()) {
+    skeleton.placeholders.push_back("/links/*/bandwidth_per_direction_gbps");
+    skeleton.placeholders.push_back("/links/*/latency_ns");
+  }
+  t.coherence.protocol = model::CoherenceProtocol::kSourceSnoop;
+  t.performance = model::PerformanceParameters{64, 50.0, 20.0, 4.0};
+  skeleton.placeholders.push_back("/coherence/probe_bytes_per_line");
+  skeleton.placeholders.push_back("/coherence/response_bytes_per_line");
+  skeleton.placeholders.push_back("/coherence/remote_access_overhead_ns");
+  skeleton.placeholders.push_back("/performance/memory_queue_ns");
+  skeleton.placeholders.push_back("/performance/link_queue_ns");
+  skeleton.placeholders.push_back("/performance/queue_exponent");
+
+  t.provenance.source = "numatwin validate: hwloc API " + machine.hwloc_version + " discovery of " + machine.source;
+  t.provenance.measured = {"/nodes/*/cores", "/nodes/*/threads_per_core", "/nodes/*/caches",
+                           "/nodes/*/memory_capacity_bytes"};
+  if (machine.frequency_ghz) t.provenance.measured.push_back("/nodes/*/frequency_ghz");
+  if (n > 1) {
+    t.provenance.reconstructed.push_back(
+        skeleton.fully_connected_fallback
+            ? "/links: fully connected fallback, " + skeleton.inference.explanation
+            : "/links: inferred from SLIT distance classes (" + machine.distances_source + "): " +
+                  skeleton.inference.explanation);
+  }
+  std::string notes = "Discovered structure; the figures listed as placeholders are not measured: run `numatwin validate "
+                      "measure` and `numatwin validate calibrate`.";
+  std::string distance_text;
+  for (const auto& row : machine.distances) {
+    distance_text += distance_text.empty() ? "" : "; ";
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      if (j > 0) distance_text += ' ';
+      distance_text += std::to_string(row[j]);
+    }
+  }
+  if (!distance_text.empty()) notes += " SLIT (" + machine.distances_source + "): " + distance_text + ".";
+  for (const std::string& note : machine.notes) notes += " " + note + ".";
+  t.provenance.notes = notes;
+  set_placeholders(t, skeleton.placeholders);
+  model::check_topology(t, "<discovered " + name + ">");
+  return skeleton;
+}
+
+}  // namespace numatwin::validate
