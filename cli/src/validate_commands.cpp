@@ -17,6 +17,7 @@
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/validate/calibration.hpp"
+#include "numatwin/validate/kerncraft_import.hpp"
 #include "numatwin/validate/machine_discovery.hpp"
 #include "numatwin/validate/machine_measurement.hpp"
 #include "numatwin/validate/mlc_import.hpp"
@@ -339,10 +340,40 @@ std::string calibration_text(const validate::CalibrationResult& r, const std::st
   return out;
 }
 
+void register_import_kerncraft(CLI::App& validate_app) {
+  auto file = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = validate_app.add_subcommand("import-kerncraft", "Read a kerncraft machine file: memory load bandwidth per core count");
+  cmd->add_option("file", *file, "kerncraft machine file (YAML)")->required();
+  cmd->add_flag("--json", *json, "Print JSON");
+  cmd->callback([file, json] {
+    const validate::KerncraftMachine m = validate::load_kerncraft(*file);
+    if (*json) {
+      Json curves = Json::array();
+      for (const validate::KerncraftCurve& c : m.memory_load) {
+        curves.push_back(Json{{"threads_per_core", c.threads_per_core}, {"cores", c.cores}, {"load_gbps", c.load_gbps}});
+      }
+      std::cout << Json{{"file", m.file}, {"model_name", m.model_name}, {"sockets", m.sockets}, {"cores_per_socket", m.cores_per_socket},
+                        {"numa_domains_per_socket", m.numa_domains_per_socket}, {"cores_per_numa_domain", m.cores_per_numa_domain},
+                        {"memory_load", curves}}.dump(2)
+                << "\n";
+      return;
+    }
+    std::cout << fmt::format("{}: {} ({} sockets x {} cores, {} NUMA domain(s) of {} cores per socket)\n", m.file, m.model_name, m.sockets,
+                             m.cores_per_socket, m.numa_domains_per_socket, m.cores_per_numa_domain);
+    for (const validate::KerncraftCurve& c : m.memory_load) {
+      TextTable table({"cores", "load GB/s"});
+      for (std::size_t i = 0; i < c.cores.size(); ++i) table.add_row({std::to_string(c.cores[i]), fmt::format("{:.2f}", c.load_gbps[i])});
+      std::cout << "\nmemory, " << c.threads_per_core << " thread(s) per core:\n" << table.render();
+    }
+  });
+}
+
 void register_calibrate(CLI::App& validate_app) {
   struct Options {
     std::string mlc;
     std::string measurements;
+    std::string kerncraft;
     std::string topology;
     std::string out;
     std::string report;
@@ -354,8 +385,11 @@ void register_calibrate(CLI::App& validate_app) {
       "calibrate", "Fit the model's parameters to measurements (validate measure) or mlc output; write the calibrated topology");
   auto* mlc = cmd->add_option("--from-mlc", o->mlc, "Intel mlc output (text)");
   auto* measured = cmd->add_option("--measurements", o->measurements, "Report of `numatwin validate measure` (JSON)");
+  auto* kerncraft = cmd->add_option("--from-kerncraft", o->kerncraft, "kerncraft machine file (YAML): the socket's bandwidth per core count");
   mlc->excludes(measured);
   measured->excludes(mlc);
+  kerncraft->excludes(mlc);
+  kerncraft->excludes(measured);
   cmd->add_option("--topology", o->topology, "Machine whose parameters are fitted (bundled name or file, e.g. a discover skeleton)")
       ->required();
   cmd->add_option("--out", o->out, "Calibrated topology file (written atomically)")->required();
@@ -363,10 +397,14 @@ void register_calibrate(CLI::App& validate_app) {
   cmd->add_option("--max-iterations", o->max_iterations, "Levenberg-Marquardt iterations per pass")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the calibration report as JSON");
   cmd->callback([o] {
-    if (o->mlc.empty() && o->measurements.empty()) throw CLI::RequiredError("--from-mlc or --measurements");
+    if (o->mlc.empty() && o->measurements.empty() && o->kerncraft.empty()) {
+      throw CLI::RequiredError("--from-mlc, --from-kerncraft or --measurements");
+    }
     const model::Topology prior = find_topology(o->topology);
     validate::CalibrationData data;
-    if (!o->mlc.empty()) {
+    if (!o->kerncraft.empty()) {
+      data = validate::calibration_data_from_kerncraft(validate::load_kerncraft(o->kerncraft), prior);
+    } else if (!o->mlc.empty()) {
       data = validate::calibration_data_from_mlc(validate::load_mlc_output(o->mlc), prior);
     } else {
       std::ifstream in(o->measurements, std::ios::binary);
@@ -428,6 +466,7 @@ void register_validate_commands(CLI::App& app) {
   validate_app->require_subcommand(1);
   register_discover(*validate_app);
   register_import_mlc(*validate_app);
+  register_import_kerncraft(*validate_app);
   register_measure(*validate_app);
   register_calibrate(*validate_app);
   register_selfcheck(*validate_app);
