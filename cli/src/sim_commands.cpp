@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -177,39 +178,8 @@ void print_predict(const model::Topology& t, const Outcome& o, bool steps, const
   }
 }
 
-// "1:32" or "1:32:4" or "8".
-std::vector<int> parse_thread_range(const std::string& text, int max_threads) {
-  std::vector<int> parts;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t colon = text.find(':', pos);
-    const std::string part = text.substr(pos, colon == std::string::npos ? std::string::npos : colon - pos);
-    try {
-      std::size_t used = 0;
-      parts.push_back(std::stoi(part, &used));
-      if (used != part.size()) throw std::invalid_argument(part);
-    } catch (const std::exception&) {
-      throw std::invalid_argument("--threads \"" + text + "\": expected N, FIRST:LAST or FIRST:LAST:STEP");
-    }
-    if (colon == std::string::npos) break;
-    pos = colon + 1;
-  }
-  if (parts.size() > 3) throw std::invalid_argument("--threads \"" + text + "\": expected N, FIRST:LAST or FIRST:LAST:STEP");
-  const int first = parts[0];
-  const int last = parts.size() > 1 ? parts[1] : first;
-  const int step = parts.size() > 2 ? parts[2] : 1;
-  if (first < 1 || last < first || step < 1) throw std::invalid_argument("--threads \"" + text + "\": need 1 <= FIRST <= LAST and STEP >= 1");
-  if (last > max_threads) {
-    throw std::invalid_argument("--threads \"" + text + "\": the machine has " + std::to_string(max_threads) + " hardware threads");
-  }
-  std::vector<int> out;
-  for (int n = first; n <= last; n += step) out.push_back(n);
-  return out;
-}
-
-// "FIRST:LAST:FACTOR" (numbers may use exponents): FIRST, FIRST*FACTOR, ... up to LAST.
-std::vector<double> parse_factor_range(const std::string& text) {
-  const std::string usage = "--groups-per-partition \"" + text + "\": expected FIRST:LAST:FACTOR, e.g. 10:1e7:10";
+// The numbers of "A:B:C" (1 to 3 of them); `usage` is the error for anything else.
+std::vector<double> colon_numbers(const std::string& text, const std::string& usage) {
   std::vector<double> parts;
   std::size_t pos = 0;
   while (pos <= text.size()) {
@@ -225,6 +195,33 @@ std::vector<double> parse_factor_range(const std::string& text) {
     if (colon == std::string::npos) break;
     pos = colon + 1;
   }
+  if (parts.empty() || parts.size() > 3) throw std::invalid_argument(usage);
+  return parts;
+}
+
+// "1:32" or "1:32:4" or "8".
+std::vector<int> parse_thread_range(const std::string& text, int max_threads) {
+  const std::string usage = "--threads \"" + text + "\": expected N, FIRST:LAST or FIRST:LAST:STEP";
+  const std::vector<double> parts = colon_numbers(text, usage);
+  for (double p : parts) {
+    if (p != std::floor(p) || p > 1e6) throw std::invalid_argument(usage);
+  }
+  const int first = static_cast<int>(parts[0]);
+  const int last = parts.size() > 1 ? static_cast<int>(parts[1]) : first;
+  const int step = parts.size() > 2 ? static_cast<int>(parts[2]) : 1;
+  if (first < 1 || last < first || step < 1) throw std::invalid_argument("--threads \"" + text + "\": need 1 <= FIRST <= LAST and STEP >= 1");
+  if (last > max_threads) {
+    throw std::invalid_argument("--threads \"" + text + "\": the machine has " + std::to_string(max_threads) + " hardware threads");
+  }
+  std::vector<int> out;
+  for (int n = first; n <= last; n += step) out.push_back(n);
+  return out;
+}
+
+// "FIRST:LAST:FACTOR" (numbers may use exponents): FIRST, FIRST*FACTOR, ... up to LAST.
+std::vector<double> parse_factor_range(const std::string& text) {
+  const std::string usage = "--groups-per-partition \"" + text + "\": expected FIRST:LAST:FACTOR, e.g. 10:1e7:10";
+  const std::vector<double> parts = colon_numbers(text, usage);
   if (parts.size() != 3 || !(parts[0] >= 1.0) || parts[1] < parts[0] || !(parts[2] > 1.0)) throw std::invalid_argument(usage);
   std::vector<double> out;
   for (double g = parts[0]; g <= parts[1] * (1 + 1e-9) && out.size() < 100; g *= parts[2]) out.push_back(g);

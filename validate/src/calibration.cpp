@@ -691,6 +691,20 @@ CalibrationResult calibrate(const model::Topology& prior, const CalibrationData&
     }
     return th;
   };
+  // Fits the `chosen` parameters from `current`, rounds the miss buffers (an integer in the
+  // model) and makes the result the new `current`.
+  auto fit_chosen = [&]() {
+    const Problem problem = subset_problem(chosen, current);
+    fit = levenberg_marquardt(problem, subset_theta(chosen, current), options.max_iterations);
+    result.iterations += fit.iterations;
+    double m = get(current, of(Kind::kMissBuffers));
+    for (int c = 0; c < problem.size(); ++c) {
+      if (problem.parameters()[static_cast<std::size_t>(c)].kind == Kind::kMissBuffers) {
+        m = std::clamp(std::exp(fit.theta[c]), 1.0, kMaxMissBuffers);
+      }
+    }
+    current = problem.apply(fit.theta, std::round(m));
+  };
   std::set<int> ever_fitted;  // fitted in a stage or a joint pass; the others return to the prior
   std::vector<int> all(candidates.size());
   for (std::size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int>(k);
@@ -742,16 +756,7 @@ CalibrationResult calibrate(const model::Topology& prior, const CalibrationData&
     chosen = identifiable(everything.jacobian(th_all, r_all));
     if (chosen.empty()) break;
     ever_fitted.insert(chosen.begin(), chosen.end());
-    const Problem problem = subset_problem(chosen, current);
-    fit = levenberg_marquardt(problem, subset_theta(chosen, current), options.max_iterations);
-    result.iterations += fit.iterations;
-    double m = get(current, of(Kind::kMissBuffers));
-    for (int c = 0; c < problem.size(); ++c) {
-      if (problem.parameters()[static_cast<std::size_t>(c)].kind == Kind::kMissBuffers) {
-        m = std::clamp(std::exp(fit.theta[c]), 1.0, kMaxMissBuffers);
-      }
-    }
-    current = problem.apply(fit.theta, std::round(m));
+    fit_chosen();
   }
   // Parameters never fitted go back to the prior (or keep what was read off the data), and the
   // chosen ones are refitted once with them in place.
@@ -764,16 +769,7 @@ CalibrationResult calibrate(const model::Topology& prior, const CalibrationData&
       set(current, candidates[k], value);
     }
     if (changed && !chosen.empty()) {
-      const Problem problem = subset_problem(chosen, current);
-      fit = levenberg_marquardt(problem, subset_theta(chosen, current), options.max_iterations);
-      result.iterations += fit.iterations;
-      double m = get(current, of(Kind::kMissBuffers));
-      for (int c = 0; c < problem.size(); ++c) {
-        if (problem.parameters()[static_cast<std::size_t>(c)].kind == Kind::kMissBuffers) {
-          m = std::clamp(std::exp(fit.theta[c]), 1.0, kMaxMissBuffers);
-        }
-      }
-      current = problem.apply(fit.theta, std::round(m));
+      fit_chosen();
     }
   }
   // Uncertainty at the continuous optimum (before rounding the miss buffers).
