@@ -228,24 +228,6 @@ std::vector<double> parse_factor_range(const std::string& text) {
   return out;
 }
 
-// Every variant `compare` and `sweep` put side by side.
-std::vector<sim::WorkloadSpec> variants(const sim::WorkloadSpec& base) {
-  std::vector<sim::WorkloadSpec> out;
-  for (sim::WorkloadKind kind : {sim::WorkloadKind::kShuffle, sim::WorkloadKind::kMigration, sim::WorkloadKind::kMigrationAndCopy}) {
-    for (sim::ShuffleAlgorithm algorithm : {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing, sim::ShuffleAlgorithm::kCoordinatedRandom}) {
-      if (kind != sim::WorkloadKind::kShuffle && algorithm == sim::ShuffleAlgorithm::kCoordinatedRandom) continue;
-      for (sim::SyncMode sync : {sim::SyncMode::kTight, sim::SyncMode::kLoose}) {
-        sim::WorkloadSpec s = base;
-        s.kind = kind;
-        s.algorithm = algorithm;
-        s.sync = sync;
-        out.push_back(s);
-      }
-    }
-  }
-  return out;
-}
-
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string out = "\"";
@@ -322,7 +304,6 @@ void register_sim_commands(CLI::App& app) {
       const model::Topology t = find_topology(o->topology);
       const sim::WorkloadSpec base = o->spec(t, o->threads);
       std::vector<sim::WorkloadSpec> runs;
-      std::vector<std::string> names;
       if (*policies) {
         if (sim::is_shuffle_family(base.kind)) {
           throw std::invalid_argument("--policies compares memory policies of operator workloads; a shuffle's buffers are local by definition");
@@ -338,22 +319,10 @@ void register_sim_commands(CLI::App& app) {
           sim::WorkloadSpec s = base;
           s.memory = sim::parse_memory_policy(text, t);
           runs.push_back(s);
-          names.push_back(text);
         }
-      } else if (sim::is_shuffle_family(base.kind)) {
-        runs = variants(base);
-      } else if (base.kind == sim::WorkloadKind::kPartitionedAggregation || base.kind == sim::WorkloadKind::kSortMergeJoin) {
-        const bool partitioned = base.kind == sim::WorkloadKind::kPartitionedAggregation;
-        for (sim::PartitionStrategy strategy : {sim::PartitionStrategy::kShuffle, sim::PartitionStrategy::kMigration,
-                                                sim::PartitionStrategy::kMigrationAndCopy}) {
-          if (!partitioned && strategy != sim::PartitionStrategy::kShuffle) continue;
-          for (sim::ShuffleAlgorithm algorithm : {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing}) {
-            sim::WorkloadSpec s = base;
-            s.strategy = strategy;
-            s.algorithm = algorithm;
-            runs.push_back(s);
-          }
-        }
+      } else if (sim::is_shuffle_family(base.kind) || base.kind == sim::WorkloadKind::kPartitionedAggregation ||
+                 base.kind == sim::WorkloadKind::kSortMergeJoin) {
+        runs = sim::algorithm_variants(base);
       } else {
         for (const char* placement : {"dense", "sparse", "shared", "random", "none"}) {
           sim::WorkloadSpec s = base;
@@ -419,20 +388,7 @@ void register_sim_commands(CLI::App& app) {
         for (double per_partition : group_counts) {
           sim::WorkloadSpec base = o->spec(t, n);
           if (per_partition > 0.0) base.data.keys.groups = per_partition * n;
-          std::vector<sim::WorkloadSpec> runs;
-          if (partitioned) {
-            for (sim::PartitionStrategy strategy : {sim::PartitionStrategy::kShuffle, sim::PartitionStrategy::kMigration,
-                                                    sim::PartitionStrategy::kMigrationAndCopy}) {
-              for (sim::ShuffleAlgorithm algorithm : {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing}) {
-                sim::WorkloadSpec s = base;
-                s.strategy = strategy;
-                s.algorithm = algorithm;
-                runs.push_back(s);
-              }
-            }
-          } else {
-            runs = variants(base);
-          }
+          const std::vector<sim::WorkloadSpec> runs = sim::algorithm_variants(base);
           const double groups_per_partition = base.data.keys.groups / n;
           for (const sim::WorkloadSpec& s : runs) {
             const Outcome outcome = simulate(t, s, false);

@@ -62,35 +62,6 @@ std::string reason(const AdviceCandidate& c, const AdviceCandidate& base) {
   return out;
 }
 
-std::vector<WorkloadSpec> variants_of(const WorkloadSpec& base) {
-  std::vector<WorkloadSpec> out;
-  auto with = [&](WorkloadKind kind, ShuffleAlgorithm algorithm, SyncMode sync, PartitionStrategy strategy) {
-    WorkloadSpec s = base;
-    s.kind = kind;
-    s.algorithm = algorithm;
-    s.sync = sync;
-    s.strategy = strategy;
-    out.push_back(s);
-  };
-  const ShuffleAlgorithm algorithms[] = {ShuffleAlgorithm::kNaive, ShuffleAlgorithm::kRing, ShuffleAlgorithm::kCoordinatedRandom};
-  if (is_shuffle_family(base.kind)) {
-    for (WorkloadKind kind : {WorkloadKind::kShuffle, WorkloadKind::kMigration, WorkloadKind::kMigrationAndCopy}) {
-      for (ShuffleAlgorithm a : algorithms) {
-        for (SyncMode sync : {SyncMode::kTight, SyncMode::kLoose}) with(kind, a, sync, base.strategy);
-      }
-    }
-  } else if (base.kind == WorkloadKind::kPartitionedAggregation) {
-    for (PartitionStrategy strategy : {PartitionStrategy::kShuffle, PartitionStrategy::kMigration, PartitionStrategy::kMigrationAndCopy}) {
-      for (ShuffleAlgorithm a : algorithms) with(base.kind, a, base.sync, strategy);
-    }
-  } else if (base.kind == WorkloadKind::kSortMergeJoin) {
-    for (ShuffleAlgorithm a : algorithms) with(base.kind, a, base.sync, base.strategy);
-  } else {
-    out.push_back(base);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string configuration_text(const model::Topology& t, const WorkloadSpec& s) {
@@ -129,7 +100,7 @@ Advice advise(const model::Topology& t, const WorkloadSpec& spec, const AdviceOp
                 MemoryPolicy{MemoryPolicyKind::kInterleave, InitThreads::kWorkers, {}}};
   }
   std::vector<WorkloadSpec> space;
-  for (const WorkloadSpec& variant : variants_of(spec)) {
+  for (const WorkloadSpec& variant : algorithm_variants(spec)) {
     for (int threads : counts) {
       for (const ThreadPlacement& placement : placements) {
         for (const MemoryPolicy& memory : memories) {

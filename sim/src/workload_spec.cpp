@@ -86,6 +86,43 @@ std::string sync_name(SyncMode sync) { return name_of(sync, kSyncs); }
 PartitionStrategy parse_strategy(const std::string& text) { return parse_name(text, "strategy", kStrategies); }
 std::string strategy_name(PartitionStrategy strategy) { return name_of(strategy, kStrategies); }
 
+std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base) {
+  std::vector<WorkloadSpec> out;
+  const ShuffleAlgorithm naive_ring[] = {ShuffleAlgorithm::kNaive, ShuffleAlgorithm::kRing};
+  if (is_shuffle_family(base.kind)) {
+    for (WorkloadKind kind : {WorkloadKind::kShuffle, WorkloadKind::kMigration, WorkloadKind::kMigrationAndCopy}) {
+      for (ShuffleAlgorithm algorithm : {ShuffleAlgorithm::kNaive, ShuffleAlgorithm::kRing, ShuffleAlgorithm::kCoordinatedRandom}) {
+        if (kind != WorkloadKind::kShuffle && algorithm == ShuffleAlgorithm::kCoordinatedRandom) continue;
+        for (SyncMode sync : {SyncMode::kTight, SyncMode::kLoose}) {
+          WorkloadSpec s = base;
+          s.kind = kind;
+          s.algorithm = algorithm;
+          s.sync = sync;
+          out.push_back(s);
+        }
+      }
+    }
+  } else if (base.kind == WorkloadKind::kPartitionedAggregation) {
+    for (PartitionStrategy strategy : {PartitionStrategy::kShuffle, PartitionStrategy::kMigration, PartitionStrategy::kMigrationAndCopy}) {
+      for (ShuffleAlgorithm algorithm : naive_ring) {
+        WorkloadSpec s = base;
+        s.strategy = strategy;
+        s.algorithm = algorithm;
+        out.push_back(s);
+      }
+    }
+  } else if (base.kind == WorkloadKind::kSortMergeJoin) {
+    for (ShuffleAlgorithm algorithm : naive_ring) {
+      WorkloadSpec s = base;
+      s.algorithm = algorithm;
+      out.push_back(s);
+    }
+  } else {
+    out.push_back(base);
+  }
+  return out;
+}
+
 bool is_shuffle_family(WorkloadKind kind) {
   return kind == WorkloadKind::kShuffle || kind == WorkloadKind::kMigration || kind == WorkloadKind::kMigrationAndCopy;
 }

@@ -74,6 +74,12 @@ struct WorkloadSpec {
 
 [[nodiscard]] bool is_shuffle_family(WorkloadKind kind);
 
+// The algorithm variants of a workload, put side by side by compare, sweep and advise:
+// shuffles: shuffle (naive, ring, coordinated random), migration and migration & copy (naive,
+// ring), each tight and loose; partitioned aggregation: its three strategies x naive and ring;
+// the sort-merge merge phase: naive and ring; other operators: the spec itself.
+std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base);
+
 // Checks the spec against the topology; throws std::invalid_argument with a message that names
 // the field (e.g. "--bytes must be > 0"). Operators' data sizes are checked by their planner.
 void check_workload(const model::Topology& topology, const WorkloadSpec& spec);
