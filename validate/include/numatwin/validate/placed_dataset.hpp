@@ -1,0 +1,63 @@
+// One dataset of a real kernel run placed the way sim/memory_policy.hpp says, for real:
+//   bind, preferred, interleave   mbind(2) on the Linux nodes of the policy's topology nodes
+//                                 (interleave with no nodes: every memory node), then written;
+//   first-touch:workers           no mbind; worker w writes its chunk w (partitioned, private) or
+//                                 its slice w (shared), so its pages land on w's node;
+//   first-touch:loader            no mbind; the loader (worker 0, placed like the model's thread
+//                                 0) writes everything;
+//   localalloc                    partitioned and private data as first-touch:workers, shared
+//                                 data by the loader (the main thread allocates it).
+// Chunks are [w * n / W, (w + 1) * n / W) of the dataset's elements, as in the simulator.
+// The observed placement (pages per Linux node, by move_pages) is recorded after initialising.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/validate/host_map.hpp"
+#include "numatwin/validate/memory_placement.hpp"
+#include "numatwin/validate/thread_team.hpp"
+
+namespace numatwin::validate {
+
+class PlacedDataset {
+ public:
+  // Reserves `elements` x `element_bytes` bytes (page-rounded) under the policy. Throws
+  // std::invalid_argument when the policy names a node this machine lacks, std::runtime_error
+  // when mmap or mbind fail. `huge_pages`: madvise(MADV_HUGEPAGE), else MADV_NOHUGEPAGE.
+  PlacedDataset(std::string name, std::size_t elements, std::size_t element_bytes, sim::DatasetKind kind,
+                const sim::MemoryPolicy& policy, const HostMap& host, bool huge_pages);
+
+  // Writes the data for the first time: init(worker, first_element, end_element) on the workers
+  // that the policy makes the first toucher of each range (see the table above). Every element
+  // must be written by init. Records the observed page placement afterwards.
+  void initialise(ThreadTeam& team, const std::function<void(int worker, std::size_t begin, std::size_t end)>& init);
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] std::byte* data() const { return memory_->data(); }
+  template <typename T>
+  [[nodiscard]] T* as() const { return reinterpret_cast<T*>(memory_->data()); }
+  [[nodiscard]] std::size_t elements() const { return elements_; }
+  [[nodiscard]] std::size_t bytes() const { return elements_ * element_bytes_; }
+  [[nodiscard]] sim::DatasetKind kind() const { return kind_; }
+  // Pages per Linux node after initialise() (a fresh move_pages query: observe()).
+  [[nodiscard]] const PagePlacement& placement() const { return placement_; }
+  const PagePlacement& observe();
+
+  // Worker w's chunk of W equal chunks: [begin, end) in elements.
+  [[nodiscard]] static std::pair<std::size_t, std::size_t> chunk(std::size_t elements, int worker, int workers);
+
+ private:
+  std::string name_;
+  std::size_t elements_;
+  std::size_t element_bytes_;
+  sim::DatasetKind kind_;
+  sim::MemoryPolicy policy_;
+  std::unique_ptr<NodeMemory> memory_;
+  PagePlacement placement_;
+};
+
+}  // namespace numatwin::validate

@@ -1,0 +1,75 @@
+// Running a sim::WorkloadSpec for real: the same description the simulator interprets, executed
+// by real kernels with the spec's thread placement (pinned workers, host_map.hpp) and memory
+// policy (placed_dataset.hpp), and the observed placement recorded with the timing.
+//
+// What is timed: the kernel only (data generation and placement are not), `repetitions` times
+// after one untimed warm-up; `seconds` is the median. Rates divide the spec's work (bytes for
+// shuffles, input tuples for operators) by `seconds`.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "numatwin/model/topology.hpp"
+#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/validate/host_map.hpp"
+#include "numatwin/validate/memory_placement.hpp"
+
+namespace numatwin::validate {
+
+struct RunOptions {
+  int repetitions = 3;
+  bool huge_pages = false;        // madvise(MADV_HUGEPAGE) on every dataset, else MADV_NOHUGEPAGE
+  bool verify = true;             // check the result (against the reference on small inputs, by invariants otherwise)
+  double memory_fraction = 0.7;   // of the machine's free memory: larger runs are refused up front
+  const std::atomic<bool>* stop = nullptr;  // checked between repetitions
+};
+
+struct ThreadObservation {
+  int worker = 0;
+  int model_cpu = 0;      // sim CPU id
+  int intended_cpu = -1;  // OS CPU it was pinned to (-1: unpinned)
+  int cpu_at_start = -1;  // where it ran (sched_getcpu) when the last timed repetition started / ended
+  int cpu_at_end = -1;
+  int node_at_end = -1;   // Linux node of cpu_at_end
+};
+
+struct DatasetObservation {
+  std::string name;
+  double bytes = 0.0;
+  PagePlacement pages;  // observed, by move_pages
+};
+
+struct PhaseTime {
+  std::string name;  // e.g. "build", "probe", "partition", "step 3"
+  double seconds = 0.0;
+};
+
+struct RealRun {
+  double seconds = 0.0;                   // median of the timed repetitions
+  std::vector<double> repetition_seconds;
+  std::vector<PhaseTime> phases;          // of the median repetition, when the kernel has phases
+  double work = 0.0;                      // bytes (shuffle family) or input tuples (operators)
+  std::string work_unit;                  // "bytes" or "tuples"
+  std::uint64_t checksum = 0;             // the kernel's result digest (same for every repetition)
+  bool verified = false;
+  std::string verification;               // how: "matches the reference", "checksum = sum of all elements", ...
+  std::vector<ThreadObservation> threads;
+  std::vector<DatasetObservation> datasets;
+  bool huge_pages = false;
+};
+
+// Bytes a run of `spec` allocates (inputs, tables, outputs), for the up-front memory check.
+double workload_memory_bytes(const sim::WorkloadSpec& spec);
+
+// Runs `spec` on this machine, described by `topology` (a topology of this machine: discovered
+// and calibrated) and mapped onto it by `host`. Throws std::invalid_argument before any work
+// when the spec cannot run here (too large for `memory_fraction` of free memory, a tuple width
+// the kernels lack, more threads than usable CPUs, a node that is missing) and
+// std::runtime_error when verification fails.
+RealRun run_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
+                     const RunOptions& options);
+
+}  // namespace numatwin::validate
