@@ -81,9 +81,7 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
   const TeamPlan plan = plan_team(topology, host, spec);
   const int n = sizes.threads;
   const auto un = static_cast<std::size_t>(n);
-  const sim::ShuffleOrder order = sim::shuffle_order(plan.model_threads, spec.algorithm, spec.seed);
-  std::vector<std::vector<int>> visit(un);
-  for (std::size_t o = 0; o < un; ++o) visit[static_cast<std::size_t>(order.outer[o])] = order.producers[o];
+  const std::vector<std::vector<int>> visit = consumer_visits(plan.model_threads, spec.algorithm, spec.seed);
   const bool tight = spec.sync == sim::SyncMode::kTight;
   const bool migration = spec.strategy != sim::PartitionStrategy::kShuffle;
   const bool copy = spec.strategy == sim::PartitionStrategy::kMigrationAndCopy;

@@ -120,9 +120,7 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   const TeamPlan plan = plan_team(topology, host, spec);
   const int n = layout.threads;
   const auto un = static_cast<std::size_t>(n);
-  const sim::ShuffleOrder order = sim::shuffle_order(plan.model_threads, spec.algorithm, spec.seed);
-  std::vector<std::vector<int>> visit(un);  // per thread: producers in its order
-  for (std::size_t o = 0; o < un; ++o) visit[static_cast<std::size_t>(order.outer[o])] = order.producers[o];
+  const std::vector<std::vector<int>> visit = consumer_visits(plan.model_threads, spec.algorithm, spec.seed);
   const bool migration = migrates(spec.kind);
   const bool copy = spec.kind == sim::WorkloadKind::kMigrationAndCopy;
   const bool tight = spec.sync == sim::SyncMode::kTight;
@@ -268,6 +266,14 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
 }
 
 }  // namespace
+
+std::vector<std::vector<int>> consumer_visits(const std::vector<sim::PlacedThread>& threads, sim::ShuffleAlgorithm algorithm,
+                                              std::uint64_t seed) {
+  const sim::ShuffleOrder order = sim::shuffle_order(threads, algorithm, seed);
+  std::vector<std::vector<int>> visit(threads.size());
+  for (std::size_t o = 0; o < order.outer.size(); ++o) visit[static_cast<std::size_t>(order.outer[o])] = order.producers[o];
+  return visit;
+}
 
 double shuffle_memory_bytes(const sim::WorkloadSpec& spec) {
   if (spec.kind == sim::WorkloadKind::kPartitionedAggregation) return detail::partitioned_aggregation_memory_bytes(spec);

@@ -21,7 +21,11 @@
 // built from the input on small inputs (<= 2^20 records), else count and sum invariants.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "numatwin/model/topology.hpp"
+#include "numatwin/sim/thread_placement.hpp"
 #include "numatwin/sim/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/workload_run.hpp"
@@ -30,6 +34,11 @@ namespace numatwin::validate {
 
 // Largest aggregation input checked against a full reference.
 inline constexpr double kReferenceRecords = 1048576.0;
+
+// For each thread (index into `threads`), the producers it visits, step by step: the
+// simulator's sim::shuffle_order indexed by thread instead of outer-ring position.
+std::vector<std::vector<int>> consumer_visits(const std::vector<sim::PlacedThread>& threads, sim::ShuffleAlgorithm algorithm,
+                                              std::uint64_t seed);
 
 // Bytes a run of a shuffle-family or partitioned-aggregation spec allocates.
 double shuffle_memory_bytes(const sim::WorkloadSpec& spec);
