@@ -29,13 +29,15 @@ struct alignas(16) TableEntry {
 static_assert(sizeof(TableEntry) == 16);
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 
+__extension__ using WideProduct = unsigned __int128;  // GCC and clang; silences -Wpedantic
+
 struct TableView {
   TableEntry* entries = nullptr;
   std::uint64_t capacity = 0;
 
   [[nodiscard]] std::uint64_t slot(std::uint64_t key) const {
     const std::uint64_t h = key * kFibonacci;
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(h) * capacity) >> 64);
+    return static_cast<std::uint64_t>((static_cast<WideProduct>(h) * capacity) >> 64);
   }
   [[nodiscard]] std::uint64_t next(std::uint64_t s) const { return s + 1 == capacity ? 0 : s + 1; }
   void prefetch(std::uint64_t s) const { __builtin_prefetch(entries + s, 1, 3); }
