@@ -147,8 +147,10 @@ void register_run(CLI::App& validate_app) {
     validate::ValidationReport report;
     report.machine = t.name;
     report.host = host_text();
-    for (const std::string& p : validate::placeholders_of(t))
-      std::cerr << "numatwin: note: " << p << " is a placeholder (not measured): calibrate the topology first\n";
+    const std::vector<std::string> placeholders = validate::placeholders_of(t);
+    if (!placeholders.empty())
+      std::cerr << fmt::format("numatwin: note: {} of {}'s parameters are placeholders, not measured ({}{})\n", placeholders.size(),
+                               t.name, placeholders.front(), placeholders.size() > 1 ? ", ..." : "");
     report.kernels.push_back(validate::compare_workload(t, host, spec, o->flags.options(interrupt.flag())));
     write_report(t, report, o->out, o->csv);
     if (o->json) {

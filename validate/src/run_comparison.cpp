@@ -1,8 +1,11 @@
 #include "numatwin/validate/run_comparison.hpp"
 
+#include <cmath>
+
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
 #include "numatwin/validate/allocator.hpp"
+#include "numatwin/validate/run_support.hpp"
 
 namespace numatwin::validate {
 
@@ -16,7 +19,8 @@ Prediction predict_workload(const model::Topology& topology, const sim::Workload
   p.seconds = result.time_s;
   p.local_access_ratio = result.local_access_ratio();
   const int bottleneck = result.bottleneck_resource();
-  p.bottleneck = bottleneck >= 0 ? result.resources[static_cast<std::size_t>(bottleneck)].name : "none";
+  p.bottleneck = bottleneck >= 0 ? result.resources[static_cast<std::size_t>(bottleneck)].name
+                                 : "none saturated (each thread's own limit binds: miss buffers or core work)";
   return p;
 }
 
@@ -35,7 +39,8 @@ std::string comparison_id(const model::Topology& topology, const sim::WorkloadSp
     id += "-" + sim::algorithm_name(spec.algorithm) + "-" + sim::sync_name(spec.sync);
   if (spec.kind == sim::WorkloadKind::kPartitionedAggregation)
     id += "-" + sim::strategy_name(spec.strategy) + "-" + sim::algorithm_name(spec.algorithm);
-  if (!sim::is_shuffle_family(spec.kind)) id += "-" + sim::key_distribution_name(spec.data.keys);
+  if (!sim::is_shuffle_family(spec.kind))
+    id += "-" + sim::key_distribution_name(spec.data.keys) + "-" + std::to_string(std::llround(spec.data.keys.groups)) + "g";
   id += "-" + std::to_string(spec.threads) + "t-" + sim::placement_name(spec.placement);
   if (!sim::is_shuffle_family(spec.kind)) id += "-" + sim::memory_policy_name(spec.memory, topology);
   for (char& c : id) {
@@ -49,7 +54,8 @@ KernelComparison compare_workload(const model::Topology& topology, const HostMap
   KernelComparison c;
   c.id = comparison_id(topology, spec);
   c.spec = spec;
-  c.predicted = predict_workload(topology, spec);  // first: a spec the model rejects costs no run
+  check_free_memory(workload_memory_bytes(spec), options);  // before anything: a run that cannot fit says so
+  c.predicted = predict_workload(topology, spec);            // then: a spec the model rejects costs no run
   c.allocator = active_allocator();
   c.measured = run_workload(topology, host, spec, options);
   return c;

@@ -22,16 +22,17 @@ sim::WorkloadSpec base_spec(sim::WorkloadKind kind, int threads) {
 struct Parameter {
   const char* name;
   double* (*field)(KernelCosts&);
+  double smallest;  // the model's lower bound (check_workload)
 };
 
 const Parameter kParameters[] = {
-    {"cycles_per_element", [](KernelCosts& c) { return &c.cycles_per_element; }},
-    {"scan_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.scan_cycles_per_tuple; }},
-    {"hash_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.hash_cycles_per_tuple; }},
-    {"random_lines_in_flight", [](KernelCosts& c) { return &c.operators.random_lines_in_flight; }},
-    {"llc_hit_ns", [](KernelCosts& c) { return &c.operators.llc_hit_ns; }},
-    {"sort_cycles_per_comparison", [](KernelCosts& c) { return &c.operators.sort_cycles_per_comparison; }},
-    {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }},
+    {"cycles_per_element", [](KernelCosts& c) { return &c.cycles_per_element; }, 0.01},
+    {"scan_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.scan_cycles_per_tuple; }, 0.01},
+    {"hash_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.hash_cycles_per_tuple; }, 0.01},
+    {"random_lines_in_flight", [](KernelCosts& c) { return &c.operators.random_lines_in_flight; }, 1.0},
+    {"llc_hit_ns", [](KernelCosts& c) { return &c.operators.llc_hit_ns; }, 0.1},
+    {"sort_cycles_per_comparison", [](KernelCosts& c) { return &c.operators.sort_cycles_per_comparison; }, 0.01},
+    {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.01},
 };
 
 }  // namespace
@@ -171,7 +172,7 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
     for (std::size_t p = 0; p < std::size(kParameters); ++p) {
       if (!matters[p]) continue;
       const double start = std::log(*kParameters[p].field(best));
-      double a = start - std::log(10.0);
+      double a = std::max(start - std::log(10.0), std::log(kParameters[p].smallest));
       double b = start + std::log(10.0);
       auto value_at = [&](double log_x) {
         KernelCosts trial = best;

@@ -29,7 +29,7 @@ Prediction predict_workload(const model::Topology& topology, const sim::Workload
 double work_bytes(const sim::WorkloadSpec& spec);
 
 struct KernelComparison {
-  std::string id;  // e.g. "count-zipf-2t-dense-first-touch"
+  std::string id;  // e.g. "count-zipf_0.5-1000g-2t-dense-first-touch"
   sim::WorkloadSpec spec;
   std::string allocator;  // active_allocator() of the process that ran it
   RealRun measured;
@@ -39,7 +39,8 @@ struct KernelComparison {
   [[nodiscard]] double predicted_gbps() const { return work_bytes(spec) / predicted.seconds / 1e9; }
 };
 
-// A short stable id: workload, variant, key distribution (operators), threads, placement, policy.
+// A short stable id: workload, variant, key distribution and groups (operators), threads,
+// placement, memory policy (operators).
 std::string comparison_id(const model::Topology& topology, const sim::WorkloadSpec& spec);
 
 KernelComparison compare_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
