@@ -13,7 +13,7 @@ bool stealing_allowed(StealingMode mode, std::optional<double> class_task_bytes_
   switch (mode) {
     case StealingMode::kAllow: return true;
     case StealingMode::kDeny: return false;
-    case StealingMode::kAdaptive: return !class_task_bytes_per_s || *class_task_bytes_per_s <= threshold_bytes_per_s;
+    case StealingMode::kAdaptive: return class_task_bytes_per_s && *class_task_bytes_per_s <= threshold_bytes_per_s;
   }
   return false;
 }

@@ -3,8 +3,11 @@
 // Run time: an idle worker whose socket's queue is empty may take a queued task of another
 // socket (the longest queue first, then the nearest socket, then the lowest index), if
 //     allow: always;   deny: never;
-//     adaptive: the task's class has no throughput sample yet, or its moving average of
-//               memory throughput per task is <= the machine's threshold.
+//     adaptive: the task's class has a moving average of memory throughput per task and it is
+//               <= the machine's threshold. A class without a sample yet is not stolen: its
+//               first tasks run where their data is, so the first samples are not lowered by
+//               the remote traffic that stealing adds (once stolen and contended, a memory-bound
+//               class would look light and stay stealable).
 //
 // Calibration (run in the adaptive engine itself): the first half of the sockets hold one
 // table each; clients keep every queue full of tasks that sum x^n over a vector of doubles,
