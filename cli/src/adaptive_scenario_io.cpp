@@ -71,7 +71,7 @@ class Field {
   }
   [[nodiscard]] Field required(const std::string& key) const {
     Field f = field(key);
-    if (!f.present()) fail("missing required field \"" + key + "\"");
+    if (!f.present()) f.fail("expected this required field, found nothing");
     return f;
   }
   [[nodiscard]] std::size_t array_size(const char* what) const {
