@@ -59,7 +59,7 @@ class Field {
     for (const auto& [key, v] : value_->items()) {
       bool ok = false;
       for (const char* a : allowed) ok = ok || key == a;
-      if (!ok) Field(*file_, pointer_ + "/" + escape(key), &v).fail("unknown field (check the spelling; docs/adaptive.md lists the fields)");
+      if (!ok) Field(*file_, pointer_ + "/" + escape(key), &v).fail("unknown field: expected only the fields docs/adaptive.md lists");
     }
   }
   void object(const char* what) const {

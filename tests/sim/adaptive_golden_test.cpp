@@ -33,7 +33,7 @@ Json summarise() {
     AdaptiveClientGroup g;
     g.count = 8;
     g.tables = {WeightedChoice{k, 1.0}};
-    g.classes = {WeightedChoice{0, 3.0}, WeightedChoice{1, 1.0}};
+    g.classes = {WeightedChoice{0, 1.0}};  // scans only: above the threshold, never stolen
     sc.clients.push_back(g);
   }
   AdaptiveRunOptions options;
