@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "adaptive_command.hpp"
 #include "advise_command.hpp"
 #include "allocator_exec.hpp"
 #include "placement_commands.hpp"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   numatwin::cli::register_sim_commands(app);
   numatwin::cli::register_placement_commands(app);
   numatwin::cli::register_advise_command(app);
+  numatwin::cli::register_adaptive_command(app);
   numatwin::cli::register_render_command(app);
   numatwin::cli::register_validate_commands(app);
   try {
