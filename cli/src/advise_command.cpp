@@ -4,16 +4,77 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
+#include "numatwin/model/input_error.hpp"
 #include "numatwin/sim/advise.hpp"
+#include "numatwin/validate/allocator.hpp"
+#include "numatwin/validate/switch_advice.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"
 
 namespace numatwin::cli {
+namespace {
+
+// The measured advice of a validation report's "switches" block, and its lines for the plan.
+struct MeasuredAdvice {
+  std::vector<validate::SwitchAdvice> switches;
+  std::map<std::string, std::string> not_measured;
+  std::string file;
+};
+
+MeasuredAdvice read_measured_advice(const std::string& file, const std::string& workload) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw model::InputError(file, "", "cannot read the file");
+  const nlohmann::json report =
+      nlohmann::json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), nullptr, false);
+  if (report.is_discarded()) throw model::InputError(file, "", "expected JSON (a numatwin validation report)");
+  if (!report.is_object() || report.value("format", std::string()) != "numatwin-validation-report")
+    throw model::InputError(file, "/format", "expected \"numatwin-validation-report\"");
+  if (!report.contains("switches"))
+    throw model::InputError(file, "/switches", "expected measured switches: run `numatwin validate suite --switches`");
+  MeasuredAdvice m;
+  m.file = file;
+  m.switches = validate::advise_switches(report["switches"], workload, file);
+  if (report["switches"].contains("not_measured") && report["switches"]["not_measured"].is_object())
+    for (const auto& [what, why] : report["switches"]["not_measured"].items())
+      if (why.is_string()) m.not_measured[what] = why.get<std::string>();
+  return m;
+}
+
+std::string advice_text(const validate::SwitchAdvice& a) {
+  const std::string what = a.setting == "allocator" ? "allocator" : "transparent huge pages";
+  const double gain = (a.baseline_s - a.fastest_other_s) / a.baseline_s;
+  if (a.better)
+    return fmt::format("{}: use {} ({:.4g} s vs {} {:.4g} s, {:.1f} % faster, beyond the {:.1f} % noise; on {})", what, a.value,
+                       a.value_s, a.baseline, a.baseline_s, 100.0 * gain, 100.0 * a.noise, a.evidence);
+  return fmt::format("{}: keep {} (fastest other: {} {:.4g} s vs {:.4g} s, {:+.1f} %, within the {:.1f} % noise; on {})", what,
+                     a.baseline, a.fastest_other, a.fastest_other_s, a.baseline_s, -100.0 * gain, 100.0 * a.noise, a.evidence);
+}
+
+std::vector<std::string> measured_plan(const MeasuredAdvice& m) {
+  std::vector<std::string> lines;
+  for (const validate::SwitchAdvice& a : m.switches) {
+    if (!a.better) continue;
+    if (a.setting == "allocator") {
+      const std::optional<std::string> path = validate::find_allocator_library(validate::allocator_by_name(a.value));
+      lines.push_back("export LD_PRELOAD=" + path.value_or(validate::allocator_by_name(a.value).library) + "   # " + a.value +
+                      " (measured)");
+    } else if (a.value == "on") {
+      lines.push_back("madvise(MADV_HUGEPAGE) on the large buffers, or: echo always > /sys/kernel/mm/transparent_hugepage/enabled   # (measured)");
+    }
+  }
+  return lines;
+}
+
+}  // namespace
 
 void register_advise_command(CLI::App& app) {
   auto o = std::make_shared<WorkloadOptions>();
@@ -21,6 +82,7 @@ void register_advise_command(CLI::App& app) {
   auto budget = std::make_shared<double>(10.0);
   auto json = std::make_shared<bool>(false);
   auto apply = std::make_shared<bool>(false);
+  auto report = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("advise", "Recommend algorithm, thread placement, memory policy and thread count, with reasons");
   o->add_common(cmd);
   o->add_algorithm(cmd);
@@ -28,8 +90,10 @@ void register_advise_command(CLI::App& app) {
   cmd->add_option("--top", *top, "How many recommendations to print")->capture_default_str();
   cmd->add_option("--budget", *budget, "Seconds of search at most")->capture_default_str();
   cmd->add_flag("--apply-plan", *apply, "Print the commands and settings that apply the best configuration");
+  cmd->add_option("--validation-report", *report,
+                  "Report of `numatwin validate suite --switches` on this machine: recommend allocator and huge pages from its measurements");
   cmd->add_flag("--json", *json, "Print JSON");
-  cmd->callback([o, top, budget, json, apply] {
+  cmd->callback([o, top, budget, json, apply, report] {
     const model::Topology t = find_topology(o->topology);
     const sim::WorkloadSpec spec = o->spec(t, o->threads);
     if (*top < 1) throw std::invalid_argument("--top must be >= 1");
@@ -40,6 +104,8 @@ void register_advise_command(CLI::App& app) {
     options.stop = [start, seconds](int) {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds;
     };
+    const std::optional<MeasuredAdvice> measured =
+        report->empty() ? std::nullopt : std::optional<MeasuredAdvice>(read_measured_advice(*report, sim::workload_kind_name(spec.kind)));
     const sim::Advice advice = sim::advise(t, spec, options);
     const int k = std::min<int>(*top, static_cast<int>(advice.ranked.size()));
     const std::string allocator_note =
@@ -56,7 +122,24 @@ void register_advise_command(CLI::App& app) {
       for (int i = 0; i < k; ++i) ranked.push_back(row(advice.ranked[i]));
       Json out{{"topology", t.name}, {"default", row(advice.os_default)}, {"recommendations", ranked},
                {"evaluated", advice.evaluated}, {"candidates", advice.candidates}, {"not_predicted", allocator_note}};
-      if (*apply) out["apply_plan"] = sim::apply_plan(t, advice.ranked.front().spec);
+      if (measured) {
+        Json items = Json::array();
+        for (const validate::SwitchAdvice& a : measured->switches)
+          items.push_back({{"setting", a.setting}, {"recommend", a.value}, {"baseline", a.baseline}, {"value_s", a.value_s},
+                           {"baseline_s", a.baseline_s}, {"fastest_other", a.fastest_other}, {"fastest_other_s", a.fastest_other_s},
+                           {"noise", a.noise}, {"better", a.better}, {"evidence", a.evidence}, {"basis", "measured"},
+                           {"report", measured->file}});
+        out["measured"] = items;
+        Json reasons = Json::object();
+        for (const auto& [what, why] : measured->not_measured) reasons[what] = why;
+        out["not_measured"] = reasons;
+      }
+      if (*apply) {
+        std::vector<std::string> plan = sim::apply_plan(t, advice.ranked.front().spec);
+        if (measured)
+          for (const std::string& line : measured_plan(*measured)) plan.push_back(line);
+        out["apply_plan"] = plan;
+      }
       std::cout << out.dump(2) << "\n";
       return;
     }
@@ -69,10 +152,21 @@ void register_advise_command(CLI::App& app) {
                      fmt::format("{:.2f}x", c.speedup),
                      c.bottleneck.empty() ? "-" : fmt::format("{} {:.0f}%", c.bottleneck, 100.0 * c.bottleneck_saturated), c.reason});
     }
-    std::cout << table.render() << "\n" << allocator_note << "\n";
+    std::cout << table.render() << "\n";
+    if (!measured) {
+      std::cout << allocator_note << "\n";
+    } else {
+      std::cout << "measured on this machine (" << measured->file << "):\n";
+      if (measured->switches.empty())
+        std::cout << "  the report has no allocator or huge-page runs of " << sim::workload_kind_name(spec.kind) << "\n";
+      for (const validate::SwitchAdvice& a : measured->switches) std::cout << "  " << advice_text(a) << "\n";
+      for (const auto& [what, why] : measured->not_measured) std::cout << "  " << what << ": not measured: " << why << "\n";
+    }
     if (*apply) {
       std::cout << "\nto apply #1:\n";
       for (const std::string& line : sim::apply_plan(t, advice.ranked.front().spec)) std::cout << "  " << line << "\n";
+      if (measured)
+        for (const std::string& line : measured_plan(*measured)) std::cout << "  " << line << "\n";
     }
   });
 }

@@ -8,9 +8,10 @@
 
 namespace numatwin::cli {
 
-ProgressBar::ProgressBar() : tty_(isatty(2) != 0) {}
+ProgressBar::ProgressBar(bool quiet) : tty_(isatty(2) != 0), quiet_(quiet) {}
 
 void ProgressBar::update(int done, int total, double eta_s, const std::string& label) const {
+  if (quiet_) return;
   const int width = 30;
   const int filled = total == 0 ? width : width * done / total;
   std::cerr << fmt::format("{}[{}{}] {:3d}/{} ETA {:4.0f} s  {}{}", tty_ ? "\r" : "", std::string(static_cast<std::size_t>(filled), '#'),
@@ -20,7 +21,7 @@ void ProgressBar::update(int done, int total, double eta_s, const std::string& l
 }
 
 void ProgressBar::finish() const {
-  if (tty_) std::cerr << "\n";
+  if (tty_ && !quiet_) std::cerr << "\n";
 }
 
 }  // namespace numatwin::cli

@@ -8,13 +8,14 @@ namespace numatwin::cli {
 
 class ProgressBar {
  public:
-  ProgressBar();
+  explicit ProgressBar(bool quiet = false);
   void update(int done, int total, double eta_s, const std::string& label) const;
   // Ends the line on a terminal.
   void finish() const;
 
  private:
   bool tty_;
+  bool quiet_;
 };
 
 }  // namespace numatwin::cli

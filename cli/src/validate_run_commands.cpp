@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -26,6 +27,7 @@
 #include "numatwin/validate/machine_measurement.hpp"
 #include "numatwin/validate/run_comparison.hpp"
 #include "numatwin/validate/run_support.hpp"
+#include "numatwin/validate/switch_advice.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
 #include "numatwin/validate/validation_report.hpp"
 #include "numatwin/validate/validation_suite.hpp"
@@ -41,11 +43,8 @@ using Json = nlohmann::ordered_json;
 
 std::string host_text() {
   const Json h = validate::host_state();
-  std::string text = h.value("cpu_model", std::string("unknown CPU"));
-  text += fmt::format("; Linux {}", h.value("kernel", std::string("?")));
-  if (h.contains("transparent_hugepage")) text += "; THP " + h["transparent_hugepage"].dump();
-  if (h.contains("numa_balancing")) text += "; numa_balancing " + h["numa_balancing"].dump();
-  return text;
+  return fmt::format("{}; {}; THP {}; numa_balancing {}", h.value("hostname", std::string("?")), h.value("kernel", std::string("?")),
+                     h.value("thp_enabled", std::string("?")), h.value("numa_balancing", std::string("?")));
 }
 
 std::string placement_text(const validate::RealRun& run) {
@@ -186,17 +185,101 @@ std::string with_extension(const std::string& path, const std::string& extension
   return std::filesystem::path(path).replace_extension(extension).string();
 }
 
-void register_suite(CLI::App& validate_app) {
-  struct Options {
-    std::string topology;
-    std::string out = "validation-report.json";
-    std::string csv;
-    RunFlags flags;
-    bool quick = false;
-    int max_threads = 0;
-    double scale = 1.0;
-    bool no_fit = false;
+struct SuiteCommandOptions {
+  std::string topology;
+  std::string out = "validation-report.json";
+  std::string csv;
+  RunFlags flags;
+  bool quick = false;
+  int max_threads = 0;
+  double scale = 1.0;
+  bool no_fit = false;
+  bool switches = false;
+  bool switch_subset = false;  // internal: a child measuring one allocator
+};
+
+// Allocators (children, one per installed allocator) and huge pages (here) on the switch subset.
+Json measure_switches(const model::Topology& t, const validate::HostMap& host,
+                      const std::string& topology_file, const validate::SuiteOptions& suite_options,
+                      const validate::RunOptions& run_options, const validate::ValidationReport& report, const ProgressBar& bar) {
+  const std::vector<validate::SuiteEntry> subset =
+      validate::switch_subset(validate::standard_suite(t, suite_options), suite_options.threads);
+  std::vector<validate::SwitchRun> runs;
+  std::map<std::string, std::string> not_measured;
+  const std::string allocator_here = validate::active_allocator();
+  auto base_of = [&](const std::string& id) -> const validate::KernelComparison* {
+    for (const validate::KernelComparison& k : report.kernels)
+      if (k.id == id) return &k;
+    return nullptr;
   };
+  int done = 0;
+  const int total = static_cast<int>(subset.size() * 2 + validate::known_allocators().size());
+  for (const validate::SuiteEntry& e : subset) {
+    const std::string id = validate::comparison_id(t, e.spec);
+    const validate::KernelComparison* base = base_of(id);
+    if (base == nullptr) continue;
+    const std::string workload = sim::workload_kind_name(e.spec.kind);
+    runs.push_back({id, workload, "allocator", allocator_here, base->measured.seconds, base->measured.repetition_seconds});
+    runs.push_back({id, workload, "huge_pages", run_options.huge_pages ? "on" : "off", base->measured.seconds,
+                    base->measured.repetition_seconds});
+    validate::RunOptions other = run_options;
+    other.huge_pages = !run_options.huge_pages;
+    bar.update(done++, total, 0.0, id + (other.huge_pages ? " with huge pages" : " without huge pages"));
+    const validate::RealRun run = validate::run_workload(t, host, e.spec, other);
+    runs.push_back({id, workload, "huge_pages", other.huge_pages ? "on" : "off", run.seconds, run.repetition_seconds});
+  }
+  const Json system = validate::host_state();
+  if (system.value("thp_enabled", std::string()) == "never")
+    not_measured["huge_pages"] = "transparent huge pages are disabled system-wide (never): madvise has no effect";
+  not_measured["numa_balancing"] =
+      host.memory_os_nodes.size() < 2
+          ? "one NUMA node: automatic NUMA balancing has nothing to migrate"
+          : "not switched: a system-wide setting (/proc/sys/kernel/numa_balancing); compare suite runs with it on and off";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("numatwin-switches-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  for (const validate::AllocatorInfo& a : validate::known_allocators()) {
+    bar.update(done++, total, 0.0, "allocator " + a.name);
+    if (a.name == allocator_here) continue;
+    if (validate::built_with_address_sanitizer()) {
+      not_measured["allocator " + a.name] = "this numatwin is an AddressSanitizer build (its own malloc); use a release build";
+      continue;
+    }
+    if (!validate::find_allocator_library(a)) {
+      not_measured["allocator " + a.name] = a.library + " is not installed (Debian package " + a.package + ")";
+      continue;
+    }
+    const std::string file = (dir / (a.name + ".json")).string();
+    std::vector<std::string> args = {own_arguments().front(), "validate", "suite", "--topology", topology_file, "--switch-subset",
+                                     "--allocator", a.name, "--out", file, "--no-fit",
+                                     "--repetitions", std::to_string(run_options.repetitions),
+                                     "--memory-fraction", fmt::format("{}", run_options.memory_fraction),
+                                     "--scale", fmt::format("{}", suite_options.scale), "--max-threads",
+                                     std::to_string(suite_options.threads)};
+    if (run_options.huge_pages) args.emplace_back("--huge-pages");
+    const int status = run_in_child(a.name, args);
+    if (status != 0) {
+      not_measured["allocator " + a.name] = "its run failed (exit status " + std::to_string(status) + ")";
+      continue;
+    }
+    std::ifstream in(file);
+    const Json child = Json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    for (const Json& k : child["kernels"]) {
+      if (!k["details"]["verified"].get<bool>()) {
+        not_measured["allocator " + a.name] = "kernel " + k["id"].get<std::string>() + " did not verify under it";
+        continue;
+      }
+      runs.push_back({k["id"].get<std::string>(), k["workload"].get<std::string>(), "allocator", a.name,
+                      k["details"]["measured_s"].get<double>(), k["details"]["repetition_s"].get<std::vector<double>>()});
+    }
+  }
+  std::filesystem::remove_all(dir);
+  bar.update(total, total, 0.0, "switches done");
+  bar.finish();
+  return validate::switches_json(runs, system, not_measured);
+}
+
+void register_suite(CLI::App& validate_app) {
+  using Options = SuiteCommandOptions;
   auto o = std::make_shared<Options>();
   CLI::App* cmd = validate_app.add_subcommand(
       "suite", "Run the standard suite for real and in the model, fit the kernel costs, write a report the GUI opens");
@@ -209,10 +292,14 @@ void register_suite(CLI::App& validate_app) {
   cmd->add_option("--max-threads", o->max_threads, "Largest thread count (default: the usable CPUs of the first node)");
   cmd->add_option("--scale", o->scale, "Multiply every size")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_flag("--no-fit", o->no_fit, "Do not fit the kernel costs");
+  cmd->add_flag("--switches", o->switches,
+                "Also measure allocators (every installed one, each in its own process) and transparent huge pages "
+                "on COUNT, MEDIAN and hash join: what `advise --validation-report` recommends from");
+  cmd->add_flag("--switch-subset", o->switch_subset, "(internal) run only the switch subset")->group("");
   cmd->callback([o] {
     ensure_allocator(o->flags.allocator);
     const InterruptScope interrupt;
-    const ProgressBar bar;
+    const ProgressBar bar(o->switch_subset);  // a child of --switches reports through its file only
     const model::Topology t = o->topology.empty()
                                   ? calibrate_this_machine(with_extension(o->out, ".topology.json"), bar, interrupt.flag())
                                   : find_topology(o->topology);
@@ -222,7 +309,9 @@ void register_suite(CLI::App& validate_app) {
     suite_options.scale = o->scale * (o->quick ? 1.0 / 16.0 : 1.0);
     validate::RunOptions run_options = o->flags.options(interrupt.flag());
     if (o->quick) run_options.repetitions = 1;
-    const std::vector<validate::SuiteEntry> suite = validate::standard_suite(t, suite_options);
+    const std::string topology_file = o->topology.empty() ? with_extension(o->out, ".topology.json") : o->topology;
+    std::vector<validate::SuiteEntry> suite = validate::standard_suite(t, suite_options);
+    if (o->switch_subset) suite = validate::switch_subset(suite, suite_options.threads);
     // Every run's memory first: a suite that cannot finish says so before the first run.
     for (const validate::SuiteEntry& e : suite) validate::check_free_memory(validate::workload_memory_bytes(e.spec), run_options);
 
@@ -241,11 +330,14 @@ void register_suite(CLI::App& validate_app) {
     }
     bar.update(static_cast<int>(report.kernels.size()), static_cast<int>(suite.size()), 0.0, "done");
     bar.finish();
-    if (!o->no_fit && !report.kernels.empty()) {
+    if (o->switches && !o->switch_subset && !interrupt.requested())
+      report.switches = measure_switches(t, host, topology_file, suite_options, run_options, report, bar);
+    if (!o->no_fit && !o->switch_subset && !report.kernels.empty()) {
       report.cost_fit = validate::fit_kernel_costs(t, report.kernels, report.training, validate::predict_workload);
     }
     const std::string csv = o->csv.empty() ? with_extension(o->out, ".csv") : o->csv;
     write_report(t, report, o->out, csv);
+    if (o->switch_subset) return;
 
     TextTable table({"kernel", "measured s", "predicted s", "error %", "after fit %", "set", "verified"});
     for (std::size_t i = 0; i < report.kernels.size(); ++i) {

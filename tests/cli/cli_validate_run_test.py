@@ -120,6 +120,35 @@ class ValidateRun(unittest.TestCase):
         self.assertEqual(result["requested_peak_bytes"], 2 * 8 * 1024 * 1024)
         self.assertGreater(result["overhead"], 0.5)
 
+    def test_advise_recommends_allocator_and_huge_pages_from_a_report_and_says_they_are_measured(self):
+        path = os.path.join(self.dir.name, "switches.json")
+        runs = [{"id": "k", "workload": "count", "setting": "allocator", "value": "glibc", "measured_s": 0.100,
+                 "repetition_s": [0.1, 0.1]},
+                {"id": "k", "workload": "count", "setting": "allocator", "value": "jemalloc", "measured_s": 0.080,
+                 "repetition_s": [0.08, 0.08]},
+                {"id": "k", "workload": "count", "setting": "huge_pages", "value": "off", "measured_s": 0.100,
+                 "repetition_s": [0.1, 0.1]},
+                {"id": "k", "workload": "count", "setting": "huge_pages", "value": "on", "measured_s": 0.099,
+                 "repetition_s": [0.099]}]
+        with open(path, "w") as f:
+            json.dump({"format": "numatwin-validation-report", "format_version": 1, "machine": "m", "kernels": [],
+                       "switches": {"system": {}, "runs": runs,
+                                    "not_measured": {"numa_balancing": "one NUMA node"}}}, f)
+        r = run("advise", "--topology", "nehalem-ex-4s", "--workload", "count", "--records", "1e7",
+                "--validation-report", path, "--apply-plan", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        by = {m["setting"]: m for m in d["measured"]}
+        self.assertEqual(by["allocator"]["recommend"], "jemalloc")
+        self.assertEqual(by["allocator"]["basis"], "measured")
+        self.assertEqual(by["huge_pages"]["recommend"], "off")  # 1 % faster is within the 3 % noise
+        self.assertEqual(d["not_measured"]["numa_balancing"], "one NUMA node")
+        self.assertTrue(any("LD_PRELOAD=" in line and "jemalloc" in line for line in d["apply_plan"]), d["apply_plan"])
+        self.assertTrue(all(x["basis"] == "predicted" for x in d["recommendations"]))
+        r = run("advise", "--topology", "nehalem-ex-4s", "--workload", "count", "--validation-report", self.host)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("/format", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1], verbosity=2)

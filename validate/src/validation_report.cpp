@@ -104,6 +104,7 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
            {"host", report.host},
            {"kernels", kernels},
            {"summary", summary}};
+  if (report.switches) out["switches"] = *report.switches;
   if (report.cost_fit) {
     const CostFit& f = *report.cost_fit;
     std::vector<double> held_out;

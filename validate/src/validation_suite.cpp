@@ -108,6 +108,18 @@ std::vector<SuiteEntry> standard_suite(const model::Topology& topology, const Su
   return suite;
 }
 
+std::vector<SuiteEntry> switch_subset(const std::vector<SuiteEntry>& suite, int threads) {
+  std::vector<SuiteEntry> out;
+  for (const SuiteEntry& e : suite) {
+    const sim::WorkloadSpec& s = e.spec;
+    if (s.threads != threads || s.placement.kind != sim::PlacementKind::kDense || s.memory.init != sim::InitThreads::kWorkers) continue;
+    const bool count = s.kind == sim::WorkloadKind::kCountAggregation && s.data.keys.distribution == sim::KeyDistribution::kUniform &&
+                       s.data.keys.groups > 1e3;
+    if (count || s.kind == sim::WorkloadKind::kMedianAggregation || s.kind == sim::WorkloadKind::kHashJoin) out.push_back(e);
+  }
+  return out;
+}
+
 KernelCosts costs_of(const sim::WorkloadSpec& spec) { return {spec.costs, spec.cycles_per_element}; }
 
 void apply_costs(const KernelCosts& costs, sim::WorkloadSpec& spec) {

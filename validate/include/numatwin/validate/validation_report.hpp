@@ -25,6 +25,9 @@ struct ValidationReport {
   std::vector<KernelComparison> kernels;
   std::vector<bool> training;    // per kernel, when a cost fit ran
   std::optional<CostFit> cost_fit;
+  // Measured effects of allocators and transparent huge pages (suite --switches): see
+  // validation_suite.hpp, switches_json.
+  std::optional<nlohmann::ordered_json> switches;
 };
 
 nlohmann::ordered_json to_json(const model::Topology& topology, const ValidationReport& report);

@@ -45,6 +45,10 @@ struct SuiteEntry {
 
 std::vector<SuiteEntry> standard_suite(const model::Topology& topology, const SuiteOptions& options);
 
+// The switch subset (allocators, huge pages): COUNT over many uniform groups, MEDIAN and hash
+// join, at `threads` threads, dense, first touch by the workers, taken from `suite`.
+std::vector<SuiteEntry> switch_subset(const std::vector<SuiteEntry>& suite, int threads);
+
 // The fitted kernel costs: OperatorCosts plus the shuffle consumer's cycles per element.
 struct KernelCosts {
   sim::OperatorCosts operators;
