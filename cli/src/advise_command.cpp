@@ -14,6 +14,7 @@
 
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/sim/advise.hpp"
+#include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/validate/allocator.hpp"
 #include "numatwin/validate/switch_advice.hpp"
 #include "text_table.hpp"
@@ -113,7 +114,12 @@ void register_advise_command(CLI::App& app) {
     if (*json) {
       using Json = nlohmann::ordered_json;
       auto row = [&](const sim::AdviceCandidate& c) {
-        return Json{{"configuration", sim::configuration_text(t, c.spec)}, {"time_s", c.time_s}, {"speedup_vs_default", c.speedup},
+        return Json{{"configuration", sim::configuration_text(t, c.spec)},
+                    {"options", {{"workload", sim::workload_kind_name(c.spec.kind)}, {"algorithm", sim::algorithm_name(c.spec.algorithm)},
+                                 {"sync", sim::sync_name(c.spec.sync)}, {"strategy", sim::strategy_name(c.spec.strategy)},
+                                 {"threads", c.spec.threads}, {"placement", sim::placement_name(c.spec.placement)},
+                                 {"memory_policy", sim::memory_policy_name(c.spec.memory, t)}}},
+                    {"time_s", c.time_s}, {"speedup_vs_default", c.speedup},
                     {"bottleneck", c.bottleneck}, {"bottleneck_saturated_fraction", c.bottleneck_saturated},
                     {"busiest", c.busiest}, {"busiest_mean_utilisation", c.busiest_utilisation},
                     {"local_access_ratio", c.local_access_ratio}, {"reason", c.reason}, {"basis", "predicted"}};
