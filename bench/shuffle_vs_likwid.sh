@@ -44,7 +44,7 @@ print("%.2f" % (b[0]["bytes_per_second"] / 1e6))')
   done
 done
 done
-echo "median over $rounds rounds:"
+echo "over $rounds rounds: median of each side and of the per-round ratio; best (highest) of each side and their ratio:"
 python3 - "$rows" <<'PY'
 import statistics, sys
 groups = {}
@@ -52,7 +52,8 @@ for line in open(sys.argv[1]):
     _, threads, variant, likwid, shuffle, ratio = line.split()
     groups.setdefault((int(threads), variant), []).append((float(likwid), float(shuffle), float(ratio)))
 for (threads, variant), values in sorted(groups.items()):
-    print("%-8d %-22s likwid %10.1f MB/s  shuffle %10.1f MB/s  ratio %.3f" % (
+    best_likwid, best_shuffle = max(v[0] for v in values), max(v[1] for v in values)
+    print("%-3d %-20s median: likwid %8.1f shuffle %8.1f MB/s ratio %.3f | best: likwid %8.1f shuffle %8.1f MB/s ratio %.3f" % (
         threads, variant, statistics.median(v[0] for v in values), statistics.median(v[1] for v in values),
-        statistics.median(v[2] for v in values)))
+        statistics.median(v[2] for v in values), best_likwid, best_shuffle, best_shuffle / best_likwid))
 PY

@@ -172,6 +172,7 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
   PinErrors pins;
   const std::size_t table_bytes = sizes.slots * sizeof(GroupEntry);
   std::uint64_t digest = 0;
+  bool have_digest = false;
 
   RealRun run;
   auto repetition = [&](std::vector<PhaseTime>& phases) -> double {
@@ -250,7 +251,10 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
     if (with_reference && groups != reference.size())
       throw std::runtime_error("partitioned aggregation verification failed: " + std::to_string(groups) + " groups, the reference has " +
                                std::to_string(reference.size()));
+    if (options.verify && have_digest && this_digest != digest)
+      throw std::runtime_error("partitioned aggregation verification failed: the groups differ between repetitions");
     digest = this_digest;
+    have_digest = true;
     return seconds;
   };
   time_repetitions(options, run, repetition);
