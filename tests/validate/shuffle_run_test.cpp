@@ -320,6 +320,8 @@ TEST(ShuffleRunTest, MemoryBytesCoverTheData) {
   spec.data.records = 1e7;
   spec.data.keys.groups = 1000;
   EXPECT_GE(shuffle_memory_bytes(spec), 16e7);
+  spec.kind = sim::WorkloadKind::kCountAggregation;
+  EXPECT_THROW(shuffle_memory_bytes(spec), std::invalid_argument);
 }
 
 sim::WorkloadSpec aggregation_spec(sim::PartitionStrategy strategy, sim::ShuffleAlgorithm algorithm, sim::SyncMode sync, int threads,
