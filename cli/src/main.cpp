@@ -4,7 +4,9 @@
 #include <exception>
 #include <iostream>
 
+#include "adaptive_command.hpp"
 #include "advise_command.hpp"
+#include "allocator_exec.hpp"
 #include "placement_commands.hpp"
 #include "render_command.hpp"
 #include "sim_commands.hpp"
@@ -19,6 +21,7 @@ int main(int argc, char** argv) {
   numatwin::cli::register_sim_commands(app);
   numatwin::cli::register_placement_commands(app);
   numatwin::cli::register_advise_command(app);
+  numatwin::cli::register_adaptive_command(app);
   numatwin::cli::register_render_command(app);
   numatwin::cli::register_validate_commands(app);
   try {
@@ -26,6 +29,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0; everything else is a usage error.
     return app.exit(e) == 0 ? 0 : 2;
+  } catch (const numatwin::cli::ChildExit& child) {
+    // The command ran in a child under another allocator; it printed its own output.
+    return child.status;
   } catch (const std::exception& e) {
     std::cerr << "numatwin: error: " << e.what() << "\n";
     return 1;

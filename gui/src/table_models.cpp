@@ -209,6 +209,7 @@ QVariant ReportTableModel::data(const QModelIndex& index, int role) const {
       case kPredicted: return k.predicted_gbps;
       case kMeasured: return k.measured_gbps ? QVariant(*k.measured_gbps) : QVariant();
       case kError: return error ? QVariant(*error) : QVariant();
+      case kAfterFit: return k.error_after_fit ? QVariant(*k.error_after_fit) : QVariant();
       default: break;
     }
   }
@@ -225,6 +226,9 @@ QVariant ReportTableModel::data(const QModelIndex& index, int role) const {
       case kPredicted: return QString::number(k.predicted_gbps, 'f', 2);
       case kMeasured: return k.measured_gbps ? QString::number(*k.measured_gbps, 'f', 2) : QStringLiteral("not measured");
       case kError: return error ? QStringLiteral("%1%2%").arg(*error >= 0 ? QStringLiteral("+") : QString()).arg(100.0 * *error, 0, 'f', 1) : QStringLiteral("-");
+      case kAfterFit:
+        return k.error_after_fit ? QStringLiteral("%1%2%").arg(*k.error_after_fit >= 0 ? QStringLiteral("+") : QString()).arg(100.0 * *k.error_after_fit, 0, 'f', 1)
+                                 : QStringLiteral("-");
       case kLinks: {
         int measured = 0;
         for (const LinkTraffic& l : k.links) measured += l.measured_gbps ? 1 : 0;
@@ -236,6 +240,9 @@ QVariant ReportTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole && !k.measured_gbps) return k.not_measured;
   if (role == Qt::BackgroundRole && index.column() == kError && error) {
     return utilisation_colour(std::min(1.0, std::abs(*error) / 0.25));  // 25 % off reads as saturated red
+  }
+  if (role == Qt::BackgroundRole && index.column() == kAfterFit && k.error_after_fit) {
+    return utilisation_colour(std::min(1.0, std::abs(*k.error_after_fit) / 0.25));
   }
   return {};
 }
@@ -249,6 +256,7 @@ QVariant ReportTableModel::headerData(int section, Qt::Orientation orientation, 
     case kPredicted: return QStringLiteral("predicted GB/s");
     case kMeasured: return QStringLiteral("measured GB/s");
     case kError: return QStringLiteral("error");
+    case kAfterFit: return QStringLiteral("after cost fit");
     case kLinks: return QStringLiteral("link traffic");
     default: return {};
   }

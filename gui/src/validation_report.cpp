@@ -77,7 +77,10 @@ ValidationReport parse_validation_report(const QByteArray& json_text, const QStr
   if (!doc.isObject()) root.fail(QString(), QStringLiteral("expected a JSON object"));
   const QJsonObject o = doc.object();
   root.allow_only(o, {QStringLiteral("format"), QStringLiteral("format_version"), QStringLiteral("machine"), QStringLiteral("host"),
-                      QStringLiteral("kernels")});
+                      QStringLiteral("kernels"), QStringLiteral("summary"), QStringLiteral("cost_fit")});
+  for (const QString& key : {QStringLiteral("summary"), QStringLiteral("cost_fit")}) {
+    if (o.contains(key) && !o.value(key).isObject()) root.fail(QStringLiteral("/") + key, QStringLiteral("expected an object"));
+  }
   if (o.value(QStringLiteral("format")).toString() != QStringLiteral("numatwin-validation-report")) {
     root.fail(QStringLiteral("/format"), QStringLiteral("expected \"numatwin-validation-report\""));
   }
@@ -96,7 +99,7 @@ ValidationReport parse_validation_report(const QByteArray& json_text, const QStr
     const QJsonObject ko = array[k].toObject();
     r.allow_only(ko, {QStringLiteral("id"), QStringLiteral("workload"), QStringLiteral("algorithm"), QStringLiteral("sync"),
                       QStringLiteral("threads"), QStringLiteral("predicted_gbps"), QStringLiteral("measured_gbps"),
-                      QStringLiteral("not_measured"), QStringLiteral("links")});
+                      QStringLiteral("not_measured"), QStringLiteral("links"), QStringLiteral("details")});
     KernelComparison kc;
     kc.id = r.string(ko, QStringLiteral("id"), true);
     kc.workload = r.string(ko, QStringLiteral("workload"), true);
@@ -123,6 +126,18 @@ ValidationReport parse_validation_report(const QByteArray& json_text, const QStr
         lt.predicted_gbps = lr.number(lo, QStringLiteral("predicted_gbps"));
         lt.measured_gbps = lr.measured(lo, lt.not_measured);
         kc.links.push_back(lt);
+      }
+    }
+    const QJsonValue details = ko.value(QStringLiteral("details"));
+    if (!details.isUndefined()) {
+      // Free-form run details from `numatwin validate run/suite`; the tab shows the error after
+      // the cost fit when there is one.
+      if (!details.isObject()) r.fail(QStringLiteral("/details"), QStringLiteral("expected an object"));
+      const QJsonValue after = details.toObject().value(QStringLiteral("error_after_fit"));
+      if (!after.isUndefined()) {
+        if (!after.isDouble() || !std::isfinite(after.toDouble()))
+          r.fail(QStringLiteral("/details/error_after_fit"), QStringLiteral("expected a number"));
+        kc.error_after_fit = after.toDouble();
       }
     }
     report.kernels.push_back(kc);

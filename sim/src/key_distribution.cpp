@@ -1,5 +1,6 @@
 #include "numatwin/sim/key_distribution.hpp"
 
+#include <cstdio>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -73,12 +74,20 @@ KeySpec parse_key_distribution(const std::string& text, double groups) {
   return k;
 }
 
+namespace {
+std::string number_text(double x) {  // shortest form: 0.5, 1000
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+}  // namespace
+
 std::string key_distribution_name(const KeySpec& keys) {
   switch (keys.distribution) {
     case KeyDistribution::kUniform: return "uniform";
-    case KeyDistribution::kZipf: return "zipf:" + std::to_string(keys.zipf_exponent);
-    case KeyDistribution::kHeavyHitter: return "heavy-hitter:" + std::to_string(keys.heavy_hitter_share);
-    case KeyDistribution::kMovingCluster: return "moving-cluster:" + std::to_string(keys.window_groups);
+    case KeyDistribution::kZipf: return "zipf:" + number_text(keys.zipf_exponent);
+    case KeyDistribution::kHeavyHitter: return "heavy-hitter:" + number_text(keys.heavy_hitter_share);
+    case KeyDistribution::kMovingCluster: return "moving-cluster:" + number_text(keys.window_groups);
     case KeyDistribution::kSequential: return "sequential";
   }
   return "?";

@@ -34,6 +34,42 @@ if grep -q qn_measure=1 /proc/cmdline; then
   head -n 30 /tmp/measure.txt
   tail -n 3 /tmp/measure.err
 fi
+if grep -q qn_kernels=1 /proc/cmdline; then
+  # The real kernels across nodes (validate run): pages land where the memory policy says and
+  # threads run where the placement says. Timings under TCG mean nothing; results must verify.
+  echo "QN: --- numatwin validate run (kernels across nodes)"
+  ok=0
+  check() {  # check LABEL PATTERN FILE: the run's text output must contain PATTERN
+    if grep -q "$2" "$3"; then echo "QN: kernels: $1: ok"; else echo "QN: kernels: $1: FAIL ($2 not in the output)"; ok=1; fi
+  }
+  run() {  # run NAME ARGS...: one validate run, output to /tmp/NAME.txt
+    name=$1; shift
+    if ! numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$nn" --placement sparse "$@" \
+      >"/tmp/$name.txt" 2>"/tmp/$name.err"; then
+      echo "QN: kernels: $name: FAIL (exit status)"; cat "/tmp/$name.err"; ok=1
+    fi
+    cat "/tmp/$name.txt"
+  }
+  cpus=$(seq -s, 0 $((nn - 1)))
+  run shuffle --workload shuffle --algorithm ring --sync tight --bytes 4e6
+  check "shuffle verified" "verified: yes" /tmp/shuffle.txt
+  check "shuffle threads on one CPU per node" "threads ran on CPUs $cpus\$" /tmp/shuffle.txt
+  check "shuffle buffers on every node" "buffers: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/shuffle.txt
+  run migration --workload migration --algorithm ring --sync tight --bytes 4e6
+  check "migration verified" "verified: yes" /tmp/migration.txt
+  check "migration threads back home" "threads ran on CPUs $cpus\$" /tmp/migration.txt
+  run interleave --workload count --records 2e5 --groups 1000 --memory-policy interleave
+  check "interleave verified" "verified: yes" /tmp/interleave.txt
+  check "interleave input on every node" "input: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/interleave.txt
+  run bind --workload hash-join --records 2e5 --build-records 2e4 --groups 2e4 --memory-policy bind:n2
+  check "bind verified" "verified: yes" /tmp/bind.txt
+  check "bind puts the table on n2" "hash table: .*pages n2: 100%" /tmp/bind.txt
+  run loader --workload count --records 2e5 --groups 1000 --memory-policy first-touch:loader
+  check "loader first touch on the loader's node" "input: .*pages n0: 100%" /tmp/loader.txt
+  run workers --workload count --records 2e5 --groups 1000 --memory-policy first-touch
+  check "workers first touch on every node" "input: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/workers.txt
+  echo "QN: KERNELS_EXIT=$ok at uptime $(cut -d' ' -f1 /proc/uptime)s"
+fi
 sync
 poweroff -f
 reboot -f

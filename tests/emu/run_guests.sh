@@ -106,6 +106,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   mapfile -t rows < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${topology}")
   links="$(sed -n 's/^# links: *//p' "${topology}")"
   measure="$(sed -n 's/^# measure: *//p' "${topology}")"
+  kernels="$(sed -n 's/^# kernels: *//p' "${topology}")"
   n=${#rows[@]}
   mem_mb=$((n * 128))
   args=()
@@ -126,7 +127,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   timeout "${timeout_s}" qemu-system-x86_64 -M pc -accel tcg,thread=multi -cpu qemu64 \
     -smp "${n},sockets=${n},cores=1,threads=1" -m "${mem_mb}M" "${args[@]}" \
     -kernel "${kernel}" -initrd "${work}/initramfs.cpio.gz" \
-    -append "console=ttyS0 panic=-1 quiet numa_balancing=disable qn_dist=${dist_csv} qn_links=${links} qn_measure=${measure:-0}" \
+    -append "console=ttyS0 panic=-1 quiet numa_balancing=disable qn_dist=${dist_csv} qn_links=${links} qn_measure=${measure:-0} qn_kernels=${kernels:-0}" \
     -nodefaults -no-user-config -display none -serial stdio -net none -no-reboot \
     </dev/null >"${log}" 2>&1
   qemu_status=$?
@@ -134,6 +135,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   discover="$(sed -n 's/^QN: DISCOVER_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
   selfcheck="$(sed -n 's/^QN: SELFCHECK_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
   measured="$(sed -n 's/^QN: MEASURE_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
+  kernels_status="$(sed -n 's/^QN: KERNELS_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
   summary="$(grep -E '^selfcheck: [0-9]+ passed, [0-9]+ failed' "${log}" | tail -n 1)"
   verdict=ok
   reason=""
@@ -145,6 +147,8 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
     verdict=FAILED reason="selfcheck exit '${selfcheck:-none}'"
   elif [[ "${measure:-0}" == 1 && "${measured}" != 0 ]]; then
     verdict=FAILED reason="measure --quick exit '${measured:-none}'"
+  elif [[ "${kernels:-0}" == 1 && "${kernels_status}" != 0 ]]; then
+    verdict=FAILED reason="kernels across nodes: status '${kernels_status:-none}'"
   fi
   measure_summary="$(sed -n 's/^QN: \(measure: .*\)/\1/p' "${log}" | tail -n 1)"
   echo "RESULT ${name}: ${verdict} (${n} nodes, $((SECONDS - guest_start)) s, ${summary:-no selfcheck summary}${measure_summary:+; ${measure_summary}}${reason:+, ${reason}}) log ${log}"
@@ -153,7 +157,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   else
     failed=$((failed + 1))
     echo "---- failing checks and the last lines of ${log}:"
-    grep -E '^(FAIL|numatwin: error|QN: measure)' "${log}" || true
+    grep -E '^(FAIL|numatwin: error|QN: measure|QN: kernels: .*FAIL)' "${log}" || true
     tail -n 25 "${log}"
     echo "----"
   fi

@@ -155,6 +155,28 @@ TEST(ValidationReportTest, ReadsTheDocumentedShape) {
   EXPECT_EQ(links.data(links.index(1, LinkTrafficModel::kNote), Qt::DisplayRole).toString(), QStringLiteral("no uncore counters"));
 }
 
+TEST(ValidationReportTest, ReadsTheValidatorsDetailsSummaryAndErrorAfterTheCostFit) {
+  const QByteArray text = R"({
+    "format": "numatwin-validation-report", "format_version": 1, "machine": "this-machine",
+    "kernels": [
+      {"id": "count-uniform-2t-dense-first-touch", "workload": "count", "threads": 2, "predicted_gbps": 2.0,
+       "measured_gbps": 1.6, "details": {"measured_s": 0.2, "error_after_fit": -0.031, "phases": []}},
+      {"id": "hash-join-uniform-1t-dense-first-touch", "workload": "hash-join", "threads": 1, "predicted_gbps": 1.0,
+       "measured_gbps": 1.0, "details": {}}
+    ],
+    "summary": {"median_abs_error": 0.1}, "cost_fit": {"training_runs": 1}})";
+  const ValidationReport r = parse_validation_report(text, QStringLiteral("report.json"));
+  ASSERT_EQ(r.kernels.size(), 2u);
+  ASSERT_TRUE(r.kernels[0].error_after_fit.has_value());
+  EXPECT_DOUBLE_EQ(*r.kernels[0].error_after_fit, -0.031);
+  EXPECT_FALSE(r.kernels[1].error_after_fit.has_value());
+  ReportTableModel model;
+  model.set_report(r);
+  EXPECT_EQ(model.data(model.index(0, ReportTableModel::kError), Qt::DisplayRole).toString(), QStringLiteral("+25.0%"));
+  EXPECT_EQ(model.data(model.index(0, ReportTableModel::kAfterFit), Qt::DisplayRole).toString(), QStringLiteral("-3.1%"));
+  EXPECT_EQ(model.data(model.index(1, ReportTableModel::kAfterFit), Qt::DisplayRole).toString(), QStringLiteral("-"));
+}
+
 TEST(ValidationReportTest, BadReportsNameTheField) {
   auto error_of = [](const QByteArray& text) -> std::string {
     try {
@@ -176,6 +198,14 @@ TEST(ValidationReportTest, BadReportsNameTheField) {
   EXPECT_NE(error_of(head + R"({"id": "k", "workload": "shuffle", "threads": 2, "predicted_gbps": 1, "measured_gbps": 1, "typo": 1}]})")
                 .find("/kernels/0/typo"),
             std::string::npos);
+  EXPECT_NE(error_of(head + R"({"id": "k", "workload": "count", "threads": 2, "predicted_gbps": 1, "measured_gbps": 1, "details": 3}]})")
+                .find("/kernels/0/details"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"({"id": "k", "workload": "count", "threads": 2, "predicted_gbps": 1, "measured_gbps": 1,
+                               "details": {"error_after_fit": "x"}}]})")
+                .find("/kernels/0/details/error_after_fit"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"(], "summary": []})").find("/summary"), std::string::npos);
   EXPECT_THROW(load_validation_report(QStringLiteral("/nonexistent/report.json")), model::InputError);
 }
 

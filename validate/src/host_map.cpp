@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "numatwin/validate/memory_placement.hpp"
+
 namespace numatwin::validate {
 
 int HostMap::os_cpu(const sim::PlacedThread& thread) const {
@@ -32,10 +34,15 @@ HostMap map_host(const model::Topology& topology, const DiscoveredMachine& machi
                  const std::vector<std::vector<int>>& node_cpus_in_order) {
   if (node_cpus_in_order.size() != machine.nodes.size())
     throw std::invalid_argument("map_host: one CPU list per discovered node expected");
+  int numa_nodes = 0;
+  for (const model::Node& node : topology.nodes) numa_nodes += node.has_cores() || node.has_memory() ? 1 : 0;
+  if (numa_nodes != static_cast<int>(machine.nodes.size()))
+    throw std::invalid_argument("the topology \"" + topology.name + "\" has " + std::to_string(numa_nodes) + " NUMA nodes, this machine " +
+                                std::to_string(machine.nodes.size()) +
+                                ": run on a topology of this machine (numatwin validate discover, then calibrate)");
   HostMap map;
   std::size_t next = 0;
   int core = 0;
-  int model_nodes = 0;
   for (std::size_t i = 0; i < topology.nodes.size(); ++i) {
     const model::Node& node = topology.nodes[i];
     map.first_core.push_back(core);
@@ -46,7 +53,6 @@ HostMap map_host(const model::Topology& topology, const DiscoveredMachine& machi
       map.node_cpus.emplace_back();
       continue;
     }
-    ++model_nodes;
     if (next >= machine.nodes.size()) {
       map.node_os_index.push_back(-1);
       map.node_cpus.emplace_back();
@@ -60,13 +66,17 @@ HostMap map_host(const model::Topology& topology, const DiscoveredMachine& machi
                                   std::to_string(real.os_index) + " of this machine " + std::to_string(real.cores));
     ++next;
   }
-  if (model_nodes != static_cast<int>(machine.nodes.size()))
-    throw std::invalid_argument("the topology has " + std::to_string(model_nodes) + " NUMA nodes, this machine " +
-                                std::to_string(machine.nodes.size()) +
-                                ": run on a topology of this machine (numatwin validate discover, then calibrate)");
   for (const DiscoveredNode& real : machine.nodes)
     if (real.memory_allowed && real.memory_bytes > 0) map.memory_os_nodes.push_back(real.os_index);
   return map;
+}
+
+HostMap map_this_host(const model::Topology& topology) {
+  const DiscoveredMachine machine = discover_machine();
+  const ThreadPinner pinner;
+  std::vector<std::vector<int>> cpus;
+  for (const DiscoveredNode& node : machine.nodes) cpus.push_back(pinner.node_cpus(node.os_index));
+  return map_host(topology, machine, cpus);
 }
 
 }  // namespace numatwin::validate

@@ -53,7 +53,7 @@ class RunSummaryModel : public QAbstractTableModel {
 
 class ReportTableModel : public QAbstractTableModel {
  public:
-  enum Column { kKernel, kWorkload, kThreads, kPredicted, kMeasured, kError, kLinks, kColumnCount };
+  enum Column { kKernel, kWorkload, kThreads, kPredicted, kMeasured, kError, kAfterFit, kLinks, kColumnCount };
 
   explicit ReportTableModel(QObject* parent = nullptr);
   void set_report(ValidationReport report);

@@ -27,6 +27,7 @@ struct KernelComparison {
   std::optional<double> measured_gbps;
   QString not_measured;
   std::vector<LinkTraffic> links;
+  std::optional<double> error_after_fit;  // details.error_after_fit, after the suite's cost fit
 
   // (predicted - measured) / measured, when measured.
   [[nodiscard]] std::optional<double> relative_error() const;

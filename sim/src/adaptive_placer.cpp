@@ -1,0 +1,144 @@
+#include "numatwin/sim/adaptive_placer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace numatwin::sim {
+namespace {
+
+std::string pct(double share) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.0f%%", 100.0 * share);
+  return buffer;
+}
+
+std::string sock(int s) { return "s" + std::to_string(s); }
+
+}  // namespace
+
+bool placer_eligible(double recent, double window_average, bool window_covered, double divergence) {
+  return window_covered && std::abs(window_average - recent) <= divergence * recent;
+}
+
+std::string placer_action_name(PlacerAction action) {
+  switch (action) {
+    case PlacerAction::kNone: return "none";
+    case PlacerAction::kMove: return "move";
+    case PlacerAction::kPartition: return "partition";
+    case PlacerAction::kMerge: return "merge";
+  }
+  return "?";
+}
+
+PlacerDecision decide_placement(const PlacerSnapshot& snapshot, const PlacerParameters& p) {
+  PlacerDecision d;
+  const int sockets = static_cast<int>(snapshot.sockets.size());
+  if (sockets < 2) return d;
+  // 2. The hottest pair: the largest u_h - u_c (ties: lowest h, then lowest c).
+  int hot = -1;
+  int cold = -1;
+  double imbalance = -1.0;
+  for (int h = 0; h < sockets; ++h) {
+    for (int c = 0; c < sockets; ++c) {
+      if (h == c) continue;
+      const double i = snapshot.sockets[h].cpu_share - snapshot.sockets[c].cpu_share;
+      if (i > imbalance) {
+        imbalance = i;
+        hot = h;
+        cold = c;
+      }
+    }
+  }
+  d.hot_socket = hot;
+  d.cold_socket = cold;
+  d.imbalance_before = imbalance;
+  d.imbalance_after = imbalance;
+  const PlacerSocketState& sh = snapshot.sockets[hot];
+  const PlacerSocketState& sc = snapshot.sockets[cold];
+  if (!(sh.cpu_share > p.saturation) || !(imbalance > p.imbalance)) {
+    d.reason = "hottest pair " + sock(hot) + "/" + sock(cold) + ": " + pct(sh.cpu_share) + " vs " + pct(sc.cpu_share) +
+               ", imbalance " + pct(imbalance) + ": under the thresholds";
+    return d;
+  }
+  // Parts on the hot socket, busiest first (ties: lowest id).
+  std::vector<const PlacerPartState*> candidates;
+  for (const PlacerPartState& part : snapshot.parts) {
+    if (part.socket == hot) candidates.push_back(&part);
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const PlacerPartState* a, const PlacerPartState* b) {
+    if (a->cpu_share != b->cpu_share) return a->cpu_share > b->cpu_share;
+    return a->part < b->part;
+  });
+  const double mem_room = sc.memory_capacity_bytes_per_s - sc.memory_bytes_per_s;
+  // 3. Move.
+  for (const PlacerPartState* part : candidates) {
+    if (!part->move_eligible) continue;
+    const double after = std::abs(imbalance - 2.0 * part->cpu_share);
+    if (!(after < imbalance) || part->memory_bytes_per_s > mem_room) continue;
+    d.action = PlacerAction::kMove;
+    d.part = part->part;
+    d.table = part->table;
+    d.from_socket = hot;
+    d.to_socket = cold;
+    d.imbalance_after = after;
+    d.reason = sock(hot) + " at " + pct(sh.cpu_share) + ", " + sock(cold) + " at " + pct(sc.cpu_share) + ": imbalance " +
+               pct(imbalance) + " -> " + pct(after) + " predicted";
+    return d;
+  }
+  // 4. Partition.
+  for (const PlacerPartState* part : candidates) {
+    if (!part->partition_eligible || 2 * part->table_parts > sockets) continue;
+    const double after = std::abs(imbalance - part->cpu_share);
+    if (!(after < imbalance) || 0.5 * part->memory_bytes_per_s > mem_room) continue;
+    d.action = PlacerAction::kPartition;
+    d.part = part->part;
+    d.table = part->table;
+    d.from_socket = hot;
+    d.to_socket = cold;
+    d.imbalance_after = after;
+    d.reason = sock(hot) + " at " + pct(sh.cpu_share) + ", " + sock(cold) + " at " + pct(sc.cpu_share) +
+               ", no part can move: split one, imbalance " + pct(imbalance) + " -> " + pct(after) + " predicted";
+    return d;
+  }
+  // 5. Merge a cold partitioned table onto the coldest socket.
+  int coldest = 0;
+  for (int s = 1; s < sockets; ++s) {
+    if (snapshot.sockets[s].cpu_share < snapshot.sockets[coldest].cpu_share) coldest = s;
+  }
+  std::map<int, std::vector<const PlacerPartState*>> by_table;
+  for (const PlacerPartState& part : snapshot.parts) by_table[part.table].push_back(&part);
+  for (const auto& [table, parts] : by_table) {
+    if (parts.size() < 2) continue;
+    double cpu = 0.0;
+    double mem = 0.0;
+    std::vector<double> share(sockets);
+    for (int s = 0; s < sockets; ++s) share[s] = snapshot.sockets[s].cpu_share;
+    for (const PlacerPartState* part : parts) {
+      cpu += part->cpu_share;
+      if (part->socket != coldest) {
+        mem += part->memory_bytes_per_s;
+        share[part->socket] -= part->cpu_share;
+        share[coldest] += part->cpu_share;
+      }
+    }
+    if (!(cpu < p.cold_table_cpu)) continue;
+    const PlacerSocketState& sk = snapshot.sockets[coldest];
+    if (sk.memory_bytes_per_s + mem > sk.memory_capacity_bytes_per_s) continue;
+    const double after = share[hot] - share[cold];
+    if (std::abs(after) > imbalance) continue;
+    d.action = PlacerAction::kMerge;
+    d.table = table;
+    d.to_socket = coldest;
+    d.imbalance_after = std::abs(after);
+    d.reason = "no part can move or split; the table uses " + pct(cpu) + " of a socket: merge onto the coldest socket " +
+               sock(coldest);
+    return d;
+  }
+  d.reason = sock(hot) + " at " + pct(sh.cpu_share) + ", " + sock(cold) + " at " + pct(sc.cpu_share) +
+             ": no eligible part lowers the imbalance within " + sock(cold) + "'s memory bandwidth";
+  return d;
+}
+
+}  // namespace numatwin::sim

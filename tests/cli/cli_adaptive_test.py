@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Runs `numatwin adaptive` as a user would: text and JSON outputs, overrides, one-line errors
+naming the scenario file and the JSON pointer of a bad field.
+
+usage: cli_adaptive_test.py NUMATWIN_BINARY SCENARIO_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BINARY = sys.argv[1]
+SCENARIOS = sys.argv[2]
+INTRO = os.path.join(SCENARIOS, "intro-4-tables-2-hot.json")
+
+
+def run(*args):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=600)
+
+
+class AdaptiveCommand(unittest.TestCase):
+    def test_text_run_reports_decisions_timeline_and_placement(self):
+        r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", INTRO, "--duration", "20",
+                "--stealing", "deny")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for heading in ("placer decisions:", "timeline", "task classes:", "final placement:", "page costs:"):
+            self.assertIn(heading, r.stdout)
+
+    def test_json_parses_and_is_deterministic(self):
+        args = ("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", INTRO, "--duration", "30",
+                "--stealing", "adaptive", "--json")
+        a = run(*args)
+        self.assertEqual(a.returncode, 0, a.stderr)
+        d = json.loads(a.stdout)
+        self.assertEqual(d["scenario"], "intro-4-tables-2-hot")
+        self.assertEqual(d["sockets"], ["s0", "s1", "s2", "s3"])
+        self.assertEqual(len(d["timeline"]), 30)
+        self.assertGreater(d["queries"], 0)
+        self.assertIsNotNone(d["stealing_threshold_gbps_per_task"])
+        self.assertIn("points", d["stealing_calibration"])
+        self.assertFalse(d["costs"]["derived"])
+        self.assertEqual(json.loads(run(*args).stdout), d)
+
+    def test_placer_off_makes_no_decision(self):
+        r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", INTRO, "--placer", "off", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertEqual(d["placer_decisions"], [])
+        self.assertEqual([p["socket"] for p in d["final_placement"]], ["s0", "s1", "s2", "s3"])
+
+    def test_missing_costs_are_derived_and_said_so(self):
+        with open(INTRO) as f:
+            doc = json.load(f)
+        del doc["costs"]
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(doc, f)
+        try:
+            r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", f.name, "--duration", "5",
+                    "--stealing", "deny", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            costs = json.loads(r.stdout)["costs"]
+            self.assertTrue(costs["derived"])
+            self.assertIn("derived", costs["source"])
+            self.assertGreater(costs["move_us_per_page"], 0)
+        finally:
+            os.unlink(f.name)
+
+    def bad(self, mutate, pointer):
+        with open(INTRO) as f:
+            doc = json.load(f)
+        mutate(doc)
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(doc, f)
+        try:
+            r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", f.name)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            lines = r.stderr.strip().splitlines()
+            self.assertEqual(len(lines), 1, r.stderr)
+            self.assertIn(f.name, lines[0])
+            self.assertIn(pointer + ":", lines[0])
+            self.assertIn("expected", lines[0])
+        finally:
+            os.unlink(f.name)
+
+    def test_bad_scenarios_give_one_line_with_file_and_pointer(self):
+        self.bad(lambda d: d["tables"][1].update(socket=9), "/tables/1/socket")
+        self.bad(lambda d: d["tables"][0].update(size_bytes=0), "/tables/0/size_bytes")
+        self.bad(lambda d: d["clients"][0]["tables"].update(T9=1), "/clients/0/tables/T9")
+        self.bad(lambda d: d.update(stealing="sometimes"), "/stealing")
+        self.bad(lambda d: d.update(duraton_s=5), "/duraton_s")
+        self.bad(lambda d: d.pop("clients"), "/clients")
+        self.bad(lambda d: d["costs"].update(move_us_per_page="fast"), "/costs/move_us_per_page")
+
+    def test_bad_command_line_is_exit_2(self):
+        r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", INTRO, "--stealing", "sometimes")
+        self.assertEqual(r.returncode, 2)
+
+    def test_calibrate_alone(self):
+        r = run("adaptive", "--topology", "skylake-4114-2s", "--calibrate", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        gains = [p["gain"] for p in d["points"]]
+        self.assertEqual(len(gains), 11)
+        self.assertGreater(gains[-1], gains[0])
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Runs `numatwin validate run | suite | allocbench` on this machine as a user would: real kernels
+against the model, reports that parse (the GUI's shape), clear errors before any work.
+
+usage: cli_validate_run_test.py NUMATWIN_BINARY
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BINARY = sys.argv[1]
+
+
+def run(*args, timeout=600):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout)
+
+
+class ValidateRun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.host = os.path.join(cls.dir.name, "host.json")
+        r = run("validate", "discover", "--out", cls.host)
+        assert r.returncode == 0, r.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_count_runs_verifies_and_prints_measured_and_predicted(self):
+        r = run("validate", "run", "--topology", self.host, "--workload", "count", "--records", "2e5", "--groups", "1000",
+                "--threads", "1", "--repetitions", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("measured", r.stdout)
+        self.assertIn("predicted", r.stdout)
+        self.assertIn("verified: yes", r.stdout)
+        self.assertIn("pages n", r.stdout)  # the observed placement of every dataset
+
+    def test_shuffle_report_has_the_guis_shape_and_observations(self):
+        out = os.path.join(self.dir.name, "run.json")
+        csv_path = os.path.join(self.dir.name, "run.csv")
+        r = run("validate", "run", "--topology", self.host, "--workload", "shuffle", "--algorithm", "ring", "--sync", "loose",
+                "--bytes", "3.2e7", "--threads", "2", "--repetitions", "2", "--out", out, "--csv", csv_path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            report = json.load(f)
+        self.assertEqual(report["format"], "numatwin-validation-report")
+        self.assertEqual(report["format_version"], 1)
+        kernel = report["kernels"][0]
+        self.assertEqual(kernel["workload"], "shuffle")
+        self.assertEqual(kernel["threads"], 2)
+        details = kernel["details"]
+        self.assertTrue(details["verified"])
+        self.assertEqual(len(details["repetition_s"]), 2)
+        self.assertEqual(len(details["threads"]), 2)
+        self.assertAlmostEqual(kernel["measured_gbps"], 3.2e7 / details["measured_s"] / 1e9, places=6)
+        self.assertAlmostEqual(details["error"], details["predicted_s"] / details["measured_s"] - 1, places=6)
+        pages = sum(sum(d["pages_per_node"].values()) for d in details["datasets"])
+        self.assertGreater(pages, 0)
+        with open(csv_path) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["verified"], "yes")
+
+    def test_a_run_larger_than_free_memory_is_refused_before_any_work(self):
+        r = run("validate", "run", "--topology", self.host, "--workload", "count", "--records", "1e13", "--threads", "1",
+                timeout=60)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("GiB", r.stderr)
+        self.assertIn("free", r.stderr)
+        errors = [line for line in r.stderr.splitlines() if "error:" in line]
+        self.assertEqual(len(errors), 1, r.stderr)
+
+    def test_unknown_and_unusable_allocators_are_clear_errors(self):
+        r = run("validate", "run", "--topology", self.host, "--workload", "count", "--records", "1e5", "--allocator", "hoard")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('unknown allocator "hoard"', r.stderr)
+        self.assertIn("jemalloc", r.stderr)
+        r = run("validate", "run", "--topology", self.host, "--workload", "count", "--records", "2e5", "--groups", "1000",
+                "--threads", "1", "--repetitions", "1", "--allocator", "jemalloc")
+        if r.returncode != 0:
+            # A sanitizer build keeps its own malloc and says so, before any work.
+            self.assertIn("AddressSanitizer", r.stderr)
+        else:
+            self.assertIn("(jemalloc allocator", r.stdout)
+
+    def test_topology_of_another_machine_is_refused(self):
+        r = run("validate", "run", "--topology", "nehalem-ex-4s", "--workload", "count", "--records", "1e5")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("NUMA nodes, this machine", r.stderr)
+
+    def test_quick_suite_writes_a_report_with_every_kernel_and_a_cost_fit(self):
+        out = os.path.join(self.dir.name, "suite.json")
+        r = run("validate", "suite", "--topology", self.host, "--quick", "--scale", "0.1", "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            report = json.load(f)
+        workloads = {k["workload"] for k in report["kernels"]}
+        for w in ("shuffle", "migration", "migration-copy", "partitioned-aggregation", "count", "median", "hash-join",
+                  "index-join"):
+            self.assertIn(w, workloads)
+        self.assertTrue(all(k["details"]["verified"] for k in report["kernels"]))
+        self.assertIn("median_abs_error_after_fit", report["summary"])
+        self.assertGreater(report["cost_fit"]["training_runs"], 0)
+        with open(out[:-5] + ".csv") as f:
+            self.assertEqual(len(list(csv.DictReader(f))), len(report["kernels"]))
+        self.assertIn("median |error|", r.stdout)
+
+    def test_allocbench_reports_time_and_overhead_in_a_fresh_process(self):
+        r = run("validate", "allocbench", "--allocator", "glibc", "--threads", "2", "--mib-per-thread", "8", "--rounds", "1",
+                "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        [result] = json.loads(r.stdout)
+        self.assertTrue(result["verified"])
+        self.assertIn(result["allocator"], ("glibc", "asan"))
+        self.assertEqual(result["requested_peak_bytes"], 2 * 8 * 1024 * 1024)
+        self.assertGreater(result["overhead"], 0.5)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -1,0 +1,44 @@
+// Utilisation tracking: the moving average and the time-weighted history, worked by hand.
+#include <gtest/gtest.h>
+
+#include "numatwin/sim/adaptive_utilisation.hpp"
+
+namespace numatwin::sim {
+namespace {
+
+TEST(AdaptiveUtilisationTest, MovingAverageWeighsTheNewValueByW) {
+  ExponentialAverage ema(0.1);
+  EXPECT_TRUE(ema.empty());
+  ema.add(10.0);  // the first value initialises it
+  EXPECT_DOUBLE_EQ(ema.value(), 10.0);
+  ema.add(20.0);  // 0.1 x 20 + 0.9 x 10 = 11
+  EXPECT_DOUBLE_EQ(ema.value(), 11.0);
+  ema.add(0.0);  // 0.9 x 11 = 9.9
+  EXPECT_DOUBLE_EQ(ema.value(), 9.9);
+}
+
+TEST(AdaptiveUtilisationTest, HistoryAveragesOverTimeWithPartialSamples) {
+  SampledHistory h(1.0);
+  h.add(0.0, 0.1, 1.0);
+  h.add(0.1, 0.2, 3.0);
+  h.add(0.2, 0.3, 5.0);
+  // Last 0.2 s: samples 3 and 5 equally: 4.
+  EXPECT_NEAR(h.average(0.3, 0.2), 4.0, 1e-12);
+  // Last 0.15 s: 5 for 0.1 s and 3 for 0.05 s: (0.5 + 0.15) / 0.15 = 4.333...
+  EXPECT_NEAR(h.average(0.3, 0.15), (0.5 + 0.15) / 0.15, 1e-12);
+  // A window longer than the history averages what there is.
+  EXPECT_NEAR(h.average(0.3, 10.0), 3.0, 1e-12);
+  EXPECT_NEAR(h.covered_s(), 0.3, 1e-12);
+}
+
+TEST(AdaptiveUtilisationTest, HistoryKeepsOnlyItsSpan) {
+  SampledHistory h(0.5);
+  for (int i = 0; i < 20; ++i) h.add(0.1 * i, 0.1 * (i + 1), i);
+  EXPECT_LE(h.covered_s(), 0.5 + 0.1 + 1e-9);
+  EXPECT_LE(h.size(), 6u);
+  EXPECT_NEAR(h.average(2.0, 0.1), 19.0, 1e-12);
+  EXPECT_THROW(h.add(1.0, 1.1, 0.0), std::invalid_argument);  // out of order
+}
+
+}  // namespace
+}  // namespace numatwin::sim

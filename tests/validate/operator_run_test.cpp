@@ -1,0 +1,249 @@
+// The operator kernels against simple references (std::map, std::sort) on small generated inputs,
+// for uniform and skewed keys, 1 and 2 workers, first-touch and interleave; bad specs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "numatwin/validate/aggregation_kernels.hpp"
+#include "numatwin/validate/hash_join_kernels.hpp"
+#include "numatwin/validate/index_join_kernel.hpp"
+#include "numatwin/validate/machine_discovery.hpp"
+#include "numatwin/validate/memory_placement.hpp"
+#include "numatwin/validate/operator_data.hpp"
+#include "numatwin/validate/operator_run.hpp"
+#include "numatwin/validate/topology_skeleton.hpp"
+
+namespace numatwin::validate {
+namespace {
+
+struct ThisMachine {
+  model::Topology topology;
+  HostMap host;
+};
+
+const ThisMachine& this_machine() {
+  static const ThisMachine machine = [] {
+    const DiscoveredMachine found = discover_machine();
+    ThisMachine m;
+    m.topology = make_topology_skeleton(found, "host").topology;
+    const ThreadPinner pinner;
+    std::vector<std::vector<int>> cpus;
+    for (const DiscoveredNode& n : found.nodes) cpus.push_back(pinner.node_cpus(n.os_index));
+    m.host = map_host(m.topology, found, cpus);
+    return m;
+  }();
+  return machine;
+}
+
+sim::WorkloadSpec spec_of(sim::WorkloadKind kind, const std::string& keys, int threads, const std::string& memory) {
+  sim::WorkloadSpec spec;
+  spec.kind = kind;
+  spec.threads = threads;
+  // Two workers on a machine with fewer CPUs run unpinned ("none").
+  if (threads > this_machine().topology.total_cores()) spec.placement.kind = sim::PlacementKind::kNone;
+  spec.data.records = 20000;
+  spec.data.build_records = 3000;
+  spec.data.keys = sim::parse_key_distribution(keys, 500);
+  spec.memory = sim::parse_memory_policy(memory, this_machine().topology);
+  spec.seed = 7;
+  return spec;
+}
+
+std::vector<Tuple> probe_tuples(const sim::WorkloadSpec& spec) {
+  std::vector<Tuple> t(input_rows(spec));
+  ProbeData(spec).fill(0, t);
+  return t;
+}
+
+std::vector<Tuple> build_tuples(const sim::WorkloadSpec& spec) {
+  std::vector<Tuple> t(build_rows(spec));
+  BuildData(spec).fill(0, t);
+  return t;
+}
+
+// The digest of per-key results, as table_digest computes it.
+std::uint64_t digest_of(const std::map<std::uint64_t, std::uint64_t>& results) {
+  std::uint64_t d = 0;
+  for (const auto& [key, result] : results) d += group_digest_term(key, result);
+  return d;
+}
+
+std::uint64_t reference_checksum(const sim::WorkloadSpec& spec) {
+  const std::vector<Tuple> input = probe_tuples(spec);
+  switch (spec.kind) {
+    case sim::WorkloadKind::kCountAggregation: {
+      std::map<std::uint64_t, std::uint64_t> counts;
+      for (const Tuple& t : input) ++counts[t.key];
+      return digest_of(counts);
+    }
+    case sim::WorkloadKind::kMedianAggregation: {
+      std::map<std::uint64_t, std::vector<std::uint64_t>> values;
+      for (const Tuple& t : input) values[t.key].push_back(t.value);
+      std::map<std::uint64_t, std::uint64_t> twice_median;
+      for (auto& [key, v] : values) {
+        std::sort(v.begin(), v.end());
+        twice_median[key] = v[(v.size() - 1) / 2] + v[v.size() / 2];
+      }
+      return digest_of(twice_median);
+    }
+    case sim::WorkloadKind::kHashJoin:
+    case sim::WorkloadKind::kIndexJoin: {
+      const std::vector<Tuple> r = build_tuples(spec);
+      std::vector<std::uint64_t> keys;
+      for (const Tuple& t : r) keys.push_back(t.key);
+      std::sort(keys.begin(), keys.end());
+      std::map<std::uint64_t, std::uint64_t> payload;
+      for (const Tuple& t : r) {
+        payload[t.key] = spec.kind == sim::WorkloadKind::kHashJoin
+                             ? t.value
+                             : static_cast<std::uint64_t>(std::lower_bound(keys.begin(), keys.end(), t.key) - keys.begin());
+      }
+      std::uint64_t sum = 0;
+      for (const Tuple& t : input) {
+        const auto it = payload.find(t.key);
+        if (it != payload.end()) sum += it->second + t.value;
+      }
+      return sum;
+    }
+    default:
+      return 0;
+  }
+}
+
+RunOptions quick() {
+  RunOptions o;
+  o.repetitions = 2;
+  return o;
+}
+
+struct Case {
+  sim::WorkloadKind kind;
+  const char* keys;
+  int threads;
+  const char* memory;
+};
+
+class OperatorRunTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OperatorRunTest, MatchesTheReference) {
+  const Case c = GetParam();
+  const sim::WorkloadSpec spec = spec_of(c.kind, c.keys, c.threads, c.memory);
+  const RealRun run = run_operator_workload(this_machine().topology, this_machine().host, spec, quick());
+  EXPECT_TRUE(run.verified) << run.verification;
+  EXPECT_EQ(run.checksum, reference_checksum(spec));
+  EXPECT_EQ(run.work_unit, "tuples");
+  EXPECT_EQ(run.repetition_seconds.size(), 2u);
+  EXPECT_EQ(run.threads.size(), static_cast<std::size_t>(c.threads));
+  EXPECT_FALSE(run.phases.empty());
+  for (const DatasetObservation& d : run.datasets) EXPECT_GT(d.pages.pages, 0u) << d.name;
+  if (c.kind == sim::WorkloadKind::kHashJoin) {
+    const RealRun radix = run_radix_hash_join(this_machine().topology, this_machine().host, spec, quick(), 3);
+    EXPECT_TRUE(radix.verified);
+    EXPECT_EQ(radix.checksum, run.checksum);
+    ASSERT_EQ(radix.phases.size(), 2u);
+    EXPECT_EQ(radix.phases[0].name, "partition");
+  }
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (sim::WorkloadKind kind : {sim::WorkloadKind::kCountAggregation, sim::WorkloadKind::kMedianAggregation,
+                                 sim::WorkloadKind::kHashJoin, sim::WorkloadKind::kIndexJoin})
+    for (const char* keys : {"uniform", "zipf", "heavy-hitter", "moving-cluster:50", "sequential"})
+      for (int threads : {1, 2})
+        for (const char* memory : {"first-touch", "interleave"}) out.push_back({kind, keys, threads, memory});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Operators, OperatorRunTest, ::testing::ValuesIn(cases()), [](const auto& param_info) {
+  std::string name = sim::workload_kind_name(param_info.param.kind) + "_" + param_info.param.keys + "_" + std::to_string(param_info.param.threads) +
+                     "_" + param_info.param.memory;
+  for (char& ch : name) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+});
+
+TEST(OperatorSpecTest, BadSpecsAreRefusedBeforeWork) {
+  const ThisMachine& m = this_machine();
+  sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kCountAggregation, "uniform", 1, "first-touch");
+  spec.data.tuple_bytes = 8;
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
+  spec.data.tuple_bytes = 16;
+  spec.data.records = 0;
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
+  spec.data.records = 100;
+  spec.data.keys.groups = 0;
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
+  spec = spec_of(sim::WorkloadKind::kHashJoin, "uniform", 1, "first-touch");
+  spec.data.build_records = 0;
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
+  EXPECT_THROW(run_radix_hash_join(m.topology, m.host, spec, quick()), std::invalid_argument);
+  spec = spec_of(sim::WorkloadKind::kShuffle, "uniform", 1, "first-touch");
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
+  spec = spec_of(sim::WorkloadKind::kCountAggregation, "uniform", 1, "first-touch");
+  spec.data.records = 1e15;  // far more than memory
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
+}
+
+TEST(OperatorKernelTest, MedianOfOddAndEvenGroupsIsExact) {
+  // Group 5: values 9 1 4 (median 4); group 8: 10 2 7 3 (median 5, kept as 3 + 7 = 10).
+  const std::vector<Tuple> input = {{5, 9}, {8, 10}, {5, 1}, {8, 2}, {8, 7}, {5, 4}, {8, 3}};
+  std::vector<TableEntry> entries(4);
+  const TableView table{entries.data(), entries.size()};
+  table.clear(0, 4);
+  count_aggregate(table, input, false);
+  counts_to_offsets(table, 0, 4, 0);
+  std::vector<std::uint64_t> values(input.size());
+  median_scatter(table, input, values.data(), false);
+  median_select(table, 0, 4, 0, values.data());
+  const GroupDigest d = table_digest(table, 0, 4);
+  EXPECT_EQ(d.groups, 2u);
+  EXPECT_EQ(d.payload_sum, 8u + 10u);
+  EXPECT_EQ(d.digest, group_digest_term(5, 8) + group_digest_term(8, 10));
+}
+
+TEST(OperatorKernelTest, IndexShapeAndLookupOfEveryKey) {
+  for (std::uint64_t n : {1ULL, 7ULL, 8ULL, 9ULL, 64ULL, 65ULL, 1000ULL}) {
+    const IndexShape shape = index_shape(n);
+    EXPECT_EQ(shape.level_nodes.front(), 1u);
+    EXPECT_EQ(shape.level_nodes.back(), (n + 7) / 8);
+    std::vector<std::uint64_t> keys(n);
+    for (std::uint64_t i = 0; i < n; ++i) keys[i] = 3 * i + 1;  // sparse: some probes miss
+    std::vector<IndexNode> nodes(shape.nodes);
+    write_index_nodes(shape, keys.data(), nodes.data(), 0, shape.nodes);
+    std::vector<Tuple> probe;
+    for (std::uint64_t k = 0; k < 3 * n + 3; ++k) probe.push_back({k, 1});
+    const JoinTotals t = index_join_probe(shape, nodes.data(), probe);
+    EXPECT_EQ(t.matches, n) << n;
+    EXPECT_EQ(t.checksum, n * (n - 1) / 2 + n) << n;  // ranks 0..n-1, plus one per match
+  }
+  EXPECT_THROW(index_shape(0), std::invalid_argument);
+}
+
+TEST(OperatorKernelTest, RadixJoinWithManyPartitionsMatchesTheSharedTable) {
+  std::vector<Tuple> r;
+  std::vector<Tuple> s;
+  for (std::uint64_t i = 0; i < 2000; ++i) r.push_back({i * 7, i});
+  for (std::uint64_t i = 0; i < 9000; ++i) s.push_back({(i * 13) % 16000, 1});
+  std::vector<TableEntry> entries(4000);
+  const TableView table{entries.data(), entries.size()};
+  table.clear(0, entries.size());
+  hash_join_build(table, r, false);
+  const JoinTotals shared = hash_join_probe(table, s);
+  std::vector<Tuple> r_out(r.size());
+  std::vector<Tuple> s_out(s.size());
+  for (int workers : {1, 2}) {
+    ThreadTeam team(std::vector<int>(static_cast<std::size_t>(workers), kUnpinned));
+    for (int bits : {0, 4, 9}) {
+      const JoinTotals radix = radix_hash_join(team, r, s, r_out.data(), s_out.data(), bits, nullptr);
+      EXPECT_EQ(radix.matches, shared.matches) << bits;
+      EXPECT_EQ(radix.checksum, shared.checksum) << bits;
+    }
+  }
+  EXPECT_GT(shared.matches, 0u);
+}
+
+}  // namespace
+}  // namespace numatwin::validate

@@ -1,0 +1,146 @@
+#include "numatwin/validate/validation_suite.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "numatwin/model/generators.hpp"
+#include "numatwin/validate/validation_report.hpp"
+
+namespace numatwin::validate {
+namespace {
+
+model::Topology one_node() {
+  model::GeneratorParams params;
+  params.nodes = 1;
+  params.cores_per_node = 2;
+  params.threads_per_core = 1;
+  params.memory_per_node_bytes = 24LL * 1024 * 1024 * 1024;
+  return model::generate_topology(params);
+}
+
+KernelComparison comparison(sim::WorkloadKind kind, int threads, double measured_s) {
+  KernelComparison c;
+  c.spec.kind = kind;
+  c.spec.threads = threads;
+  c.spec.total_bytes = 1e9;
+  c.spec.data.records = 1e7;
+  c.id = sim::workload_kind_name(kind) + "-" + std::to_string(threads);
+  c.measured.seconds = measured_s;
+  c.measured.work = 1e7;
+  c.measured.work_unit = "tuples";
+  c.measured.verified = true;
+  c.allocator = "glibc";
+  c.predicted.seconds = measured_s;
+  return c;
+}
+
+// A stand-in model, worked by hand: a shuffle takes cycles_per_element x 0.1 s, COUNT takes
+// hash_cycles_per_tuple x 0.01 s; the 2-thread runs take the same (no contention modelled).
+Prediction toy_model(const model::Topology&, const sim::WorkloadSpec& spec) {
+  Prediction p;
+  p.seconds = sim::is_shuffle_family(spec.kind) ? spec.cycles_per_element * 0.1 : spec.costs.hash_cycles_per_tuple * 0.01;
+  return p;
+}
+
+TEST(ValidationSuiteTest, CostFitRecoversTheCostsThatExplainTheTrainingRuns) {
+  // Measured: shuffle 0.3 s (cycles_per_element 3), COUNT 0.5 s (hash cycles 50). Defaults:
+  // cycles_per_element 1, hash cycles 20, so the errors before are -66.7 % and -60 %.
+  std::vector<KernelComparison> runs{comparison(sim::WorkloadKind::kShuffle, 1, 0.3),
+                                     comparison(sim::WorkloadKind::kCountAggregation, 1, 0.5),
+                                     comparison(sim::WorkloadKind::kCountAggregation, 2, 0.55)};
+  const CostFit fit = fit_kernel_costs(one_node(), runs, {true, true, false}, toy_model);
+  EXPECT_EQ(fit.training_runs, 2);
+  EXPECT_EQ(fit.held_out_runs, 1);
+  EXPECT_NEAR(fit.errors_before[0], 0.1 / 0.3 - 1.0, 1e-12);
+  EXPECT_NEAR(fit.errors_before[1], 0.2 / 0.5 - 1.0, 1e-12);
+  EXPECT_NEAR(fit.after.cycles_per_element, 3.0, 0.003);
+  EXPECT_NEAR(fit.after.operators.hash_cycles_per_tuple, 50.0, 0.05);
+  EXPECT_NEAR(fit.errors_after[0], 0.0, 1e-3);
+  EXPECT_NEAR(fit.errors_after[1], 0.0, 1e-3);
+  // The held-out run is predicted at 0.5 s against 0.55 s measured.
+  EXPECT_NEAR(fit.errors_after[2], 0.5 / 0.55 - 1.0, 1e-3);
+  // Costs no training run depends on are kept and said so.
+  EXPECT_DOUBLE_EQ(fit.after.operators.llc_hit_ns, fit.before.operators.llc_hit_ns);
+  bool noted = false;
+  for (const std::string& note : fit.notes) noted = noted || note.find("llc_hit_ns") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(ValidationSuiteTest, CostFitNeedsTrainingRuns) {
+  std::vector<KernelComparison> runs{comparison(sim::WorkloadKind::kShuffle, 1, 0.3)};
+  EXPECT_THROW(fit_kernel_costs(one_node(), runs, {false}, toy_model), std::invalid_argument);
+  EXPECT_THROW(fit_kernel_costs(one_node(), runs, {true, false}, toy_model), std::invalid_argument);
+  EXPECT_THROW(fit_kernel_costs(one_node(), {}, {}, toy_model), std::invalid_argument);
+}
+
+TEST(ValidationSuiteTest, SuiteCoversEveryKernelAtOneAndTThreadsWithUniqueIds) {
+  const model::Topology t = one_node();
+  SuiteOptions options;
+  options.threads = 2;
+  options.scale = 1.0 / 16;
+  const std::vector<SuiteEntry> suite = standard_suite(t, options);
+  std::set<sim::WorkloadKind> kinds;
+  std::set<std::string> ids;
+  int training = 0;
+  for (const SuiteEntry& e : suite) {
+    kinds.insert(e.spec.kind);
+    ids.insert(comparison_id(t, e.spec));
+    training += e.training ? 1 : 0;
+    EXPECT_EQ(e.training, e.spec.threads == 1);
+    EXPECT_NO_THROW(sim::check_workload(t, e.spec)) << comparison_id(t, e.spec);
+  }
+  EXPECT_EQ(ids.size(), suite.size()) << "ids must be unique";
+  for (sim::WorkloadKind k : {sim::WorkloadKind::kShuffle, sim::WorkloadKind::kMigration, sim::WorkloadKind::kMigrationAndCopy,
+                              sim::WorkloadKind::kPartitionedAggregation, sim::WorkloadKind::kCountAggregation,
+                              sim::WorkloadKind::kMedianAggregation, sim::WorkloadKind::kHashJoin, sim::WorkloadKind::kIndexJoin})
+    EXPECT_TRUE(kinds.count(k)) << sim::workload_kind_name(k);
+  EXPECT_GT(training, 0);
+  EXPECT_LT(training, static_cast<int>(suite.size()));
+  // The OS default (unpinned, loader first touch) is in, for the advice check.
+  bool os_default = false;
+  for (const SuiteEntry& e : suite)
+    os_default = os_default || (e.spec.placement.kind == sim::PlacementKind::kNone && e.spec.memory.init == sim::InitThreads::kLoader);
+  EXPECT_TRUE(os_default);
+}
+
+TEST(ValidationSuiteTest, MedianAbsIsTheMiddleOfTheMagnitudes) {
+  EXPECT_DOUBLE_EQ(median_abs({}), 0.0);
+  EXPECT_DOUBLE_EQ(median_abs({-0.3, 0.1, 0.2}), 0.2);
+  EXPECT_DOUBLE_EQ(median_abs({-0.4, 0.1, 0.2, -0.05}), 0.15);
+}
+
+TEST(ValidationReportTest, JsonHasTheGuisShapeAndCsvOneRowPerKernel) {
+  ValidationReport report;
+  report.machine = "this-machine";
+  report.kernels = {comparison(sim::WorkloadKind::kShuffle, 1, 0.3), comparison(sim::WorkloadKind::kCountAggregation, 2, 0.5)};
+  report.kernels[0].predicted.seconds = 0.25;
+  report.training = {true, false};
+  report.cost_fit = fit_kernel_costs(one_node(), report.kernels, report.training, toy_model);
+  const nlohmann::ordered_json j = to_json(one_node(), report);
+  EXPECT_EQ(j["format"], "numatwin-validation-report");
+  EXPECT_EQ(j["format_version"], 1);
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  const auto& k0 = j["kernels"][0];
+  for (const char* key : {"id", "workload", "algorithm", "sync", "threads", "predicted_gbps", "measured_gbps", "details"})
+    EXPECT_TRUE(k0.contains(key)) << key;
+  // 1e9 bytes shuffled: 0.3 s measured is 3.333 GB/s; 0.25 s predicted is 4 GB/s.
+  EXPECT_NEAR(k0["measured_gbps"].get<double>(), 1e9 / 0.3 / 1e9, 1e-12);
+  EXPECT_NEAR(k0["predicted_gbps"].get<double>(), 4.0, 1e-12);
+  EXPECT_NEAR(k0["details"]["error"].get<double>(), 0.25 / 0.3 - 1.0, 1e-12);
+  EXPECT_TRUE(k0["details"].contains("error_after_fit"));
+  EXPECT_TRUE(j["summary"].contains("median_abs_error_after_fit_held_out"));
+  EXPECT_EQ(j["cost_fit"]["training_runs"], 1);
+  const std::string csv = to_csv(report);
+  std::istringstream lines(csv);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) ++rows;
+  EXPECT_EQ(rows, 3);
+  EXPECT_EQ(csv.rfind("id,workload,", 0), 0u);
+}
+
+}  // namespace
+}  // namespace numatwin::validate

@@ -1,0 +1,58 @@
+// Hash join kernels (Memarzia et al.'s W3 and its radix-partitioned alternative), equi-join of
+// R (build, distinct keys: a primary key) and S (probe) on the key; the result is the number of
+// matches and the checksum sum(r.value + s.value) over them, modulo 2^64.
+//
+// Non-partitioned (the study's W3 and sim/operator_plan.hpp): one shared table on R, twice
+// R's size (half full).
+//   build  every worker inserts its chunk of R: CAS on the key, then the payload (R's value);
+//   probe  after a barrier, every worker looks up its chunk of S, read-only; R's keys are
+//          distinct, so a lookup stops at the first match.
+// Both loops keep kPrefetchDistance table slots prefetched ahead.
+//
+// Radix-partitioned (not in the simulator's plan; selected outside the spec, see operator_run.hpp):
+//   histogram  each worker counts its chunks of R and S per partition (the top `bits` bits of
+//              the key's Fibonacci hash);
+//   scatter    after a prefix sum over (partition, worker), each worker copies its tuples to
+//              their partitions' ranges through one cache-line buffer per partition (software
+//              write combining), so each partition is contiguous in R' and S';
+//   join       workers take partitions from a shared counter; per partition a private table of
+//              a power of two >= 2 |R_p| entries (the hash bits below the partition bits) is
+//              built from R'_p and probed with S'_p, both cache resident.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "numatwin/validate/data_generator.hpp"
+#include "numatwin/validate/shared_hash_table.hpp"
+#include "numatwin/validate/thread_team.hpp"
+#include "numatwin/validate/workload_run.hpp"
+
+namespace numatwin::validate {
+
+struct JoinTotals {
+  std::uint64_t matches = 0;
+  std::uint64_t checksum = 0;  // sum of r.value + s.value over the matches, modulo 2^64
+  JoinTotals& operator+=(const JoinTotals& other) {
+    matches += other.matches;
+    checksum += other.checksum;
+    return *this;
+  }
+};
+
+// One worker's part of the build (its chunk of R) and of the probe (its chunk of S).
+void hash_join_build(TableView table, std::span<const Tuple> build, bool concurrent);
+JoinTotals hash_join_probe(TableView table, std::span<const Tuple> probe);
+
+// Partition bits for a build side of `build_tuples`: partitions of about 8192 tuples (a 256 KiB
+// table), between 0 and 14 bits.
+int radix_bits_for(std::uint64_t build_tuples);
+
+// The radix-partitioned join on `team` (every worker takes its chunk of R and S). r_out and
+// s_out hold r.size() and s.size() tuples. Phase times ("partition", "join") go to `phases`.
+JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s, Tuple* r_out, Tuple* s_out,
+                           int bits, std::vector<PhaseTime>* phases);
+
+}  // namespace numatwin::validate

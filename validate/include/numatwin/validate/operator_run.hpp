@@ -1,0 +1,52 @@
+// The database operators of sim/operator_plan.hpp run for real: COUNT and MEDIAN aggregation
+// over a shared hash table, the non-partitioned hash join and the index nested-loop join
+// (aggregation_kernels.hpp, hash_join_kernels.hpp, index_join_kernel.hpp), plus a
+// radix-partitioned hash join that the spec cannot select yet (run_radix_hash_join).
+//
+// Datasets mirror the simulator's, each a PlacedDataset under spec.memory with the same kind:
+//   count / median   input (partitioned, records tuples), hash table (shared, 2 G entries of 16
+//                    bytes: half full), values (private, records x 8 bytes; median only)
+//   hash join        R (partitioned, build_records), S (partitioned, records), hash table
+//                    (shared, 2 |R| entries)
+//   index join       S (partitioned), index (shared, 64-byte nodes over R's keys, prebuilt)
+//   radix join       R, S (partitioned), R' and S' (shared: the partitioned copies)
+// Data (data_generator.hpp, seed = spec.seed): aggregation input and S draw keys from
+// spec.data.keys (S with G = build_records, so every S key has its R partner); R's keys are a
+// bijection of [0, build_records) (seed + 1), values uniform in [0, 2^31). Generation is the
+// first touch; it and index building are untimed.
+//
+// Timed, per repetition (the table is cleared untimed before each): the whole operator; phases
+// "aggregate" (COUNT), "count", "offsets", "scatter", "median" (MEDIAN), "build", "probe"
+// (hash join), "probe" (index join), "partition", "join" (radix join). Work = input tuples:
+// records (aggregations, index join) or build_records + records (hash joins).
+//
+// Verification (options.verify, untimed, after the repetitions): against a direct-addressed
+// reference computed in one thread (keys are dense integers): counts per key; per-key sorted
+// values for MEDIAN; R's value (or rank) per key for the joins. The result digest
+// (aggregation_kernels.hpp's table_digest, or the join checksum) is also compared across
+// repetitions.
+#pragma once
+
+#include "numatwin/model/topology.hpp"
+#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/validate/host_map.hpp"
+#include "numatwin/validate/workload_run.hpp"
+
+namespace numatwin::validate {
+
+// Bytes a run allocates: datasets plus the verification reference (when options verify).
+double operator_memory_bytes(const sim::WorkloadSpec& spec);
+
+// spec.kind: kCountAggregation, kMedianAggregation, kHashJoin, kIndexJoin. Throws
+// std::invalid_argument before any work for other kinds, tuple_bytes != 16, records or
+// build_records < 1, groups < 1, bad key-distribution parameters, too little memory;
+// std::runtime_error when verification fails.
+RealRun run_operator_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
+                              const RunOptions& options);
+
+// The radix-partitioned hash join on spec (kind kHashJoin expected, same data as the
+// non-partitioned join). `radix_bits` < 0: radix_bits_for(build_records).
+RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
+                            const RunOptions& options, int radix_bits = -1);
+
+}  // namespace numatwin::validate

@@ -1,0 +1,128 @@
+#include "numatwin/validate/aggregation_kernels.hpp"
+
+#include <algorithm>
+
+namespace numatwin::validate {
+namespace {
+
+// Runs handle(i, slot) over every tuple of `input` in order, with the slot of tuple
+// i + kPrefetchDistance computed and prefetched while tuple i is handled.
+template <bool ForWrite, typename Handle>
+inline void prefetched_loop(TableView table, const Tuple* __restrict input, std::size_t n, Handle&& handle) {
+  constexpr std::size_t d = kPrefetchDistance;
+  std::uint64_t ring[d];
+  const std::size_t head = std::min(n, d);
+  for (std::size_t i = 0; i < head; ++i) {
+    ring[i] = table.slot(input[i].key);
+    if constexpr (ForWrite) table.prefetch(ring[i]); else table.prefetch_read(ring[i]);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t s = ring[i % d];
+    if (i + d < n) {
+      const std::uint64_t ahead = table.slot(input[i + d].key);
+      ring[i % d] = ahead;
+      if constexpr (ForWrite) table.prefetch(ahead); else table.prefetch_read(ahead);
+    }
+    handle(i, s);
+  }
+}
+
+template <bool Concurrent>
+void count_impl(TableView table, const Tuple* __restrict input, std::size_t n) {
+  prefetched_loop<true>(table, input, n, [&](std::size_t i, std::uint64_t s) {
+    TableView::add<Concurrent>(table.find_or_insert<Concurrent>(input[i].key, s), 1);
+  });
+}
+
+template <bool Concurrent>
+void scatter_impl(TableView table, const Tuple* __restrict input, std::size_t n, std::uint64_t* __restrict values) {
+  prefetched_loop<true>(table, input, n, [&](std::size_t i, std::uint64_t s) {
+    const std::uint64_t key = input[i].key;
+    while (table.entries[s].key.load(std::memory_order_relaxed) != key) s = table.next(s);  // every key is present
+    std::atomic<std::uint64_t>& cursor = table.entries[s].payload;
+    std::uint64_t at = 0;
+    if constexpr (Concurrent) {
+      at = cursor.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      at = cursor.load(std::memory_order_relaxed);
+      cursor.store(at + 1, std::memory_order_relaxed);
+    }
+    values[at] = input[i].value;
+  });
+}
+
+}  // namespace
+
+void count_aggregate(TableView table, std::span<const Tuple> input, bool concurrent) {
+  if (concurrent) {
+    count_impl<true>(table, input.data(), input.size());
+  } else {
+    count_impl<false>(table, input.data(), input.size());
+  }
+}
+
+std::uint64_t slice_total(TableView table, std::uint64_t begin, std::uint64_t end) {
+  std::uint64_t total = 0;
+  for (std::uint64_t s = begin; s < end; ++s) {
+    if (table.entries[s].key.load(std::memory_order_relaxed) != kEmptyKey) total += table.entries[s].payload.load(std::memory_order_relaxed);
+  }
+  return total;
+}
+
+void counts_to_offsets(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base) {
+  for (std::uint64_t s = begin; s < end; ++s) {
+    TableEntry& e = table.entries[s];
+    if (e.key.load(std::memory_order_relaxed) == kEmptyKey) continue;
+    const std::uint64_t count = e.payload.load(std::memory_order_relaxed);
+    e.payload.store(base, std::memory_order_relaxed);
+    base += count;
+  }
+}
+
+void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t* values, bool concurrent) {
+  if (concurrent) {
+    scatter_impl<true>(table, input.data(), input.size(), values);
+  } else {
+    scatter_impl<false>(table, input.data(), input.size(), values);
+  }
+}
+
+void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base, std::uint64_t* values) {
+  std::uint64_t start = base;
+  for (std::uint64_t s = begin; s < end; ++s) {
+    TableEntry& e = table.entries[s];
+    if (e.key.load(std::memory_order_relaxed) == kEmptyKey) continue;
+    const std::uint64_t stop = e.payload.load(std::memory_order_relaxed);
+    std::uint64_t* run = values + start;
+    const std::uint64_t size = stop - start;
+    std::uint64_t result = 0;
+    if (size == 1) {
+      result = 2 * run[0];
+    } else if (size == 2) {
+      result = run[0] + run[1];
+    } else {
+      const std::uint64_t k = (size - 1) / 2;
+      std::nth_element(run, run + k, run + size);
+      const std::uint64_t lo = run[k];
+      const std::uint64_t hi = size % 2 == 1 ? lo : *std::min_element(run + k + 1, run + size);
+      result = lo + hi;
+    }
+    e.payload.store(result, std::memory_order_relaxed);
+    start = stop;
+  }
+}
+
+GroupDigest table_digest(TableView table, std::uint64_t begin, std::uint64_t end) {
+  GroupDigest d;
+  for (std::uint64_t s = begin; s < end; ++s) {
+    const std::uint64_t key = table.entries[s].key.load(std::memory_order_relaxed);
+    if (key == kEmptyKey) continue;
+    const std::uint64_t payload = table.entries[s].payload.load(std::memory_order_relaxed);
+    ++d.groups;
+    d.digest += group_digest_term(key, payload);
+    d.payload_sum += payload;
+  }
+  return d;
+}
+
+}  // namespace numatwin::validate

@@ -1,0 +1,439 @@
+#include "numatwin/validate/operator_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "numatwin/validate/aggregation_kernels.hpp"
+#include "numatwin/validate/hash_join_kernels.hpp"
+#include "numatwin/validate/index_join_kernel.hpp"
+#include "numatwin/validate/operator_data.hpp"
+#include "numatwin/validate/placed_dataset.hpp"
+#include "numatwin/validate/run_support.hpp"
+
+namespace numatwin::validate {
+namespace {
+
+using sim::WorkloadKind;
+
+bool is_aggregation(WorkloadKind kind) {
+  return kind == WorkloadKind::kCountAggregation || kind == WorkloadKind::kMedianAggregation;
+}
+
+std::uint64_t group_count(const sim::WorkloadSpec& spec) {
+  const double g = spec.data.keys.groups;
+  if (!std::isfinite(g) || g < 1.0 || g > 1e15) throw std::invalid_argument("--groups must be >= 1 (and finite)");
+  return static_cast<std::uint64_t>(std::llround(g));
+}
+
+// Everything that can be wrong with the spec, checked before any allocation.
+void check_operator_spec(const sim::WorkloadSpec& spec) {
+  switch (spec.kind) {
+    case WorkloadKind::kCountAggregation:
+    case WorkloadKind::kMedianAggregation:
+    case WorkloadKind::kHashJoin:
+    case WorkloadKind::kIndexJoin:
+      break;
+    default:
+      throw std::invalid_argument("workload " + sim::workload_kind_name(spec.kind) +
+                                  " has no operator kernel (count, median, hash-join, index-join)");
+  }
+  if (spec.data.tuple_bytes != 16)
+    throw std::invalid_argument("--tuple-bytes " + std::to_string(spec.data.tuple_bytes) +
+                                ": the operator kernels run 16-byte tuples (8-byte key, 8-byte value) only");
+  if (spec.threads < 1) throw std::invalid_argument("--threads must be >= 1");
+  input_rows(spec);
+  if (is_aggregation(spec.kind)) group_count(spec);
+  else build_rows(spec);
+  ProbeData check(spec);  // the key distribution's parameters
+  (void)check;
+}
+
+void add_dataset(std::vector<std::unique_ptr<PlacedDataset>>& sets, const sim::WorkloadSpec& spec, const HostMap& host,
+                 const RunOptions& options, const char* name, std::uint64_t elements, std::size_t element_bytes,
+                 sim::DatasetKind kind) {
+  sets.push_back(std::make_unique<PlacedDataset>(name, static_cast<std::size_t>(elements), element_bytes, kind, spec.memory, host,
+                                                 options.huge_pages));
+}
+
+std::vector<const PlacedDataset*> views(const std::vector<std::unique_ptr<PlacedDataset>>& sets) {
+  std::vector<const PlacedDataset*> out;
+  for (const auto& s : sets) out.push_back(s.get());
+  return out;
+}
+
+void fill_probe(ThreadTeam& team, PlacedDataset& data, const ProbeData& gen) {
+  Tuple* tuples = data.as<Tuple>();
+  data.initialise(team, [&](int, std::size_t b, std::size_t e) { gen.fill(b, {tuples + b, e - b}); });
+}
+
+void fill_build(ThreadTeam& team, PlacedDataset& data, const BuildData& gen) {
+  Tuple* tuples = data.as<Tuple>();
+  data.initialise(team, [&](int, std::size_t b, std::size_t e) { gen.fill(b, {tuples + b, e - b}); });
+}
+
+TableView table_view(const PlacedDataset& table) {
+  return {table.as<TableEntry>(), static_cast<std::uint64_t>(table.elements())};
+}
+
+void clear_table(ThreadTeam& team, TableView table) {
+  team.run([&](int w) {
+    const auto [b, e] = PlacedDataset::chunk(table.capacity, w, team.size());
+    table.clear(b, e);
+  });
+}
+
+GroupDigest parallel_digest(ThreadTeam& team, TableView table) {
+  std::vector<GroupDigest> parts(static_cast<std::size_t>(team.size()));
+  team.run([&](int w) {
+    const auto [b, e] = PlacedDataset::chunk(table.capacity, w, team.size());
+    parts[static_cast<std::size_t>(w)] = table_digest(table, b, e);
+  });
+  GroupDigest sum;
+  for (const GroupDigest& p : parts) {
+    sum.groups += p.groups;
+    sum.digest += p.digest;
+    sum.payload_sum += p.payload_sum;
+  }
+  return sum;
+}
+
+// The result of every repetition must be the same.
+void same_result(RealRun& run, std::uint64_t checksum, bool& first) {
+  if (first) {
+    run.checksum = checksum;
+    first = false;
+  } else if (checksum != run.checksum) {
+    throw std::runtime_error("the operator's result changed between repetitions (checksum " + std::to_string(run.checksum) +
+                             " then " + std::to_string(checksum) + ")");
+  }
+}
+
+// The reference of an aggregation, by direct addressing (keys are in [0, G)): per key the count,
+// or twice the median from its sorted values.
+GroupDigest reference_aggregation(const Tuple* input, std::uint64_t rows, std::uint64_t groups, bool median) {
+  std::vector<std::uint64_t> counts(groups + 1, 0);
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    if (input[i].key >= groups) throw std::runtime_error("generated key " + std::to_string(input[i].key) + " outside [0, G)");
+    ++counts[input[i].key];
+  }
+  GroupDigest d;
+  if (!median) {
+    for (std::uint64_t k = 0; k < groups; ++k) {
+      if (counts[k] == 0) continue;
+      ++d.groups;
+      d.digest += group_digest_term(k, counts[k]);
+      d.payload_sum += counts[k];
+    }
+    return d;
+  }
+  std::vector<std::uint64_t> start(groups + 1, 0);
+  for (std::uint64_t k = 0; k < groups; ++k) start[k + 1] = start[k] + counts[k];
+  std::vector<std::uint64_t> values(rows);
+  std::vector<std::uint64_t> cursor(start.begin(), start.end() - 1);
+  for (std::uint64_t i = 0; i < rows; ++i) values[cursor[input[i].key]++] = input[i].value;
+  for (std::uint64_t k = 0; k < groups; ++k) {
+    if (counts[k] == 0) continue;
+    auto* run = values.data() + start[k];
+    std::sort(run, run + counts[k]);
+    const std::uint64_t n = counts[k];
+    const std::uint64_t twice = run[(n - 1) / 2] + run[n / 2];
+    ++d.groups;
+    d.digest += group_digest_term(k, twice);
+    d.payload_sum += twice;
+  }
+  return d;
+}
+
+void check_digest(const GroupDigest& got, const GroupDigest& want, const char* what) {
+  if (got.groups != want.groups || got.digest != want.digest || got.payload_sum != want.payload_sum)
+    throw std::runtime_error(std::string(what) + " differs from the reference: " + std::to_string(got.groups) + " groups (" +
+                             std::to_string(want.groups) + " expected), digest " + std::to_string(got.digest) + " (" +
+                             std::to_string(want.digest) + ")");
+}
+
+RealRun run_aggregation(ThreadTeam& team, const TeamPlan& plan, const HostMap& host, const sim::WorkloadSpec& spec,
+                        const RunOptions& options) {
+  const bool median = spec.kind == WorkloadKind::kMedianAggregation;
+  const std::uint64_t rows = input_rows(spec);
+  const std::uint64_t groups = group_count(spec);
+  const ProbeData gen(spec);
+  std::vector<std::unique_ptr<PlacedDataset>> sets;
+  add_dataset(sets, spec, host, options, "input", rows, sizeof(Tuple), sim::DatasetKind::kPartitioned);
+  add_dataset(sets, spec, host, options, "hash table", 2 * groups, sizeof(TableEntry), sim::DatasetKind::kShared);
+  if (median) add_dataset(sets, spec, host, options, "values", rows, 8, sim::DatasetKind::kPrivate);
+  PlacedDataset& input = *sets[0];
+  const TableView table = table_view(*sets[1]);
+  fill_probe(team, input, gen);
+  sets[1]->initialise(team, [&](int, std::size_t b, std::size_t e) { table.clear(b, e); });
+  std::uint64_t* values = median ? sets[2]->as<std::uint64_t>() : nullptr;
+  if (median) sets[2]->initialise(team, [&](int, std::size_t b, std::size_t e) { std::fill(values + b, values + e, 0); });
+
+  const int workers = team.size();
+  const bool concurrent = workers > 1;
+  const Tuple* tuples = input.as<Tuple>();
+  RealRun run;
+  bool first = true;
+  GroupDigest result;
+  std::vector<std::uint64_t> totals(static_cast<std::size_t>(workers), 0);
+  time_repetitions(options, run, [&](std::vector<PhaseTime>& phases) {
+    clear_table(team, table);
+    std::vector<double> marks(5, 0.0);
+    const double t0 = now_seconds();
+    team.run([&](int w) {
+      const auto [b, e] = PlacedDataset::chunk(rows, w, workers);
+      const std::span<const Tuple> chunk(tuples + b, e - b);
+      count_aggregate(table, chunk, concurrent);
+      if (!median) return;
+      const auto [sb, se] = PlacedDataset::chunk(table.capacity, w, workers);
+      team.barrier();
+      if (w == 0) marks[1] = now_seconds();
+      totals[static_cast<std::size_t>(w)] = slice_total(table, sb, se);
+      team.barrier();
+      std::uint64_t base = 0;
+      for (int v = 0; v < w; ++v) base += totals[static_cast<std::size_t>(v)];
+      counts_to_offsets(table, sb, se, base);
+      team.barrier();
+      if (w == 0) marks[2] = now_seconds();
+      median_scatter(table, chunk, values, concurrent);
+      team.barrier();
+      if (w == 0) marks[3] = now_seconds();
+      median_select(table, sb, se, base, values);
+    });
+    const double t1 = now_seconds();
+    if (median) {
+      phases = {{"count", marks[1] - t0}, {"offsets", marks[2] - marks[1]}, {"scatter", marks[3] - marks[2]}, {"median", t1 - marks[3]}};
+    } else {
+      phases = {{"aggregate", t1 - t0}};
+    }
+    result = parallel_digest(team, table);
+    same_result(run, result.digest, first);
+    return t1 - t0;
+  });
+  record_observations(plan, team, views(sets), run);
+  run.work = static_cast<double>(rows);
+  if (options.verify) {
+    if (!median && result.payload_sum != rows)
+      throw std::runtime_error("COUNT: the counts add up to " + std::to_string(result.payload_sum) + ", not " + std::to_string(rows));
+    check_digest(result, reference_aggregation(tuples, rows, groups, median), median ? "MEDIAN" : "COUNT");
+    run.verified = true;
+    run.verification = std::string("matches the reference (direct-addressed ") +
+                       (median ? "values per key, sorted" : "counts per key") + "): " + std::to_string(result.groups) +
+                       " groups, digest sum(mix(key) x (" + (median ? "2 x median" : "count") + " + 1))";
+  }
+  return run;
+}
+
+JoinTotals reference_join(const Tuple* r, std::uint64_t nr, const Tuple* s, std::uint64_t ns, bool rank) {
+  std::vector<std::uint64_t> by_key(nr, 0);
+  std::vector<bool> present(nr, false);
+  std::vector<std::uint64_t> keys;
+  if (rank) {
+    keys.resize(nr);
+    for (std::uint64_t i = 0; i < nr; ++i) keys[i] = r[i].key;
+    std::sort(keys.begin(), keys.end());
+  }
+  for (std::uint64_t i = 0; i < nr; ++i) {
+    const std::uint64_t k = rank ? keys[i] : r[i].key;
+    if (k >= nr) throw std::runtime_error("generated build key " + std::to_string(k) + " outside [0, |R|)");
+    by_key[k] = rank ? i : r[i].value;
+    present[k] = true;
+  }
+  JoinTotals t;
+  for (std::uint64_t i = 0; i < ns; ++i) {
+    const std::uint64_t k = s[i].key;
+    if (k < nr && present[k]) {
+      ++t.matches;
+      t.checksum += by_key[k] + s[i].value;
+    }
+  }
+  return t;
+}
+
+void check_join(const JoinTotals& got, const JoinTotals& want, const char* what) {
+  if (got.matches != want.matches || got.checksum != want.checksum)
+    throw std::runtime_error(std::string(what) + " differs from the reference: " + std::to_string(got.matches) + " matches (" +
+                             std::to_string(want.matches) + " expected), checksum " + std::to_string(got.checksum) + " (" +
+                             std::to_string(want.checksum) + ")");
+}
+
+RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host, const sim::WorkloadSpec& spec,
+                      const RunOptions& options, int radix_bits) {
+  const bool radix = radix_bits >= 0;
+  const std::uint64_t nr = build_rows(spec);
+  const std::uint64_t ns = input_rows(spec);
+  const BuildData build_gen(spec);
+  const ProbeData probe_gen(spec);
+  std::vector<std::unique_ptr<PlacedDataset>> sets;
+  add_dataset(sets, spec, host, options, "R", nr, sizeof(Tuple), sim::DatasetKind::kPartitioned);
+  add_dataset(sets, spec, host, options, "S", ns, sizeof(Tuple), sim::DatasetKind::kPartitioned);
+  if (radix) {
+    add_dataset(sets, spec, host, options, "R partitions", nr, sizeof(Tuple), sim::DatasetKind::kShared);
+    add_dataset(sets, spec, host, options, "S partitions", ns, sizeof(Tuple), sim::DatasetKind::kShared);
+  } else {
+    add_dataset(sets, spec, host, options, "hash table", 2 * nr, sizeof(TableEntry), sim::DatasetKind::kShared);
+  }
+  fill_build(team, *sets[0], build_gen);
+  fill_probe(team, *sets[1], probe_gen);
+  const Tuple* r = sets[0]->as<Tuple>();
+  const Tuple* s = sets[1]->as<Tuple>();
+  TableView table;
+  if (radix) {
+    for (std::size_t i = 2; i < 4; ++i) {
+      Tuple* out = sets[i]->as<Tuple>();
+      sets[i]->initialise(team, [&](int, std::size_t b, std::size_t e) { std::fill(out + b, out + e, Tuple{0, 0}); });
+    }
+  } else {
+    table = table_view(*sets[2]);
+    sets[2]->initialise(team, [&](int, std::size_t b, std::size_t e) { table.clear(b, e); });
+  }
+  const int workers = team.size();
+  const bool concurrent = workers > 1;
+  RealRun run;
+  bool first = true;
+  JoinTotals result;
+  std::vector<JoinTotals> parts(static_cast<std::size_t>(workers));
+  time_repetitions(options, run, [&](std::vector<PhaseTime>& phases) {
+    if (radix) {
+      const double t0 = now_seconds();
+      result = radix_hash_join(team, {r, nr}, {s, ns}, sets[2]->as<Tuple>(), sets[3]->as<Tuple>(), radix_bits, &phases);
+      const double t1 = now_seconds();
+      same_result(run, result.checksum, first);
+      return t1 - t0;
+    }
+    clear_table(team, table);
+    double built = 0.0;
+    const double t0 = now_seconds();
+    team.run([&](int w) {
+      const auto [rb, re] = PlacedDataset::chunk(nr, w, workers);
+      hash_join_build(table, {r + rb, re - rb}, concurrent);
+      team.barrier();
+      if (w == 0) built = now_seconds();
+      const auto [sb, se] = PlacedDataset::chunk(ns, w, workers);
+      parts[static_cast<std::size_t>(w)] = hash_join_probe(table, {s + sb, se - sb});
+    });
+    const double t1 = now_seconds();
+    phases = {{"build", built - t0}, {"probe", t1 - built}};
+    result = JoinTotals{};
+    for (const JoinTotals& p : parts) result += p;
+    same_result(run, result.checksum, first);
+    return t1 - t0;
+  });
+  record_observations(plan, team, views(sets), run);
+  run.work = static_cast<double>(nr + ns);
+  if (options.verify) {
+    check_join(result, reference_join(r, nr, s, ns, false), radix ? "the radix hash join" : "the hash join");
+    run.verified = true;
+    run.verification = "matches the reference (R's value per key, direct-addressed): " + std::to_string(result.matches) +
+                       " matches, checksum sum(r.value + s.value)";
+  }
+  return run;
+}
+
+RealRun run_index_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host, const sim::WorkloadSpec& spec,
+                       const RunOptions& options) {
+  const std::uint64_t nr = build_rows(spec);
+  const std::uint64_t ns = input_rows(spec);
+  const ProbeData probe_gen(spec);
+  const IndexShape shape = index_shape(nr);
+  std::vector<std::unique_ptr<PlacedDataset>> sets;
+  add_dataset(sets, spec, host, options, "S", ns, sizeof(Tuple), sim::DatasetKind::kPartitioned);
+  add_dataset(sets, spec, host, options, "index", shape.nodes, sizeof(IndexNode), sim::DatasetKind::kShared);
+  fill_probe(team, *sets[0], probe_gen);
+  // R exists only to build the index (untimed, ordinary memory).
+  std::vector<Tuple> r(nr);
+  BuildData(spec).fill(0, r);
+  std::vector<std::uint64_t> sorted(nr);
+  for (std::uint64_t i = 0; i < nr; ++i) sorted[i] = r[i].key;
+  std::sort(sorted.begin(), sorted.end());
+  IndexNode* nodes = sets[1]->as<IndexNode>();
+  sets[1]->initialise(team, [&](int, std::size_t b, std::size_t e) { write_index_nodes(shape, sorted.data(), nodes, b, e); });
+  const Tuple* s = sets[0]->as<Tuple>();
+  const int workers = team.size();
+  RealRun run;
+  bool first = true;
+  JoinTotals result;
+  std::vector<JoinTotals> parts(static_cast<std::size_t>(workers));
+  time_repetitions(options, run, [&](std::vector<PhaseTime>& phases) {
+    const double t0 = now_seconds();
+    team.run([&](int w) {
+      const auto [sb, se] = PlacedDataset::chunk(ns, w, workers);
+      parts[static_cast<std::size_t>(w)] = index_join_probe(shape, nodes, {s + sb, se - sb});
+    });
+    const double t1 = now_seconds();
+    phases = {{"probe", t1 - t0}};
+    result = JoinTotals{};
+    for (const JoinTotals& p : parts) result += p;
+    same_result(run, result.checksum, first);
+    return t1 - t0;
+  });
+  record_observations(plan, team, views(sets), run);
+  run.work = static_cast<double>(ns);
+  if (options.verify) {
+    check_join(result, reference_join(r.data(), nr, s, ns, true), "the index join");
+    run.verified = true;
+    run.verification = "matches the reference (R's rank per key, direct-addressed): " + std::to_string(result.matches) +
+                       " matches, checksum sum(rank + s.value)";
+  }
+  return run;
+}
+
+}  // namespace
+
+double operator_memory_bytes(const sim::WorkloadSpec& spec) {
+  const double n = spec.data.records;
+  const double r = spec.data.build_records;
+  const double g = spec.data.keys.groups;
+  const double tuple = 16.0;
+  switch (spec.kind) {
+    case WorkloadKind::kCountAggregation:
+      return n * tuple + 2.0 * g * tuple + g * 8.0;  // input, table, reference counts
+    case WorkloadKind::kMedianAggregation:
+      return n * tuple + 2.0 * g * tuple + n * 8.0 + n * 8.0 + 2.0 * g * 8.0;  // + values, reference values and runs
+    case WorkloadKind::kHashJoin:
+      return (n + r) * tuple + 2.0 * r * tuple + r * 9.0;  // R, S, table (or partitions), reference
+    case WorkloadKind::kIndexJoin:
+      return n * tuple + r * 64.0 / 7.0 + r * (tuple + 8.0 + 9.0);  // S, index, R and its sorted keys, reference
+    default:
+      return 0.0;
+  }
+}
+
+RealRun run_operator_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
+                              const RunOptions& options) {
+  check_operator_spec(spec);
+  check_free_memory(operator_memory_bytes(spec), options);
+  const TeamPlan plan = plan_team(topology, host, spec);
+  ThreadTeam team(plan.os_cpus);
+  RealRun run;
+  switch (spec.kind) {
+    case WorkloadKind::kCountAggregation:
+    case WorkloadKind::kMedianAggregation: run = run_aggregation(team, plan, host, spec, options); break;
+    case WorkloadKind::kHashJoin: run = run_hash_join(team, plan, host, spec, options, -1); break;
+    case WorkloadKind::kIndexJoin: run = run_index_join(team, plan, host, spec, options); break;
+    default: break;
+  }
+  run.work_unit = "tuples";
+  run.huge_pages = options.huge_pages;
+  return run;
+}
+
+RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
+                            const RunOptions& options, int radix_bits) {
+  if (spec.kind != WorkloadKind::kHashJoin) throw std::invalid_argument("the radix join runs a hash-join spec");
+  check_operator_spec(spec);
+  if (radix_bits > 20) throw std::invalid_argument("radix bits must be <= 20");
+  check_free_memory(operator_memory_bytes(spec), options);
+  const TeamPlan plan = plan_team(topology, host, spec);
+  ThreadTeam team(plan.os_cpus);
+  const int bits = radix_bits >= 0 ? radix_bits : radix_bits_for(build_rows(spec));
+  RealRun run = run_hash_join(team, plan, host, spec, options, bits);
+  run.work_unit = "tuples";
+  run.huge_pages = options.huge_pages;
+  return run;
+}
+
+}  // namespace numatwin::validate
