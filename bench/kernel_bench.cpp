@@ -6,7 +6,8 @@
 // (manual time), so bytes_per_second (items_per_second for aggregation) is the kernel's rate.
 //
 // Sizes: NUMATWIN_SHUFFLE_BYTES (default 2 GiB, well above the last-level cache) and
-// NUMATWIN_AGGREGATION_RECORDS (default 2^25); NUMATWIN_KERNEL_REPETITIONS (default 5).
+// NUMATWIN_AGGREGATION_RECORDS (default 2^25); NUMATWIN_KERNEL_REPETITIONS (default 5);
+// NUMATWIN_HUGE_PAGES=1 asks for transparent huge pages on every dataset (default: off).
 // Run: build/release/bench/kernel_bench --benchmark_filter='shuffle/ring/tight'
 #include <benchmark/benchmark.h>
 
@@ -50,6 +51,7 @@ const Machine& this_machine() {
 void run_spec(benchmark::State& state, const sim::WorkloadSpec& spec) {
   nv::RunOptions options;
   options.repetitions = static_cast<int>(env_or("NUMATWIN_KERNEL_REPETITIONS", 5));
+  options.huge_pages = env_or("NUMATWIN_HUGE_PAGES", 0) != 0;
   for (auto _ : state) {
     try {
       const nv::RealRun run = nv::run_shuffle_workload(this_machine().topology, this_machine().host, spec, options);

@@ -85,8 +85,9 @@ TEST(PlacedDatasetTest, FirstTouchLoaderAndBindPutEveryPageOnNodeZero) {
                              (std::string(name) == "localalloc" && kind == sim::DatasetKind::kShared);
       EXPECT_EQ(writers.size(), by_loader ? 1u : static_cast<std::size_t>(team.size())) << name;
       EXPECT_EQ(data.placement().pages_not_present, 0u) << name;
-      if (m.host.memory_os_nodes.size() == 1 || std::string(name) != "interleave")
+      if (m.host.memory_os_nodes.size() == 1 || std::string(name) != "interleave") {
         EXPECT_DOUBLE_EQ(data.placement().fraction_on(linux_node), 1.0) << name << ": " << data.placement().text();
+      }
       EXPECT_EQ(data.bytes(), elements * 8);
     }
   }

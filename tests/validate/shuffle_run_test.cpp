@@ -87,7 +87,7 @@ TEST(ShuffleKernelTest, SumMatchesASimpleLoopForEveryLengthAndOffset) {
 
 TEST(ShuffleKernelTest, PartitionInPlaceGroupsKeysAndKeepsTheTuples) {
   std::vector<Tuple> tuples;
-  for (std::uint64_t i = 0; i < 1000; ++i) tuples.push_back(Tuple{mix64(i) % 97, i});
+  for (std::uint64_t i = 0; i < 1000; ++i) tuples.push_back(Tuple{key_hash(i) % 97, i});
   std::multiset<std::pair<std::uint64_t, std::uint64_t>> before;
   for (const Tuple& t : tuples) before.insert({t.key, t.value});
   for (int parts : {1, 2, 3, 8}) {
@@ -107,7 +107,7 @@ TEST(ShuffleKernelTest, PartitionInPlaceGroupsKeysAndKeepsTheTuples) {
 
 TEST(ShuffleKernelTest, AggregationMatchesAMapAndReportsAFullTable) {
   std::vector<Tuple> tuples;
-  for (std::uint64_t i = 0; i < 5000; ++i) tuples.push_back(Tuple{mix64(i) % 300, i % 11});
+  for (std::uint64_t i = 0; i < 5000; ++i) tuples.push_back(Tuple{key_hash(i) % 300, i % 11});
   std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> reference;
   for (const Tuple& t : tuples) {
     ++reference[t.key].first;
@@ -320,6 +320,8 @@ TEST(ShuffleRunTest, MemoryBytesCoverTheData) {
   spec.data.records = 1e7;
   spec.data.keys.groups = 1000;
   EXPECT_GE(shuffle_memory_bytes(spec), 16e7);
+  spec.kind = sim::WorkloadKind::kCountAggregation;
+  EXPECT_THROW(shuffle_memory_bytes(spec), std::invalid_argument);
 }
 
 sim::WorkloadSpec aggregation_spec(sim::PartitionStrategy strategy, sim::ShuffleAlgorithm algorithm, sim::SyncMode sync, int threads,
@@ -361,6 +363,20 @@ TEST(PartitionedAggregationRunTest, EveryStrategyMatchesTheReferenceAndAgreesWit
             digests.insert(run.checksum);
           }
       EXPECT_EQ(digests.size(), 1u) << "threads " << threads << " groups " << groups;  // same data, same groups
+    }
+  }
+}
+
+TEST(PartitionedAggregationRunTest, EveryKeyDistributionMatchesTheReference) {
+  const ThisMachine& m = this_machine();
+  const int threads = std::min(2, usable_cpus());
+  for (const char* keys : {"uniform", "zipf:0.5", "heavy-hitter:0.3", "moving-cluster:50", "sequential"}) {
+    for (auto strategy : {sim::PartitionStrategy::kShuffle, sim::PartitionStrategy::kMigrationAndCopy}) {
+      sim::WorkloadSpec spec = aggregation_spec(strategy, sim::ShuffleAlgorithm::kRing, sim::SyncMode::kTight, threads, 30000, 2000);
+      spec.data.keys = sim::parse_key_distribution(keys, 2000);
+      const RealRun run = run_shuffle_workload(m.topology, m.host, spec, quick());
+      EXPECT_TRUE(run.verified) << keys;
+      EXPECT_NE(run.verification.find("reference"), std::string::npos) << keys;
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 #include "numatwin/model/routing.hpp"
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/validate/data_generator.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/migration_cores.hpp"
 #include "numatwin/validate/run_support.hpp"
@@ -19,15 +21,6 @@
 
 namespace numatwin::validate::detail {
 namespace {
-
-// Stand-in until the shared data generator lands: uniform keys in [0, groups), 16-bit values.
-void generate_tuples(const sim::WorkloadSpec& spec, std::size_t begin, std::size_t end, Tuple* out) {
-  const auto groups = static_cast<std::uint64_t>(spec.data.keys.groups);
-  for (std::size_t i = begin; i < end; ++i) {
-    out[i - begin].key = mix64(i * 0x9e3779b97f4a7c15ULL + spec.seed) % groups;
-    out[i - begin].value = mix64(i + spec.seed * 0x2545f4914f6cdd1dULL) & 0xffffU;
-  }
-}
 
 struct Sizes {
   int threads = 1;
@@ -58,7 +51,7 @@ Sizes sizes_of(const sim::WorkloadSpec& spec, std::size_t page) {
 }
 
 std::uint64_t entry_digest(const GroupEntry& e) {
-  return mix64(e.key_plus_one * 0x9e3779b97f4a7c15ULL ^ mix64(e.count + 0x632be59bd9b4e019ULL) ^ mix64(e.sum));
+  return key_hash(e.key_plus_one * 0x9e3779b97f4a7c15ULL ^ key_hash(e.count + 0x632be59bd9b4e019ULL) ^ key_hash(e.sum));
 }
 
 }  // namespace
@@ -77,6 +70,7 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
   sim::check_workload(topology, spec);
   if (options.repetitions < 1) throw std::invalid_argument("repetitions must be >= 1");
   const Sizes sizes = sizes_of(spec, dataset_page_bytes(options.huge_pages));
+  const KeyGenerator generator(spec.data.keys, sizes.records, spec.seed);  // checks the key distribution
   check_free_memory(partitioned_aggregation_memory_bytes(spec), options);
   const TeamPlan plan = plan_team(topology, host, spec);
   const int n = sizes.threads;
@@ -126,7 +120,7 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
     for (std::size_t p = 0; p < un; ++p) {
       const auto [b, e] = PlacedDataset::chunk(sizes.records, static_cast<int>(p), n);
       if (b < begin || e > end) continue;
-      generate_tuples(spec, b, e, tuples + b);
+      generator.fill_tuples(b, std::span<Tuple>(tuples + b, e - b));
       for (std::size_t i = b; i < e; ++i)
         if (tuples[i].key >= kMaxAggregationKey) throw std::invalid_argument("the generator produced a key >= 2^32 - 2");
       std::vector<std::size_t> local = partition_in_place(tuples + b, e - b, n);
@@ -178,6 +172,7 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
   PinErrors pins;
   const std::size_t table_bytes = sizes.slots * sizeof(GroupEntry);
   std::uint64_t digest = 0;
+  bool have_digest = false;
 
   RealRun run;
   auto repetition = [&](std::vector<PhaseTime>& phases) -> double {
@@ -256,7 +251,10 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
     if (with_reference && groups != reference.size())
       throw std::runtime_error("partitioned aggregation verification failed: " + std::to_string(groups) + " groups, the reference has " +
                                std::to_string(reference.size()));
+    if (options.verify && have_digest && this_digest != digest)
+      throw std::runtime_error("partitioned aggregation verification failed: the groups differ between repetitions");
     digest = this_digest;
+    have_digest = true;
     return seconds;
   };
   time_repetitions(options, run, repetition);

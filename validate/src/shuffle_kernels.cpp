@@ -49,11 +49,11 @@ void aggregate_piece(const Tuple* __restrict tuples, std::size_t count, const Ag
   const std::size_t mask = table.mask;
   std::size_t used = *table.used;
   for (std::size_t i = 0; i < count; ++i) {
-    if (i + kPrefetchDistance < count) __builtin_prefetch(&slots[mix64(tuples[i + kPrefetchDistance].key) & mask], 1, 3);
+    if (i + kPrefetchDistance < count) __builtin_prefetch(&slots[key_hash(tuples[i + kPrefetchDistance].key) & mask], 1, 3);
     const std::uint64_t key = tuples[i].key;
     const std::uint64_t value = tuples[i].value;
     const auto key_plus_one = static_cast<std::uint32_t>(key + 1);
-    std::size_t s = mix64(key) & mask;
+    std::size_t s = key_hash(key) & mask;
     for (;;) {
       GroupEntry& entry = slots[s];
       if (entry.key_plus_one == key_plus_one) {

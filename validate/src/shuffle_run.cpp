@@ -277,6 +277,9 @@ std::vector<std::vector<int>> consumer_visits(const std::vector<sim::PlacedThrea
 
 double shuffle_memory_bytes(const sim::WorkloadSpec& spec) {
   if (spec.kind == sim::WorkloadKind::kPartitionedAggregation) return detail::partitioned_aggregation_memory_bytes(spec);
+  if (!sim::is_shuffle_family(spec.kind))
+    throw std::invalid_argument("workload " + sim::workload_kind_name(spec.kind) +
+                                " is not a shuffle or partitioned aggregation (shuffle_memory_bytes)");
   const ShuffleLayout layout = shuffle_layout(spec, page_bytes());
   const auto n = static_cast<double>(layout.threads);
   return n * static_cast<double>(layout.stride_elements) * 8.0 + n * n * static_cast<double>(layout.state_slot_words) * 8.0 +

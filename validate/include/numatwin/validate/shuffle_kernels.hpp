@@ -11,7 +11,7 @@
 //   partition_in_place  splits a worker's tuples into `parts` key partitions in place (an
 //                       American-flag pass: counts, then cycles of swaps), so that data
 //                       generation stays the first touch and no second buffer is needed.
-// Hashing: mix64 (a 64-bit finaliser); a key's partition comes from the high half of its hash,
+// Hashing: key_hash (a 64-bit finaliser); a key's partition comes from the high half of its hash,
 // its table slot from the low bits, so that the tables of partitions do not share slot patterns.
 #pragma once
 
@@ -19,13 +19,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "numatwin/validate/data_generator.hpp"
+
 namespace numatwin::validate {
 
 // 64-bit integers of the shuffle.
 std::uint64_t sum_elements(const std::uint64_t* data, std::size_t count);
 
 // A 64-bit finaliser (every input bit affects every output bit).
-[[nodiscard]] inline std::uint64_t mix64(std::uint64_t x) {
+[[nodiscard]] inline std::uint64_t key_hash(std::uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
@@ -35,14 +37,10 @@ std::uint64_t sum_elements(const std::uint64_t* data, std::size_t count);
 }
 // The value of element `index` of the shuffle's data (seeded): what producers write.
 [[nodiscard]] inline std::uint64_t shuffle_element(std::uint64_t seed, std::uint64_t index) {
-  return mix64(index * 0x9e3779b97f4a7c15ULL + seed);
+  return key_hash(index * 0x9e3779b97f4a7c15ULL + seed);
 }
 
-// Partitioned aggregation's input tuple (tuple_bytes 16).
-struct Tuple {
-  std::uint64_t key;
-  std::uint64_t value;
-};
+// Partitioned aggregation's input tuple (tuple_bytes 16): Tuple of data_generator.hpp.
 
 // One group of a table: 16 bytes as the simulator's entry_bytes. `key_plus_one` 0 marks a free
 // slot, so keys must be < 2^32 - 1 and a group's count < 2^32 (checked before running).
@@ -57,7 +55,7 @@ inline constexpr std::uint64_t kMaxAggregationKey = 0xfffffffeULL;  // keys must
 
 // The key partition (0 .. parts-1) of a key.
 [[nodiscard]] inline int partition_of(std::uint64_t key, int parts) {
-  return static_cast<int>(((mix64(key) >> 32) * static_cast<std::uint64_t>(parts)) >> 32);
+  return static_cast<int>(((key_hash(key) >> 32) * static_cast<std::uint64_t>(parts)) >> 32);
 }
 
 // Slots of a table for `groups` expected groups: the smallest power of two >= 2 x groups (half
