@@ -203,13 +203,14 @@ QVariant ReportTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const KernelComparison& k = report_.kernels[index.row()];
   const auto error = k.relative_error();
+  const auto after_fit = k.relative_error_after_fit();
   if (role == Qt::UserRole) {
     switch (index.column()) {
       case kThreads: return k.threads;
       case kPredicted: return k.predicted_gbps;
       case kMeasured: return k.measured_gbps ? QVariant(*k.measured_gbps) : QVariant();
       case kError: return error ? QVariant(*error) : QVariant();
-      case kAfterFit: return k.error_after_fit ? QVariant(*k.error_after_fit) : QVariant();
+      case kAfterFit: return after_fit ? QVariant(*after_fit) : QVariant();
       default: break;
     }
   }
@@ -227,8 +228,8 @@ QVariant ReportTableModel::data(const QModelIndex& index, int role) const {
       case kMeasured: return k.measured_gbps ? QString::number(*k.measured_gbps, 'f', 2) : QStringLiteral("not measured");
       case kError: return error ? QStringLiteral("%1%2%").arg(*error >= 0 ? QStringLiteral("+") : QString()).arg(100.0 * *error, 0, 'f', 1) : QStringLiteral("-");
       case kAfterFit:
-        return k.error_after_fit ? QStringLiteral("%1%2%").arg(*k.error_after_fit >= 0 ? QStringLiteral("+") : QString()).arg(100.0 * *k.error_after_fit, 0, 'f', 1)
-                                 : QStringLiteral("-");
+        return after_fit ? QStringLiteral("%1%2%").arg(*after_fit >= 0 ? QStringLiteral("+") : QString()).arg(100.0 * *after_fit, 0, 'f', 1)
+                         : QStringLiteral("-");
       case kLinks: {
         int measured = 0;
         for (const LinkTraffic& l : k.links) measured += l.measured_gbps ? 1 : 0;
@@ -241,8 +242,8 @@ QVariant ReportTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::BackgroundRole && index.column() == kError && error) {
     return utilisation_colour(std::min(1.0, std::abs(*error) / 0.25));  // 25 % off reads as saturated red
   }
-  if (role == Qt::BackgroundRole && index.column() == kAfterFit && k.error_after_fit) {
-    return utilisation_colour(std::min(1.0, std::abs(*k.error_after_fit) / 0.25));
+  if (role == Qt::BackgroundRole && index.column() == kAfterFit && after_fit) {
+    return utilisation_colour(std::min(1.0, std::abs(*after_fit) / 0.25));
   }
   return {};
 }

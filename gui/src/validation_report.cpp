@@ -66,6 +66,11 @@ std::optional<double> KernelComparison::relative_error() const {
   return (predicted_gbps - *measured_gbps) / *measured_gbps;
 }
 
+std::optional<double> KernelComparison::relative_error_after_fit() const {
+  if (!measured_gbps || *measured_gbps <= 0.0 || !predicted_gbps_after_fit) return std::nullopt;
+  return (*predicted_gbps_after_fit - *measured_gbps) / *measured_gbps;
+}
+
 ValidationReport parse_validation_report(const QByteArray& json_text, const QString& source_name) {
   QJsonParseError error{};
   const QJsonDocument doc = QJsonDocument::fromJson(json_text, &error);
@@ -130,14 +135,14 @@ ValidationReport parse_validation_report(const QByteArray& json_text, const QStr
     }
     const QJsonValue details = ko.value(QStringLiteral("details"));
     if (!details.isUndefined()) {
-      // Free-form run details from `numatwin validate run/suite`; the tab shows the error after
-      // the cost fit when there is one.
+      // Free-form run details from `numatwin validate run/suite`; the tab shows the rate the
+      // model predicts after the suite's cost fit, when there is one.
       if (!details.isObject()) r.fail(QStringLiteral("/details"), QStringLiteral("expected an object"));
-      const QJsonValue after = details.toObject().value(QStringLiteral("error_after_fit"));
+      const QJsonValue after = details.toObject().value(QStringLiteral("predicted_gbps_after_fit"));
       if (!after.isUndefined()) {
-        if (!after.isDouble() || !std::isfinite(after.toDouble()))
-          r.fail(QStringLiteral("/details/error_after_fit"), QStringLiteral("expected a number"));
-        kc.error_after_fit = after.toDouble();
+        if (!after.isDouble() || !std::isfinite(after.toDouble()) || after.toDouble() < 0)
+          r.fail(QStringLiteral("/details/predicted_gbps_after_fit"), QStringLiteral("expected a number >= 0"));
+        kc.predicted_gbps_after_fit = after.toDouble();
       }
     }
     report.kernels.push_back(kc);

@@ -160,20 +160,20 @@ TEST(ValidationReportTest, ReadsTheValidatorsDetailsSummaryAndErrorAfterTheCostF
     "format": "numatwin-validation-report", "format_version": 1, "machine": "this-machine",
     "kernels": [
       {"id": "count-uniform-2t-dense-first-touch", "workload": "count", "threads": 2, "predicted_gbps": 2.0,
-       "measured_gbps": 1.6, "details": {"measured_s": 0.2, "error_after_fit": -0.031, "phases": []}},
+       "measured_gbps": 1.6, "details": {"measured_s": 0.2, "predicted_gbps_after_fit": 1.68, "phases": []}},
       {"id": "hash-join-uniform-1t-dense-first-touch", "workload": "hash-join", "threads": 1, "predicted_gbps": 1.0,
        "measured_gbps": 1.0, "details": {}}
     ],
     "summary": {"median_abs_error": 0.1}, "cost_fit": {"training_runs": 1}})";
   const ValidationReport r = parse_validation_report(text, QStringLiteral("report.json"));
   ASSERT_EQ(r.kernels.size(), 2u);
-  ASSERT_TRUE(r.kernels[0].error_after_fit.has_value());
-  EXPECT_DOUBLE_EQ(*r.kernels[0].error_after_fit, -0.031);
-  EXPECT_FALSE(r.kernels[1].error_after_fit.has_value());
+  ASSERT_TRUE(r.kernels[0].relative_error_after_fit().has_value());
+  EXPECT_NEAR(*r.kernels[0].relative_error_after_fit(), (1.68 - 1.6) / 1.6, 1e-12);
+  EXPECT_FALSE(r.kernels[1].relative_error_after_fit().has_value());
   ReportTableModel model;
   model.set_report(r);
   EXPECT_EQ(model.data(model.index(0, ReportTableModel::kError), Qt::DisplayRole).toString(), QStringLiteral("+25.0%"));
-  EXPECT_EQ(model.data(model.index(0, ReportTableModel::kAfterFit), Qt::DisplayRole).toString(), QStringLiteral("-3.1%"));
+  EXPECT_EQ(model.data(model.index(0, ReportTableModel::kAfterFit), Qt::DisplayRole).toString(), QStringLiteral("+5.0%"));
   EXPECT_EQ(model.data(model.index(1, ReportTableModel::kAfterFit), Qt::DisplayRole).toString(), QStringLiteral("-"));
 }
 
@@ -202,8 +202,8 @@ TEST(ValidationReportTest, BadReportsNameTheField) {
                 .find("/kernels/0/details"),
             std::string::npos);
   EXPECT_NE(error_of(head + R"({"id": "k", "workload": "count", "threads": 2, "predicted_gbps": 1, "measured_gbps": 1,
-                               "details": {"error_after_fit": "x"}}]})")
-                .find("/kernels/0/details/error_after_fit"),
+                               "details": {"predicted_gbps_after_fit": "x"}}]})")
+                .find("/kernels/0/details/predicted_gbps_after_fit"),
             std::string::npos);
   EXPECT_NE(error_of(head + R"(], "summary": []})").find("/summary"), std::string::npos);
   EXPECT_THROW(load_validation_report(QStringLiteral("/nonexistent/report.json")), model::InputError);

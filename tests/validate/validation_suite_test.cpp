@@ -131,6 +131,10 @@ TEST(ValidationReportTest, JsonHasTheGuisShapeAndCsvOneRowPerKernel) {
   EXPECT_NEAR(k0["predicted_gbps"].get<double>(), 4.0, 1e-12);
   EXPECT_NEAR(k0["details"]["error"].get<double>(), 0.25 / 0.3 - 1.0, 1e-12);
   EXPECT_TRUE(k0["details"].contains("error_after_fit"));
+  // The GUI's after-fit column: the rate predicted after the fit, from the time predicted after it.
+  EXPECT_NEAR(k0["details"]["predicted_gbps_after_fit"].get<double>(),
+              1.0 / (0.3 * (1.0 + report.cost_fit->errors_after[0])), 1e-9);
+  EXPECT_FALSE(j["kernels"][1].contains("algorithm")) << "COUNT has no shuffle algorithm";
   EXPECT_TRUE(j["summary"].contains("median_abs_error_after_fit_held_out"));
   EXPECT_EQ(j["cost_fit"]["training_runs"], 1);
   const std::string csv = to_csv(report);

@@ -80,18 +80,23 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
   for (std::size_t i = 0; i < report.kernels.size(); ++i) {
     const KernelComparison& c = report.kernels[i];
     errors.push_back(c.error());
-    Json k{{"id", c.id},
-           {"workload", sim::workload_kind_name(c.spec.kind)},
-           {"algorithm", sim::algorithm_name(c.spec.algorithm)},
-           {"sync", sim::sync_name(c.spec.sync)},
-           {"threads", c.spec.threads},
-           {"predicted_gbps", c.predicted_gbps()},
-           {"measured_gbps", c.measured_gbps()},
-           {"details", details_json(c)}};
+    Json k{{"id", c.id}, {"workload", sim::workload_kind_name(c.spec.kind)}};
+    // Algorithm and sync mean something only for the shuffle family and the merge orders.
+    if (sim::is_shuffle_family(c.spec.kind) || c.spec.kind == sim::WorkloadKind::kSortMergeJoin ||
+        c.spec.kind == sim::WorkloadKind::kPartitionedAggregation) {
+      k["algorithm"] = sim::algorithm_name(c.spec.algorithm);
+      k["sync"] = sim::sync_name(c.spec.sync);
+    }
+    k["threads"] = c.spec.threads;
+    k["predicted_gbps"] = c.predicted_gbps();
+    k["measured_gbps"] = c.measured_gbps();
+    k["details"] = details_json(c);
     if (report.cost_fit) {
+      const double predicted_s = c.measured.seconds * (1.0 + report.cost_fit->errors_after[i]);
       k["details"]["training"] = i < report.training.size() && report.training[i];
-      k["details"]["error_after_fit"] = report.cost_fit->errors_after[i];
-      k["details"]["predicted_s_after_fit"] = c.measured.seconds * (1.0 + report.cost_fit->errors_after[i]);
+      k["details"]["error_after_fit"] = report.cost_fit->errors_after[i];  // of the time, like "error"
+      k["details"]["predicted_s_after_fit"] = predicted_s;
+      k["details"]["predicted_gbps_after_fit"] = work_bytes(c.spec) / predicted_s / 1e9;
     }
     kernels.push_back(k);
   }

@@ -27,10 +27,12 @@ struct KernelComparison {
   std::optional<double> measured_gbps;
   QString not_measured;
   std::vector<LinkTraffic> links;
-  std::optional<double> error_after_fit;  // details.error_after_fit, after the suite's cost fit
+  std::optional<double> predicted_gbps_after_fit;  // details.predicted_gbps_after_fit (the suite's cost fit)
 
   // (predicted - measured) / measured, when measured.
   [[nodiscard]] std::optional<double> relative_error() const;
+  // The same, with the prediction after the cost fit, when both are there.
+  [[nodiscard]] std::optional<double> relative_error_after_fit() const;
 };
 
 struct ValidationReport {
