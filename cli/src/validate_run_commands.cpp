@@ -84,14 +84,18 @@ void write_report(const model::Topology& t, const validate::ValidationReport& re
 
 struct RunFlags {
   std::string allocator = "glibc";
-  bool huge_pages = false;
+  std::string huge_pages = "on";
   int repetitions = 3;
   double memory_fraction = 0.7;
 
   void add(CLI::App* app) {
     app->add_option("--allocator", allocator, "glibc, jemalloc, tcmalloc or tbbmalloc (LD_PRELOAD; release builds)")
         ->capture_default_str();
-    app->add_flag("--huge-pages", huge_pages, "madvise(MADV_HUGEPAGE) on every buffer (default: MADV_NOHUGEPAGE)");
+    app->add_option("--huge-pages", huge_pages,
+                    "on: madvise(MADV_HUGEPAGE) on every buffer, as `validate measure` does for the figures the model "
+                    "is calibrated on; off: MADV_NOHUGEPAGE")
+        ->check(CLI::IsMember({"on", "off"}))
+        ->capture_default_str();
     app->add_option("--repetitions", repetitions, "Timed repetitions after one warm-up (the median is reported)")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
@@ -102,7 +106,7 @@ struct RunFlags {
   [[nodiscard]] validate::RunOptions options(const std::atomic<bool>* stop) const {
     validate::RunOptions o;
     o.repetitions = repetitions;
-    o.huge_pages = huge_pages;
+    o.huge_pages = huge_pages == "on";
     o.memory_fraction = memory_fraction;
     o.stop = stop;
     return o;
@@ -255,7 +259,8 @@ Json measure_switches(const model::Topology& t, const validate::HostMap& host,
                                      "--memory-fraction", fmt::format("{}", run_options.memory_fraction),
                                      "--scale", fmt::format("{}", suite_options.scale), "--max-threads",
                                      std::to_string(suite_options.threads)};
-    if (run_options.huge_pages) args.emplace_back("--huge-pages");
+    args.emplace_back("--huge-pages");
+    args.emplace_back(run_options.huge_pages ? "on" : "off");
     const int status = run_in_child(a.name, args);
     if (status != 0) {
       not_measured["allocator " + a.name] = "its run failed (exit status " + std::to_string(status) + ")";

@@ -21,7 +21,7 @@ namespace numatwin::validate {
 
 struct RunOptions {
   int repetitions = 3;
-  bool huge_pages = false;        // madvise(MADV_HUGEPAGE) on every dataset, else MADV_NOHUGEPAGE
+  bool huge_pages = true;         // madvise(MADV_HUGEPAGE) on every dataset (as `validate measure`), else MADV_NOHUGEPAGE
   bool verify = true;             // check the result (against the reference on small inputs, by invariants otherwise)
   double memory_fraction = 0.7;   // of the machine's free memory: larger runs are refused up front
   const std::atomic<bool>* stop = nullptr;  // checked between repetitions
