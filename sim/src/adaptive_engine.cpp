@@ -206,6 +206,7 @@ class Engine {
   std::vector<double> socket_memory_integral_;
   std::vector<SampledHistory> socket_busy_history_;
   std::vector<SampledHistory> socket_memory_history_;
+  std::vector<double> socket_layout_changed_s_;  // last switch that put a part on or took one off it
   // Timeline bin accumulators.
   double bin_begin_ = 0.0;
   long bin_queries_ = 0;
@@ -471,6 +472,12 @@ void Engine::take_sample(double begin_s, double end_s) {
 void Engine::run_placer() {
   if (operation_) return;  // one operation at a time
   const double period = sc_.placer.period_s;
+  // The snapshot must describe the current layout: wait until a whole period has passed since
+  // the last switch, so no socket's recent window still counts a part that has left it (or
+  // misses one that has arrived) nor the copy traffic of the operation that moved it.
+  for (int s = 0; s < S_; ++s) {
+    if (now_ - socket_layout_changed_s_[s] < period - 1e-9) return;
+  }
   PlacerSnapshot snap;
   for (int s = 0; s < S_; ++s) {
     PlacerSocketState st;
@@ -583,6 +590,12 @@ void Engine::finish_phase() {
   }
   const PlacerDecision& d = op.decision;
   const double keep = sc_.tracking.history_s;
+  // The layout switches now on every socket that gains or loses data (run_placer waits a period).
+  socket_layout_changed_s_[d.to_socket] = now_;
+  for (int p = 0; p < static_cast<int>(parts_.size()); ++p) {
+    const bool affected = p == d.part || (d.action == PlacerAction::kMerge && parts_[p].table == d.table);
+    if (parts_[p].alive && affected) socket_layout_changed_s_[parts_[p].socket] = now_;
+  }
   if (d.action == PlacerAction::kMove) {
     parts_[d.part].socket = d.to_socket;
     move_queued_tasks({d.part}, {d.part});
@@ -674,6 +687,7 @@ AdaptiveResult Engine::run() {
   socket_memory_integral_.assign(S_, 0.0);
   socket_busy_history_.assign(S_, SampledHistory(keep));
   socket_memory_history_.assign(S_, SampledHistory(keep));
+  socket_layout_changed_s_.assign(S_, -kInfinity);
   bin_class_queries_.assign(C_, 0);
   bin_busy_.assign(S_, 0.0);
   bin_memory_.assign(S_, 0.0);

@@ -163,6 +163,45 @@ TEST(AdaptiveEngineTest, PlacerOffOrUnderThresholdsDoesNothing) {
   EXPECT_TRUE(run_adaptive(t, sc).placer_events.empty());
 }
 
+// Two 1 MiB tables A and B on s0 of skylake-4114-2s (10 workers per socket), one CPU-bound
+// 1 MiB task per query (8 cycles/B at 2.2 GHz: 3.8 ms), stealing denied; 20 clients query only
+// A, 20 only B: s0 is full (100 %), each table holding half of it steadily, s1 idle.
+// A move copies 256 pages at 0.9 s / 256 each: 0.9 s (about 1 MB/s, nothing slows it). The
+// move window is 2 x 0.9 = 1.8 s, so the first decision comes at 2 s: I = 1.0 - 0 = 1.0,
+// |1.0 - 2 x 0.5| = 0 < 1.0: the busier of the two (B here) moves to s1, switching at 2.9 s.
+// Then each socket has one table and its 20 clients: both full, balanced.
+// A snapshot at 3 s reads each socket's last second 90 % before the switch: s0 = 1.0,
+// s1 = 0.1, I = 0.9, and A at 0.9 x 0.5 + 0.1 x 1.0 = 0.55 (over the 1.8 s window 0.53:
+// eligible), |0.9 - 2 x 0.55| = 0.2 < 0.9: A would follow B to s1 (3.9 s), s0 would idle and
+// both tables would shuttle between the sockets every 4 s (10 moves in 20 s before the fix).
+// The placer waits a whole period after a switch (snapshot at 4 s): both sockets full,
+// nothing more to do.
+TEST(AdaptiveEngineTest, PlacerDoesNotActOnHistoryFromBeforeItsLastSwitch) {
+  const model::Topology t = machine("skylake-4114-2s");
+  AdaptiveScenario sc = cpu_bound(1, StealingMode::kDeny);
+  sc.duration_s = 20.0;
+  sc.placer_enabled = true;
+  sc.task_bytes = 1048576.0;
+  sc.costs = PageCosts{0.9 / 256.0, 2e-5, "test"};
+  sc.tables = {AdaptiveTable{"A", 1048576.0, 0, 1}, AdaptiveTable{"B", 1048576.0, 0, 1}};
+  sc.clients[0].count = 20;
+  sc.clients.push_back(sc.clients[0]);
+  sc.clients[1].tables = {WeightedChoice{1, 1.0}};
+  const AdaptiveResult r = run_adaptive(t, sc);
+  ASSERT_EQ(r.placer_events.size(), 1U);
+  const AdaptivePlacerEvent& e = r.placer_events.front();
+  EXPECT_EQ(e.decision.action, PlacerAction::kMove);
+  EXPECT_EQ(e.decision.from_socket, 0);
+  EXPECT_EQ(e.decision.to_socket, 1);
+  EXPECT_NEAR(e.decided_s, 2.0, 1e-9);
+  EXPECT_NEAR(e.done_s, 2.9, 0.01);
+  EXPECT_EQ(e.table, "B");
+  ASSERT_EQ(r.final_placement.size(), 2U);
+  EXPECT_EQ(r.final_placement[0].socket, 0);  // A stays
+  EXPECT_EQ(r.final_placement[1].socket, 1);  // B
+  EXPECT_NEAR(r.socket_cpu_share[1], (20.0 - 2.9) / 20.0, 0.02);  // s1 full from 2.9 s
+}
+
 TEST(AdaptiveEngineTest, CalibrationFindsAThresholdBetweenMemoryAndCpuBoundTasks) {
   const model::Topology t = machine("xeon-e7-4880v2-4s");
   StealingCalibrationOptions o;

@@ -23,7 +23,9 @@
 //     merge      copy every part of the table that is elsewhere to the target, one after the other,
 //                then join them into one part.
 // Queries keep reading the old layout meanwhile (slowed by the copy's traffic and the held
-// worker); queued tasks follow their data when the layout switches.
+// worker); queued tasks follow their data when the layout switches. The placer takes no
+// snapshot until a whole period has passed since the last switch, so every socket's recent
+// window describes the current layout (not the parts that just left it, nor the copy).
 //
 // Default per-page costs when the scenario gives none (derived_page_costs): one copy stream on
 // an idle machine, mean over socket pairs, move = page_bytes / remote copy rate and
