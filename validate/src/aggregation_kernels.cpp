@@ -34,11 +34,36 @@ void count_impl(TableView table, const Tuple* __restrict input, std::size_t n) {
   });
 }
 
+// Two prefetch stages: the table slot 2 d tuples ahead, and (d ahead, its entry now cached) the
+// values line the group's cursor points at, so the append's write miss overlaps too.
 template <bool Concurrent>
 void scatter_impl(TableView table, const Tuple* __restrict input, std::size_t n, std::uint64_t* __restrict values) {
-  prefetched_loop<true>(table, input, n, [&](std::size_t i, std::uint64_t s) {
+  constexpr std::size_t d = kPrefetchDistance;
+  std::uint64_t ring[2 * d];
+  const auto find = [&](std::size_t i, std::uint64_t s) {
     const std::uint64_t key = input[i].key;
     while (table.entries[s].key.load(std::memory_order_relaxed) != key) s = table.next(s);  // every key is present
+    return s;
+  };
+  for (std::size_t i = 0; i < std::min(n, 2 * d); ++i) {
+    ring[i] = table.slot(input[i].key);
+    table.prefetch(ring[i]);
+  }
+  for (std::size_t i = 0; i < std::min(n, d); ++i) {
+    ring[i] = find(i, ring[i]);
+    __builtin_prefetch(values + table.entries[ring[i]].payload.load(std::memory_order_relaxed), 1, 3);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t s = ring[i % (2 * d)];
+    if (i + 2 * d < n) {
+      ring[i % (2 * d)] = table.slot(input[i + 2 * d].key);
+      table.prefetch(ring[i % (2 * d)]);
+    }
+    if (i + d < n) {
+      const std::size_t j = (i + d) % (2 * d);
+      ring[j] = find(i + d, ring[j]);
+      __builtin_prefetch(values + table.entries[ring[j]].payload.load(std::memory_order_relaxed), 1, 3);
+    }
     std::atomic<std::uint64_t>& cursor = table.entries[s].payload;
     std::uint64_t at = 0;
     if constexpr (Concurrent) {
@@ -48,7 +73,7 @@ void scatter_impl(TableView table, const Tuple* __restrict input, std::size_t n,
       cursor.store(at + 1, std::memory_order_relaxed);
     }
     values[at] = input[i].value;
-  });
+  }
 }
 
 }  // namespace
@@ -100,6 +125,16 @@ void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std:
       result = 2 * run[0];
     } else if (size == 2) {
       result = run[0] + run[1];
+    } else if (size <= 32) {
+      // Small runs (the common case: records / groups values each): insertion sort is cheaper
+      // than nth_element's partitioning.
+      for (std::uint64_t a = 1; a < size; ++a) {
+        const std::uint64_t v = run[a];
+        std::uint64_t b = a;
+        for (; b > 0 && run[b - 1] > v; --b) run[b] = run[b - 1];
+        run[b] = v;
+      }
+      result = run[(size - 1) / 2] + run[size / 2];
     } else {
       const std::uint64_t k = (size - 1) / 2;
       std::nth_element(run, run + k, run + size);

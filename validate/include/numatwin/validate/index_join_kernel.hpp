@@ -28,7 +28,7 @@ struct alignas(64) IndexNode {
 };
 static_assert(sizeof(IndexNode) == 64);
 
-inline constexpr std::size_t kIndexBatch = 16;
+inline constexpr std::size_t kIndexBatch = 32;
 
 struct IndexShape {
   std::uint64_t keys = 0;
