@@ -90,6 +90,7 @@ std::uint64_t reference_checksum(const sim::WorkloadSpec& spec) {
       return digest_of(twice_median);
     }
     case sim::WorkloadKind::kHashJoin:
+    case sim::WorkloadKind::kSortMergeJoin:
     case sim::WorkloadKind::kIndexJoin: {
       const std::vector<Tuple> r = build_tuples(spec);
       std::vector<std::uint64_t> keys;
@@ -97,7 +98,7 @@ std::uint64_t reference_checksum(const sim::WorkloadSpec& spec) {
       std::sort(keys.begin(), keys.end());
       std::map<std::uint64_t, std::uint64_t> payload;
       for (const Tuple& t : r) {
-        payload[t.key] = spec.kind == sim::WorkloadKind::kHashJoin
+        payload[t.key] = spec.kind != sim::WorkloadKind::kIndexJoin
                              ? t.value
                              : static_cast<std::uint64_t>(std::lower_bound(keys.begin(), keys.end(), t.key) - keys.begin());
       }
@@ -165,6 +166,27 @@ INSTANTIATE_TEST_SUITE_P(Operators, OperatorRunTest, ::testing::ValuesIn(cases()
   return name;
 });
 
+TEST(SortMergeJoinRunTest, EveryOrderAndSyncMatchesTheReference) {
+  for (sim::ShuffleAlgorithm algorithm : {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing})
+    for (sim::SyncMode sync : {sim::SyncMode::kTight, sim::SyncMode::kLoose})
+      for (int threads : {1, 2})
+        for (const char* keys : {"uniform", "zipf"}) {
+          sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kSortMergeJoin, keys, threads, threads == 1 ? "first-touch" : "interleave");
+          spec.algorithm = algorithm;
+          spec.sync = sync;
+          const RealRun run = run_operator_workload(this_machine().topology, this_machine().host, spec, quick());
+          EXPECT_TRUE(run.verified);
+          EXPECT_EQ(run.checksum, reference_checksum(spec));
+          EXPECT_EQ(run.phases.size(), sync == sim::SyncMode::kTight ? static_cast<std::size_t>(threads) : 1u);
+        }
+  sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kSortMergeJoin, "uniform", 2, "first-touch");
+  spec.algorithm = sim::ShuffleAlgorithm::kCoordinatedRandom;
+  EXPECT_THROW(run_operator_workload(this_machine().topology, this_machine().host, spec, quick()), std::invalid_argument);
+  spec.algorithm = sim::ShuffleAlgorithm::kRing;
+  spec.data.records = 3;  // fewer than threads^2
+  EXPECT_THROW(run_operator_workload(this_machine().topology, this_machine().host, spec, quick()), std::invalid_argument);
+}
+
 TEST(OperatorSpecTest, BadSpecsAreRefusedBeforeWork) {
   const ThisMachine& m = this_machine();
   sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kCountAggregation, "uniform", 1, "first-touch");
@@ -181,6 +203,8 @@ TEST(OperatorSpecTest, BadSpecsAreRefusedBeforeWork) {
   EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
   EXPECT_THROW(run_radix_hash_join(m.topology, m.host, spec, quick()), std::invalid_argument);
   spec = spec_of(sim::WorkloadKind::kShuffle, "uniform", 1, "first-touch");
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
+  spec = spec_of(sim::WorkloadKind::kPartitionedAggregation, "uniform", 1, "first-touch");
   EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
   spec = spec_of(sim::WorkloadKind::kCountAggregation, "uniform", 1, "first-touch");
   spec.data.records = 1e15;  // far more than memory

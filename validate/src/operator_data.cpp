@@ -21,7 +21,8 @@ std::uint64_t build_rows(const sim::WorkloadSpec& spec) { return rows_of(spec.da
 
 sim::KeySpec probe_key_spec(const sim::WorkloadSpec& spec) {
   sim::KeySpec keys = spec.data.keys;
-  if (spec.kind == sim::WorkloadKind::kHashJoin || spec.kind == sim::WorkloadKind::kIndexJoin) {
+  if (spec.kind == sim::WorkloadKind::kHashJoin || spec.kind == sim::WorkloadKind::kIndexJoin ||
+      spec.kind == sim::WorkloadKind::kSortMergeJoin) {
     keys.groups = static_cast<double>(build_rows(spec));
     keys.window_groups = std::min(keys.window_groups, keys.groups);
   }

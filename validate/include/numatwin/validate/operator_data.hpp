@@ -13,7 +13,7 @@
 
 namespace numatwin::validate {
 
-// The key spec of the aggregation input (kind count/median) or of S (joins).
+// The key spec of the aggregation input (kind count/median) or of S (joins: G = build_records).
 sim::KeySpec probe_key_spec(const sim::WorkloadSpec& spec);
 // Rows as counts (spec.data.records, spec.data.build_records rounded to integers).
 std::uint64_t input_rows(const sim::WorkloadSpec& spec);
