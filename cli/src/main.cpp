@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "advise_command.hpp"
+#include "allocator_exec.hpp"
 #include "placement_commands.hpp"
 #include "render_command.hpp"
 #include "sim_commands.hpp"
@@ -26,6 +27,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0; everything else is a usage error.
     return app.exit(e) == 0 ? 0 : 2;
+  } catch (const numatwin::cli::ChildExit& child) {
+    // The command ran in a child under another allocator; it printed its own output.
+    return child.status;
   } catch (const std::exception& e) {
     std::cerr << "numatwin: error: " << e.what() << "\n";
     return 1;

@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -24,8 +23,11 @@
 #include "numatwin/validate/placement_selfcheck.hpp"
 #include "numatwin/validate/report_json.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
+#include "interrupt.hpp"
+#include "progress.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
+#include "validate_run_commands.hpp"
 
 namespace numatwin::cli {
 namespace {
@@ -136,16 +138,6 @@ void register_discover(CLI::App& validate_app) {
   });
 }
 
-// Ctrl-C during `validate measure`: the handler may only touch a lock-free atomic, so this is
-// the one piece of static state of the CLI; the measurement polls it between points. A second
-// Ctrl-C kills the process (the handler restores the default action).
-std::atomic<bool> interrupt_requested{false};
-
-extern "C" void on_interrupt(int) {
-  interrupt_requested.store(true);
-  std::signal(SIGINT, SIG_DFL);
-}
-
 std::string measure_text(const Json& report) {
   std::string out = fmt::format("host: {} ({}), {}\nTHP {}, numa_balancing {}\n", report["host"].value("hostname", "?"),
                                 report["host"].value("machine", "?"), report["host"].value("kernel", "?"),
@@ -221,30 +213,15 @@ void register_measure(CLI::App& validate_app) {
     options.seconds_per_point = o->seconds;
     options.memory_fraction = o->memory_fraction;
     options.likwid = !o->no_likwid;
-    interrupt_requested.store(false);
-    options.stop = &interrupt_requested;
-    const bool tty = isatty(2) != 0;
-    options.progress = [tty](const validate::MeasureProgress& p) {
-      const int width = 30;
-      const int filled = p.total == 0 ? width : width * p.done / p.total;
-      std::cerr << fmt::format("{}[{}{}] {:3d}/{} ETA {:4.0f} s  {}{}", tty ? "\r" : "", std::string(static_cast<std::size_t>(filled), '#'),
-                               std::string(static_cast<std::size_t>(width - filled), '.'), p.done, p.total, std::ceil(p.eta_s),
-                               p.label, tty ? "\x1b[K" : "\n")
-                << std::flush;
-    };
+    const InterruptScope interrupt;
+    options.stop = interrupt.flag();
+    const ProgressBar bar;
+    options.progress = [&bar](const validate::MeasureProgress& p) { bar.update(p.done, p.total, p.eta_s, p.label); };
     const std::string out = o->out;
     options.checkpoint = [out](const Json& report) { model::write_file_atomically(out, report.dump(2) + "\n"); };
-    const auto previous = std::signal(SIGINT, on_interrupt);
-    Json report;
-    try {
-      report = validate::measure_machine(options);
-    } catch (...) {
-      std::signal(SIGINT, previous);
-      throw;
-    }
-    std::signal(SIGINT, previous);
+    const Json report = validate::measure_machine(options);
     model::write_file_atomically(out, report.dump(2) + "\n");
-    if (tty) std::cerr << "\n";
+    bar.finish();
     if (o->json) {
       std::cout << report.dump(2) << "\n";
     } else {
@@ -470,6 +447,7 @@ void register_validate_commands(CLI::App& app) {
   register_measure(*validate_app);
   register_calibrate(*validate_app);
   register_selfcheck(*validate_app);
+  register_validate_run_commands(*validate_app);
 }
 
 }  // namespace numatwin::cli

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "numatwin/validate/memory_placement.hpp"
+
 namespace numatwin::validate {
 
 int HostMap::os_cpu(const sim::PlacedThread& thread) const {
@@ -67,6 +69,14 @@ HostMap map_host(const model::Topology& topology, const DiscoveredMachine& machi
   for (const DiscoveredNode& real : machine.nodes)
     if (real.memory_allowed && real.memory_bytes > 0) map.memory_os_nodes.push_back(real.os_index);
   return map;
+}
+
+HostMap map_this_host(const model::Topology& topology) {
+  const DiscoveredMachine machine = discover_machine();
+  const ThreadPinner pinner;
+  std::vector<std::vector<int>> cpus;
+  for (const DiscoveredNode& node : machine.nodes) cpus.push_back(pinner.node_cpus(node.os_index));
+  return map_host(topology, machine, cpus);
 }
 
 }  // namespace numatwin::validate

@@ -36,4 +36,7 @@ struct HostMap {
 HostMap map_host(const model::Topology& topology, const DiscoveredMachine& machine,
                  const std::vector<std::vector<int>>& node_cpus_in_order);
 
+// The running machine: discovery (hwloc, libnuma) and ThreadPinner's CPU order, then map_host.
+HostMap map_this_host(const model::Topology& topology);
+
 }  // namespace numatwin::validate

@@ -1,0 +1,357 @@
+#include "validate_run_commands.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <thread>
+
+#include "allocator_exec.hpp"
+#include "interrupt.hpp"
+#include "numatwin/model/file_io.hpp"
+#include "numatwin/model/input_error.hpp"
+#include "numatwin/model/topology_json.hpp"
+#include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/validate/allocator.hpp"
+#include "numatwin/validate/allocator_bench.hpp"
+#include "numatwin/validate/calibration.hpp"
+#include "numatwin/validate/host_map.hpp"
+#include "numatwin/validate/machine_discovery.hpp"
+#include "numatwin/validate/machine_measurement.hpp"
+#include "numatwin/validate/run_comparison.hpp"
+#include "numatwin/validate/run_support.hpp"
+#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/validation_report.hpp"
+#include "numatwin/validate/validation_suite.hpp"
+#include "progress.hpp"
+#include "text_table.hpp"
+#include "topology_lookup.hpp"
+#include "workload_options.hpp"
+
+namespace numatwin::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string host_text() {
+  const Json h = validate::host_state();
+  std::string text = h.value("cpu_model", std::string("unknown CPU"));
+  text += fmt::format("; Linux {}", h.value("kernel", std::string("?")));
+  if (h.contains("transparent_hugepage")) text += "; THP " + h["transparent_hugepage"].dump();
+  if (h.contains("numa_balancing")) text += "; numa_balancing " + h["numa_balancing"].dump();
+  return text;
+}
+
+std::string placement_text(const validate::RealRun& run) {
+  std::string cpus;
+  for (const validate::ThreadObservation& t : run.threads)
+    cpus += fmt::format("{}{}", cpus.empty() ? "" : ",", t.cpu_at_end);
+  return "threads ran on CPUs " + cpus;
+}
+
+void print_comparison(const validate::KernelComparison& c) {
+  const validate::RealRun& m = c.measured;
+  std::cout << fmt::format("{} ({} allocator{})\n", c.id, c.allocator, m.huge_pages ? ", huge pages" : "");
+  TextTable table({"", "seconds", "GB/s of work", m.work_unit == "tuples" ? "M tuples/s" : "GB/s"});
+  const double unit = m.work_unit == "tuples" ? 1e6 : 1e9;
+  table.add_row({"measured", fmt::format("{:.4g}", m.seconds), fmt::format("{:.3f}", c.measured_gbps()),
+                 fmt::format("{:.2f}", m.work / m.seconds / unit)});
+  table.add_row({"predicted", fmt::format("{:.4g}", c.predicted.seconds), fmt::format("{:.3f}", c.predicted_gbps()),
+                 fmt::format("{:.2f}", m.work / c.predicted.seconds / unit)});
+  std::cout << table.render();
+  std::cout << fmt::format("  error (predicted - measured) / measured: {:+.1f} %\n", 100.0 * c.error());
+  std::cout << fmt::format("  model bottleneck: {}; local access ratio {:.3f}\n", c.predicted.bottleneck, c.predicted.local_access_ratio);
+  std::string reps;
+  for (double s : m.repetition_seconds) reps += fmt::format("{}{:.4g}", reps.empty() ? "" : ", ", s);
+  std::cout << "  repetitions (s): " << reps << " (median reported)\n";
+  for (const validate::PhaseTime& p : m.phases) std::cout << fmt::format("  phase {}: {:.4g} s\n", p.name, p.seconds);
+  std::cout << "  " << placement_text(m) << "\n";
+  for (const validate::DatasetObservation& d : m.datasets)
+    std::cout << fmt::format("  {}: {:.3g} MB, pages {}\n", d.name, d.bytes / 1e6, d.pages.text());
+  std::cout << "  verified: " << (m.verified ? "yes, " : "NO, ") << m.verification << "\n";
+}
+
+void write_report(const model::Topology& t, const validate::ValidationReport& report, const std::string& out,
+                  const std::string& csv) {
+  if (!out.empty()) model::write_file_atomically(out, validate::to_json(t, report).dump(2) + "\n");
+  if (!csv.empty()) model::write_file_atomically(csv, validate::to_csv(report));
+}
+
+struct RunFlags {
+  std::string allocator = "glibc";
+  bool huge_pages = false;
+  int repetitions = 3;
+  double memory_fraction = 0.7;
+
+  void add(CLI::App* app) {
+    app->add_option("--allocator", allocator, "glibc, jemalloc, tcmalloc or tbbmalloc (LD_PRELOAD; release builds)")
+        ->capture_default_str();
+    app->add_flag("--huge-pages", huge_pages, "madvise(MADV_HUGEPAGE) on every buffer (default: MADV_NOHUGEPAGE)");
+    app->add_option("--repetitions", repetitions, "Timed repetitions after one warm-up (the median is reported)")
+        ->check(CLI::Range(1, 100))
+        ->capture_default_str();
+    app->add_option("--memory-fraction", memory_fraction, "Refuse runs needing more than this fraction of free memory")
+        ->check(CLI::Range(0.01, 0.95))
+        ->capture_default_str();
+  }
+  [[nodiscard]] validate::RunOptions options(const std::atomic<bool>* stop) const {
+    validate::RunOptions o;
+    o.repetitions = repetitions;
+    o.huge_pages = huge_pages;
+    o.memory_fraction = memory_fraction;
+    o.stop = stop;
+    return o;
+  }
+};
+
+// Re-runs the whole command under the allocator when needed; exits with the child's status.
+void ensure_allocator(const std::string& allocator) {
+  const std::optional<int> status = run_under_allocator(allocator, own_arguments());
+  if (status) throw ChildExit{*status};
+}
+
+void register_run(CLI::App& validate_app) {
+  struct Options {
+    WorkloadOptions workload;
+    RunFlags flags;
+    bool json = false;
+    std::string out;
+    std::string csv;
+  };
+  auto o = std::make_shared<Options>();
+  o->workload.bytes = 1.0 * 1024 * 1024 * 1024;
+  o->workload.records = 2e7;
+  o->workload.build_records = 2e6;
+  o->workload.groups = 1e5;
+  CLI::App* cmd = validate_app.add_subcommand(
+      "run", "Run one workload for real (pinned threads, placed pages) and simulate it: measured vs predicted");
+  o->workload.add_common(cmd);
+  o->workload.add_algorithm(cmd);
+  cmd->add_option("--threads", o->workload.threads, "Threads (default: one per core of the topology)");
+  o->flags.add(cmd);
+  cmd->add_flag("--json", o->json, "Print the comparison as JSON");
+  cmd->add_option("--out", o->out, "Write a validation report (the GUI's format) here, atomically");
+  cmd->add_option("--csv", o->csv, "Write the comparison as CSV here, atomically");
+  cmd->callback([o] {
+    ensure_allocator(o->flags.allocator);
+    const model::Topology t = find_topology(o->workload.topology);
+    const sim::WorkloadSpec spec = o->workload.spec(t, o->workload.threads);
+    const validate::HostMap host = validate::map_this_host(t);
+    const InterruptScope interrupt;
+    validate::ValidationReport report;
+    report.machine = t.name;
+    report.host = host_text();
+    for (const std::string& p : validate::placeholders_of(t))
+      std::cerr << "numatwin: note: " << p << " is a placeholder (not measured): calibrate the topology first\n";
+    report.kernels.push_back(validate::compare_workload(t, host, spec, o->flags.options(interrupt.flag())));
+    write_report(t, report, o->out, o->csv);
+    if (o->json) {
+      std::cout << validate::to_json(t, report).dump(2) << "\n";
+    } else {
+      print_comparison(report.kernels.front());
+    }
+    if (!report.kernels.front().measured.verified) throw std::runtime_error("the kernel's result did not verify");
+  });
+}
+
+// Discovers, measures and calibrates this machine (for a suite run without --topology).
+model::Topology calibrate_this_machine(const std::string& save_as, const ProgressBar& bar, const std::atomic<bool>* stop) {
+  const validate::DiscoveredMachine machine = validate::discover_machine();
+  const validate::TopologySkeleton skeleton = validate::make_topology_skeleton(machine, "this-machine");
+  validate::MeasureOptions measure;
+  measure.likwid = false;
+  measure.stop = stop;
+  measure.progress = [&bar](const validate::MeasureProgress& p) { bar.update(p.done, p.total, p.eta_s, "measure: " + p.label); };
+  const Json measurements = validate::measure_machine(measure);
+  bar.finish();
+  if (!measurements["complete"].get<bool>()) throw std::runtime_error("interrupted while measuring the machine");
+  const validate::CalibrationData data =
+      validate::calibration_data_from_measurements(measurements, skeleton.topology, "(measurements of this run)");
+  const validate::CalibrationResult result = validate::calibrate(skeleton.topology, data);
+  std::cerr << fmt::format("calibrated this machine: rms error {:.2f} % over {} points; topology written to {}\n",
+                           100.0 * result.rms_relative_error, result.residuals.size(), save_as);
+  model::save_topology(result.topology, save_as);
+  return result.topology;
+}
+
+std::string with_extension(const std::string& path, const std::string& extension) {
+  return std::filesystem::path(path).replace_extension(extension).string();
+}
+
+void register_suite(CLI::App& validate_app) {
+  struct Options {
+    std::string topology;
+    std::string out = "validation-report.json";
+    std::string csv;
+    RunFlags flags;
+    bool quick = false;
+    int max_threads = 0;
+    double scale = 1.0;
+    bool no_fit = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = validate_app.add_subcommand(
+      "suite", "Run the standard suite for real and in the model, fit the kernel costs, write a report the GUI opens");
+  cmd->add_option("--topology", o->topology,
+                  "Calibrated topology of this machine (default: discover, measure and calibrate it first, ~40 s)");
+  cmd->add_option("--out", o->out, "Report (JSON, the GUI's validation report), written atomically")->capture_default_str();
+  cmd->add_option("--csv", o->csv, "CSV report (default: the --out path with .csv)");
+  o->flags.add(cmd);
+  cmd->add_flag("--quick", o->quick, "Sizes / 16 and one repetition: checks the mechanics in seconds");
+  cmd->add_option("--max-threads", o->max_threads, "Largest thread count (default: the usable CPUs of the first node)");
+  cmd->add_option("--scale", o->scale, "Multiply every size")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_flag("--no-fit", o->no_fit, "Do not fit the kernel costs");
+  cmd->callback([o] {
+    ensure_allocator(o->flags.allocator);
+    const InterruptScope interrupt;
+    const ProgressBar bar;
+    const model::Topology t = o->topology.empty()
+                                  ? calibrate_this_machine(with_extension(o->out, ".topology.json"), bar, interrupt.flag())
+                                  : find_topology(o->topology);
+    const validate::HostMap host = validate::map_this_host(t);
+    validate::SuiteOptions suite_options;
+    suite_options.threads = o->max_threads > 0 ? o->max_threads : std::max<int>(1, static_cast<int>(host.node_cpus.front().size()));
+    suite_options.scale = o->scale * (o->quick ? 1.0 / 16.0 : 1.0);
+    validate::RunOptions run_options = o->flags.options(interrupt.flag());
+    if (o->quick) run_options.repetitions = 1;
+    const std::vector<validate::SuiteEntry> suite = validate::standard_suite(t, suite_options);
+    // Every run's memory first: a suite that cannot finish says so before the first run.
+    for (const validate::SuiteEntry& e : suite) validate::check_free_memory(validate::workload_memory_bytes(e.spec), run_options);
+
+    validate::ValidationReport report;
+    report.machine = t.name;
+    report.host = host_text();
+    const double start = validate::now_seconds();
+    for (std::size_t i = 0; i < suite.size(); ++i) {
+      if (interrupt.requested()) break;
+      const std::string id = validate::comparison_id(t, suite[i].spec);
+      const double elapsed = validate::now_seconds() - start;
+      bar.update(static_cast<int>(i), static_cast<int>(suite.size()), i == 0 ? 0.0 : elapsed / static_cast<double>(i) * static_cast<double>(suite.size() - i), id);
+      report.kernels.push_back(validate::compare_workload(t, host, suite[i].spec, run_options));
+      report.training.push_back(suite[i].training);
+      write_report(t, report, o->out, "");  // a checkpoint after every kernel
+    }
+    bar.update(static_cast<int>(report.kernels.size()), static_cast<int>(suite.size()), 0.0, "done");
+    bar.finish();
+    if (!o->no_fit && !report.kernels.empty()) {
+      report.cost_fit = validate::fit_kernel_costs(t, report.kernels, report.training, validate::predict_workload);
+    }
+    const std::string csv = o->csv.empty() ? with_extension(o->out, ".csv") : o->csv;
+    write_report(t, report, o->out, csv);
+
+    TextTable table({"kernel", "measured s", "predicted s", "error %", "after fit %", "set", "verified"});
+    for (std::size_t i = 0; i < report.kernels.size(); ++i) {
+      const validate::KernelComparison& c = report.kernels[i];
+      table.add_row({c.id, fmt::format("{:.4g}", c.measured.seconds), fmt::format("{:.4g}", c.predicted.seconds),
+                     fmt::format("{:+.1f}", 100.0 * c.error()),
+                     report.cost_fit ? fmt::format("{:+.1f}", 100.0 * report.cost_fit->errors_after[i]) : "-",
+                     report.training[i] ? "train" : "held out", c.measured.verified ? "yes" : "NO"});
+    }
+    std::cout << table.render();
+    const Json summary = validate::to_json(t, report)["summary"];
+    std::cout << fmt::format("median |error|: {:.1f} % before the cost fit", 100.0 * summary["median_abs_error"].get<double>());
+    if (report.cost_fit)
+      std::cout << fmt::format(", {:.1f} % after it ({:.1f} % on the training runs, {:.1f} % held out)",
+                               100.0 * summary["median_abs_error_after_fit"].get<double>(),
+                               100.0 * summary["median_abs_error_after_fit_training"].get<double>(),
+                               100.0 * summary["median_abs_error_after_fit_held_out"].get<double>());
+    std::cout << "\nreport: " << o->out << ", " << csv << "\n";
+    if (interrupt.requested()) throw std::runtime_error("suite interrupted; the finished kernels are in " + o->out);
+    for (const validate::KernelComparison& c : report.kernels)
+      if (!c.measured.verified) throw std::runtime_error("kernel " + c.id + " did not verify");
+  });
+}
+
+void register_allocbench(CLI::App& validate_app) {
+  struct Options {
+    std::string allocator = "all";
+    int threads = 0;
+    double mib_per_thread = 256.0;
+    int rounds = 3;
+    bool json = false;
+    std::string result_file;  // internal: a child writes its result here
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = validate_app.add_subcommand(
+      "allocbench", "Allocator microbenchmark (Durner et al.): time and memory overhead per allocator, one process each");
+  cmd->add_option("--allocator", o->allocator, "all, glibc, jemalloc, tcmalloc or tbbmalloc")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Threads (default: every usable CPU)");
+  cmd->add_option("--mib-per-thread", o->mib_per_thread, "Requested bytes each thread holds at its peak, MiB")
+      ->check(CLI::Range(1.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--rounds", o->rounds, "Allocate-and-write / read-and-free rounds")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->add_option("--result-file", o->result_file, "(internal) write one allocator's result here")->group("");
+  cmd->callback([o] {
+    const int threads = o->threads > 0 ? o->threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    validate::AllocatorBenchOptions bench;
+    bench.threads = threads;
+    bench.bytes_per_thread = o->mib_per_thread * 1024 * 1024;
+    bench.rounds = o->rounds;
+    validate::RunOptions limits;
+    validate::check_free_memory(3.0 * bench.bytes_per_thread * threads, limits);  // allocators may hold up to ~3x
+    if (!o->result_file.empty()) {  // a child: one allocator, result to the file
+      ensure_allocator(o->allocator);
+      model::write_file_atomically(o->result_file, validate::to_json(validate::run_allocator_bench(bench)).dump() + "\n");
+      return;
+    }
+    std::vector<std::string> names;
+    if (o->allocator == "all") {
+      for (const validate::AllocatorInfo& a : validate::known_allocators()) names.push_back(a.name);
+    } else {
+      names.push_back(validate::allocator_by_name(o->allocator).name);
+    }
+    for (const std::string& name : names) (void)validate::require_allocator_library(validate::allocator_by_name(name));
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("numatwin-allocbench-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    std::vector<validate::AllocatorBenchResult> results;
+    const ProgressBar bar;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      bar.update(static_cast<int>(i), static_cast<int>(names.size()), 0.0, names[i]);
+      const std::string file = (dir / (names[i] + ".json")).string();
+      std::vector<std::string> args = {own_arguments().front(), "validate", "allocbench", "--allocator", names[i],
+                                       "--threads", std::to_string(threads), "--mib-per-thread", fmt::format("{}", o->mib_per_thread),
+                                       "--rounds", std::to_string(o->rounds), "--result-file", file};
+      // The child must start fresh (its own peak RSS): even glibc runs in a child.
+      const std::optional<int> status = run_in_child(names[i], args);
+      if (status.value_or(1) != 0) throw std::runtime_error("the " + names[i] + " run failed (exit status " + std::to_string(status.value_or(1)) + ")");
+      std::ifstream in(file);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      results.push_back(validate::allocator_bench_from_json(nlohmann::json::parse(text)));
+    }
+    bar.update(static_cast<int>(names.size()), static_cast<int>(names.size()), 0.0, "done");
+    bar.finish();
+    std::filesystem::remove_all(dir);
+    if (o->json) {
+      Json out = Json::array();
+      for (const auto& r : results) out.push_back(validate::to_json(r));
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    std::cout << fmt::format("{} threads, {:g} MiB requested per thread at the peak, {} rounds\n", threads, o->mib_per_thread, o->rounds);
+    TextTable table({"allocator", "alloc+write s", "read+free s", "M objects", "peak RSS MiB", "overhead", "verified"});
+    for (const auto& r : results) {
+      table.add_row({r.allocator, fmt::format("{:.3f}", r.alloc_write_seconds), fmt::format("{:.3f}", r.read_free_seconds),
+                     fmt::format("{:.2f}", r.objects / 1e6), fmt::format("{:.0f}", r.peak_rss_bytes / 1048576.0),
+                     fmt::format("{:.3f}", r.overhead), r.verified ? "yes" : "NO"});
+    }
+    std::cout << table.render();
+    std::cout << "overhead = peak resident set / peak requested bytes\n";
+  });
+}
+
+}  // namespace
+
+void register_validate_run_commands(CLI::App& validate_app) {
+  register_run(validate_app);
+  register_suite(validate_app);
+  register_allocbench(validate_app);
+}
+
+}  // namespace numatwin::cli

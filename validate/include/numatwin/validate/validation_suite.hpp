@@ -1,0 +1,76 @@
+// `numatwin validate suite`: the standard set of workloads run for real and simulated on this
+// machine, and the fit of the model's kernel costs (OperatorCosts, cycles per shuffled element)
+// to the measurements.
+//
+// Suite (T = usable CPUs of node 0, capped by --max-threads; each workload at 1 and T threads,
+// dense placement, first touch by the workers, unless said otherwise):
+//   shuffles        naive tight, ring tight, ring loose, coordinated random loose, migration
+//                   ring tight, migration & copy ring tight; `shuffle_bytes` in all
+//   partitioned     aggregation by shuffle and by migration (ring)
+//   aggregations    COUNT over few groups (cache-resident table) and many groups, uniform and
+//                   zipf(0.5) keys; MEDIAN, uniform keys
+//   joins           hash join and index nested-loop join, uniform keys
+//   the OS default  COUNT and hash join at T threads unpinned with first touch by one loader
+//                   thread (what issue 9's advice is compared with)
+// Sizes scale with `scale` (quick: 1/16) and are checked against free memory before any run.
+//
+// Cost fit: coordinate descent over the logarithms of the costs (golden-section search within
+// a factor of 10 of the start, three sweeps), minimising the sum of squared log errors
+// ln(predicted / measured) over the TRAINING runs (1-thread runs); the T-thread runs are held
+// out, so their error after the fit says how well the model extrapolates to contention.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "numatwin/model/topology.hpp"
+#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/validate/run_comparison.hpp"
+
+namespace numatwin::validate {
+
+struct SuiteOptions {
+  int threads = 2;               // T
+  double scale = 1.0;            // multiplies every size
+  double shuffle_bytes = 1.0 * 1024 * 1024 * 1024;
+  double operator_records = 2e7;
+  double build_records = 2e6;
+};
+
+struct SuiteEntry {
+  sim::WorkloadSpec spec;
+  bool training = false;  // used by the cost fit
+};
+
+std::vector<SuiteEntry> standard_suite(const model::Topology& topology, const SuiteOptions& options);
+
+// The fitted kernel costs: OperatorCosts plus the shuffle consumer's cycles per element.
+struct KernelCosts {
+  sim::OperatorCosts operators;
+  double cycles_per_element = 1.0;
+};
+
+struct CostFit {
+  KernelCosts before;
+  KernelCosts after;
+  int training_runs = 0;
+  int held_out_runs = 0;
+  std::vector<double> errors_before;  // per comparison, in input order
+  std::vector<double> errors_after;
+  std::vector<std::string> notes;     // parameters no training run depends on, and so kept
+};
+
+KernelCosts costs_of(const sim::WorkloadSpec& spec);
+void apply_costs(const KernelCosts& costs, sim::WorkloadSpec& spec);
+
+// Fits on the comparisons flagged in `training` (same length); re-predicts every comparison with
+// the fitted costs. `predict` is predict_workload (a parameter for tests).
+CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<KernelComparison>& comparisons,
+                         const std::vector<bool>& training,
+                         const std::function<Prediction(const model::Topology&, const sim::WorkloadSpec&)>& predict);
+
+// Median of |x| (0 for an empty list).
+double median_abs(std::vector<double> values);
+
+}  // namespace numatwin::validate

@@ -1,0 +1,58 @@
+#include "numatwin/validate/run_comparison.hpp"
+
+#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/simulation.hpp"
+#include "numatwin/validate/allocator.hpp"
+
+namespace numatwin::validate {
+
+Prediction predict_workload(const model::Topology& topology, const sim::WorkloadSpec& spec) {
+  sim::check_workload(topology, spec);
+  sim::Simulation simulation(topology);
+  sim::SimulationOptions options;
+  options.record_timeline = false;
+  const sim::SimulationResult result = simulation.run(sim::build_plan(topology, spec), options);
+  Prediction p;
+  p.seconds = result.time_s;
+  p.local_access_ratio = result.local_access_ratio();
+  const int bottleneck = result.bottleneck_resource();
+  p.bottleneck = bottleneck >= 0 ? result.resources[static_cast<std::size_t>(bottleneck)].name : "none";
+  return p;
+}
+
+double work_bytes(const sim::WorkloadSpec& spec) {
+  if (sim::is_shuffle_family(spec.kind)) return spec.total_bytes;
+  double tuples = spec.data.records;
+  if (spec.kind == sim::WorkloadKind::kHashJoin || spec.kind == sim::WorkloadKind::kIndexJoin ||
+      spec.kind == sim::WorkloadKind::kSortMergeJoin)
+    tuples += spec.data.build_records;
+  return tuples * spec.data.tuple_bytes;
+}
+
+std::string comparison_id(const model::Topology& topology, const sim::WorkloadSpec& spec) {
+  std::string id = sim::workload_kind_name(spec.kind);
+  if (sim::is_shuffle_family(spec.kind) || spec.kind == sim::WorkloadKind::kSortMergeJoin)
+    id += "-" + sim::algorithm_name(spec.algorithm) + "-" + sim::sync_name(spec.sync);
+  if (spec.kind == sim::WorkloadKind::kPartitionedAggregation)
+    id += "-" + sim::strategy_name(spec.strategy) + "-" + sim::algorithm_name(spec.algorithm);
+  if (!sim::is_shuffle_family(spec.kind)) id += "-" + sim::key_distribution_name(spec.data.keys);
+  id += "-" + std::to_string(spec.threads) + "t-" + sim::placement_name(spec.placement);
+  if (!sim::is_shuffle_family(spec.kind)) id += "-" + sim::memory_policy_name(spec.memory, topology);
+  for (char& c : id) {
+    if (c == ' ' || c == ':' || c == ',') c = '_';
+  }
+  return id;
+}
+
+KernelComparison compare_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
+                                  const RunOptions& options) {
+  KernelComparison c;
+  c.id = comparison_id(topology, spec);
+  c.spec = spec;
+  c.predicted = predict_workload(topology, spec);  // first: a spec the model rejects costs no run
+  c.allocator = active_allocator();
+  c.measured = run_workload(topology, host, spec, options);
+  return c;
+}
+
+}  // namespace numatwin::validate

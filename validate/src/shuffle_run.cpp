@@ -1,0 +1,301 @@
+#include "numatwin/validate/shuffle_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/validate/memory_placement.hpp"
+#include "numatwin/validate/migration_cores.hpp"
+#include "numatwin/validate/run_support.hpp"
+#include "numatwin/validate/shuffle_kernels.hpp"
+#include "shuffle_run_common.hpp"
+
+namespace numatwin::validate {
+namespace detail {
+
+double RepetitionClock::finish(bool tight, std::vector<PhaseTime>& phases) const {
+  double end = start_s;
+  for (const WorkerEnd& e : end_s) end = std::max(end, e.seconds);
+  if (tight) {
+    double previous = start_s;
+    for (std::size_t k = 0; k < step_end_s.size(); ++k) {
+      phases.push_back(PhaseTime{"step " + std::to_string(k), step_end_s[k] - previous});
+      previous = step_end_s[k];
+    }
+  }
+  return end - start_s;
+}
+
+void PinErrors::pin(int cpu) {
+  try {
+    ThreadTeam::pin_current(cpu);
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    if (!first_) first_ = std::current_exception();
+  }
+}
+
+void PinErrors::rethrow() {
+  std::exception_ptr error;
+  {
+    std::lock_guard lock(mutex_);
+    std::swap(error, first_);
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+std::size_t dataset_page_bytes(bool huge_pages) { return huge_pages ? std::size_t{2} << 20 : page_bytes(); }
+
+std::vector<std::unique_ptr<PlacedDataset>> per_node_datasets(const std::string& name, const std::vector<bool>& nodes,
+                                                               std::size_t elements, std::size_t element_bytes,
+                                                               const HostMap& host, bool huge_pages, ThreadTeam& team) {
+  std::vector<std::unique_ptr<PlacedDataset>> out(nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    if (!nodes[n]) continue;
+    sim::MemoryPolicy policy;
+    policy.kind = sim::MemoryPolicyKind::kPreferred;
+    policy.nodes = {static_cast<model::NodeIndex>(n)};
+    out[n] = std::make_unique<PlacedDataset>(name + " n" + std::to_string(n), elements, element_bytes,
+                                             sim::DatasetKind::kShared, policy, host, huge_pages);
+    std::byte* data = out[n]->data();
+    out[n]->initialise(team, [&](int, std::size_t begin, std::size_t end) {
+      std::memset(data + begin * element_bytes, 0, (std::min(end, elements) - begin) * element_bytes);
+    });
+  }
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::round_up;
+
+bool migrates(sim::WorkloadKind kind) {
+  return kind == sim::WorkloadKind::kMigration || kind == sim::WorkloadKind::kMigrationAndCopy;
+}
+
+// Sizes of one shuffle run, checked before any work.
+struct ShuffleLayout {
+  int threads = 1;
+  std::size_t piece_elements = 0;    // per piece
+  std::size_t stride_elements = 0;   // per producer buffer, rounded up to whole pages
+  std::size_t state_words = 0;       // migration state, 64-bit words
+  std::size_t state_slot_words = 0;  // per thread in a state dataset, whole cache lines
+};
+
+ShuffleLayout shuffle_layout(const sim::WorkloadSpec& spec, std::size_t page) {
+  ShuffleLayout l;
+  if (spec.threads < 1) throw std::invalid_argument("--threads must be >= 1");
+  if (spec.element_bytes != 8)
+    throw std::invalid_argument("--element-bytes " + std::to_string(spec.element_bytes) +
+                                ": the real shuffle kernels read 64-bit integers (8 bytes)");
+  if (!(spec.total_bytes > 0.0) || !std::isfinite(spec.total_bytes)) throw std::invalid_argument("--bytes must be > 0");
+  if (!(spec.state_bytes >= 0.0) || !std::isfinite(spec.state_bytes) || spec.state_bytes > 1e9)
+    throw std::invalid_argument("--state-bytes must be between 0 and 1e9");
+  l.threads = spec.threads;
+  const double pieces = static_cast<double>(spec.threads) * spec.threads;
+  const double elements = std::floor(spec.total_bytes / (pieces * 8.0));
+  if (elements < 1.0)
+    throw std::invalid_argument("--bytes " + std::to_string(spec.total_bytes) + " gives less than one 8-byte element per piece for " +
+                                std::to_string(spec.threads) + " threads (" + std::to_string(spec.threads) + "^2 pieces)");
+  l.piece_elements = static_cast<std::size_t>(elements);
+  l.stride_elements = round_up(l.piece_elements * static_cast<std::size_t>(spec.threads) * 8, page) / 8;
+  if (migrates(spec.kind)) {
+    l.state_words = static_cast<std::size_t>(std::ceil(spec.state_bytes / 8.0));
+    l.state_slot_words = round_up(l.state_words * 8, 64) / 8;
+  }
+  return l;
+}
+
+RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
+                    const RunOptions& options) {
+  sim::check_workload(topology, spec);
+  if (options.repetitions < 1) throw std::invalid_argument("repetitions must be >= 1");
+  const ShuffleLayout layout = shuffle_layout(spec, detail::dataset_page_bytes(options.huge_pages));
+  check_free_memory(shuffle_memory_bytes(spec), options);
+  const TeamPlan plan = plan_team(topology, host, spec);
+  const int n = layout.threads;
+  const auto un = static_cast<std::size_t>(n);
+  const std::vector<std::vector<int>> visit = consumer_visits(plan.model_threads, spec.algorithm, spec.seed);
+  const bool migration = migrates(spec.kind);
+  const bool copy = spec.kind == sim::WorkloadKind::kMigrationAndCopy;
+  const bool tight = spec.sync == sim::SyncMode::kTight;
+  std::vector<model::NodeIndex> node_of(un);
+  for (std::size_t t = 0; t < un; ++t) node_of[t] = plan.model_threads[t].node;
+  std::unique_ptr<MigrationCores> cores;
+  if (migration) cores = std::make_unique<MigrationCores>(host, plan.model_threads);
+
+  ThreadTeam team(plan.os_cpus);
+
+  // Producer buffers: producer p writes its own buffer (first touch: on p's node).
+  sim::MemoryPolicy first_touch;  // first-touch by the workers
+  PlacedDataset buffers("buffers", un * layout.stride_elements, 8, sim::DatasetKind::kPartitioned, first_touch, host,
+                        options.huge_pages);
+  std::vector<std::uint64_t> expected(un * un, 0);  // expected[p * n + c]: sum of piece c of producer p
+  auto* data = buffers.as<std::uint64_t>();
+  buffers.initialise(team, [&](int, std::size_t begin, std::size_t end) {
+    if (begin % layout.stride_elements != 0 || end % layout.stride_elements != 0)
+      throw std::logic_error("shuffle buffers initialised in ranges that split a producer");
+    for (std::size_t p = begin / layout.stride_elements; p < end / layout.stride_elements; ++p) {
+      std::uint64_t* buffer = data + p * layout.stride_elements;
+      for (std::size_t c = 0; c < un; ++c) {
+        std::uint64_t* piece = buffer + c * layout.piece_elements;
+        const std::uint64_t first = (p * un + c) * layout.piece_elements;
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < layout.piece_elements; ++i) {
+          piece[i] = shuffle_element(spec.seed, first + i);
+          sum += piece[i];
+        }
+        expected[p * un + c] = sum;
+      }
+      std::fill(buffer + un * layout.piece_elements, buffer + layout.stride_elements, std::uint64_t{0});
+    }
+  });
+
+  // Migration state: thread t's slot in the dataset of its home node; migration & copy also
+  // has one on every node it may move to (the nodes of the producers).
+  std::vector<bool> state_nodes(topology.nodes.size(), false);
+  if (layout.state_words > 0)
+    for (model::NodeIndex node : node_of) state_nodes[static_cast<std::size_t>(node)] = true;
+  const std::vector<std::unique_ptr<PlacedDataset>> states = detail::per_node_datasets(
+      "state", state_nodes, un * layout.state_slot_words, 8, host, options.huge_pages, team);
+  auto state_slot = [&](model::NodeIndex node, int thread) {
+    return states[static_cast<std::size_t>(node)]->as<std::uint64_t>() + static_cast<std::size_t>(thread) * layout.state_slot_words;
+  };
+
+  struct alignas(64) Result {
+    std::uint64_t checksum = 0;
+    bool state_consistent = true;
+  };
+  std::vector<Result> results(un);
+  detail::PinErrors pins;
+  std::vector<std::uint64_t> expected_consumer(un, 0);
+  std::uint64_t expected_total = 0;
+  for (std::size_t p = 0; p < un; ++p)
+    for (std::size_t c = 0; c < un; ++c) {
+      expected_consumer[c] += expected[p * un + c];
+      expected_total += expected[p * un + c];
+    }
+
+  RealRun run;
+  auto repetition = [&](std::vector<PhaseTime>& phases) -> double {
+    if (cores) cores->reset();
+    detail::RepetitionClock clock(n, n);
+    team.run([&](int t) {
+      const auto ut = static_cast<std::size_t>(t);
+      const model::NodeIndex home = node_of[ut];
+      std::uint64_t* state = layout.state_words > 0 ? state_slot(home, t) : nullptr;
+      if (state != nullptr) std::fill(state, state + layout.state_words, std::uint64_t{0});
+      model::NodeIndex here = home;
+      std::uint64_t sum = 0;
+      team.barrier();
+      if (t == 0) clock.start_s = now_seconds();
+      for (int k = 0; k < n; ++k) {
+        const int producer = visit[ut][static_cast<std::size_t>(k)];
+        const model::NodeIndex source = node_of[static_cast<std::size_t>(producer)];
+        if (migration && source != here) {
+          if (copy && state != nullptr) {
+            std::uint64_t* there = state_slot(source, t);
+            std::memcpy(there, state, layout.state_words * 8);
+            state = there;
+          }
+          const int cpu = cores->move(t, source);
+          if (cpu != kStay) pins.pin(cpu);
+          here = source;
+        }
+        const std::uint64_t piece_sum =
+            sum_elements(data + static_cast<std::size_t>(producer) * layout.stride_elements + ut * layout.piece_elements,
+                         layout.piece_elements);
+        if (state != nullptr) {
+          for (std::size_t i = 0; i < layout.state_words; ++i) state[i] += piece_sum;
+        } else {
+          sum += piece_sum;
+        }
+        if (tight) {
+          team.barrier();
+          if (t == 0) clock.step_end_s[static_cast<std::size_t>(k)] = now_seconds();
+        }
+      }
+      clock.end_s[ut].seconds = now_seconds();
+      Result& r = results[ut];
+      r.checksum = state != nullptr ? state[0] : sum;
+      r.state_consistent = true;
+      if (state != nullptr)
+        for (std::size_t i = 1; i < layout.state_words; ++i) r.state_consistent = r.state_consistent && state[i] == state[0];
+      if (migration) pins.pin(plan.os_cpus[ut]);
+    });
+    pins.rethrow();
+    const double seconds = clock.finish(tight, phases);
+    // Verification, every repetition (n^2 additions).
+    if (options.verify) {
+      std::uint64_t total = 0;
+      for (std::size_t c = 0; c < un; ++c) {
+        total += results[c].checksum;
+        if (results[c].checksum != expected_consumer[c] || !results[c].state_consistent)
+          throw std::runtime_error("shuffle verification failed: consumer " + std::to_string(c) + " summed " +
+                                   std::to_string(results[c].checksum) + ", its pieces sum to " + std::to_string(expected_consumer[c]) +
+                                   (results[c].state_consistent ? "" : " (its migrated state is inconsistent)"));
+      }
+      if (total != expected_total)
+        throw std::runtime_error("shuffle verification failed: the consumers' checksums add up to " + std::to_string(total) +
+                                 ", the generated elements to " + std::to_string(expected_total));
+    }
+    return seconds;
+  };
+  time_repetitions(options, run, repetition);
+
+  for (const Result& r : results) run.checksum += r.checksum;
+  run.work = static_cast<double>(un * un * layout.piece_elements * 8);
+  run.work_unit = "bytes";
+  run.verified = options.verify;
+  run.verification = options.verify
+                         ? "every consumer's checksum = the sum of its pieces computed at generation, and their total = the sum "
+                           "of all generated elements" +
+                               std::string(layout.state_words > 0 ? "; every word of the migrated state agrees" : "")
+                         : "not verified";
+  std::vector<const PlacedDataset*> observed{&buffers};
+  for (const auto& s : states)
+    if (s) observed.push_back(s.get());
+  record_observations(plan, team, observed, run);
+  run.huge_pages = options.huge_pages;
+  return run;
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> consumer_visits(const std::vector<sim::PlacedThread>& threads, sim::ShuffleAlgorithm algorithm,
+                                              std::uint64_t seed) {
+  const sim::ShuffleOrder order = sim::shuffle_order(threads, algorithm, seed);
+  std::vector<std::vector<int>> visit(threads.size());
+  for (std::size_t o = 0; o < order.outer.size(); ++o) visit[static_cast<std::size_t>(order.outer[o])] = order.producers[o];
+  return visit;
+}
+
+double shuffle_memory_bytes(const sim::WorkloadSpec& spec) {
+  if (spec.kind == sim::WorkloadKind::kPartitionedAggregation) return detail::partitioned_aggregation_memory_bytes(spec);
+  const ShuffleLayout layout = shuffle_layout(spec, page_bytes());
+  const auto n = static_cast<double>(layout.threads);
+  return n * static_cast<double>(layout.stride_elements) * 8.0 + n * n * static_cast<double>(layout.state_slot_words) * 8.0 +
+         n * n * 8.0;
+}
+
+RealRun run_shuffle_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
+                             const RunOptions& options) {
+  switch (spec.kind) {
+    case sim::WorkloadKind::kShuffle:
+    case sim::WorkloadKind::kMigration:
+    case sim::WorkloadKind::kMigrationAndCopy:
+      return run_shuffle(topology, host, spec, options);
+    case sim::WorkloadKind::kPartitionedAggregation:
+      return detail::run_partitioned_aggregation(topology, host, spec, options);
+    default:
+      throw std::invalid_argument("workload " + sim::workload_kind_name(spec.kind) +
+                                  " is not a shuffle or partitioned aggregation (run_shuffle_workload)");
+  }
+}
+
+}  // namespace numatwin::validate

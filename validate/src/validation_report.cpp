@@ -1,0 +1,151 @@
+#include "numatwin/validate/validation_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace numatwin::validate {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json costs_json(const KernelCosts& c) {
+  return {{"cycles_per_element", c.cycles_per_element},
+          {"scan_cycles_per_tuple", c.operators.scan_cycles_per_tuple},
+          {"hash_cycles_per_tuple", c.operators.hash_cycles_per_tuple},
+          {"random_lines_in_flight", c.operators.random_lines_in_flight},
+          {"llc_hit_ns", c.operators.llc_hit_ns},
+          {"sort_cycles_per_comparison", c.operators.sort_cycles_per_comparison},
+          {"merge_cycles_per_tuple", c.operators.merge_cycles_per_tuple}};
+}
+
+double largest_abs(const std::vector<double>& v) {
+  double m = 0.0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+Json details_json(const KernelComparison& c) {
+  const RealRun& m = c.measured;
+  Json threads = Json::array();
+  for (const ThreadObservation& t : m.threads) {
+    threads.push_back({{"worker", t.worker}, {"model_cpu", t.model_cpu}, {"intended_cpu", t.intended_cpu},
+                       {"cpu_at_start", t.cpu_at_start}, {"cpu_at_end", t.cpu_at_end}, {"node_at_end", t.node_at_end}});
+  }
+  Json datasets = Json::array();
+  for (const DatasetObservation& d : m.datasets) {
+    Json nodes = Json::object();
+    for (const auto& [node, pages] : d.pages.pages_per_node) nodes[std::to_string(node)] = pages;
+    datasets.push_back({{"name", d.name}, {"bytes", d.bytes}, {"pages", d.pages.pages}, {"pages_per_node", nodes},
+                        {"pages_not_present", d.pages.pages_not_present}});
+  }
+  Json phases = Json::array();
+  for (const PhaseTime& p : m.phases) phases.push_back({{"name", p.name}, {"seconds", p.seconds}});
+  Json out{{"measured_s", m.seconds},
+           {"predicted_s", c.predicted.seconds},
+           {"error", c.error()},
+           {"work", m.work},
+           {"work_unit", m.work_unit},
+           {"repetition_s", m.repetition_seconds},
+           {"phases", phases},
+           {"allocator", c.allocator},
+           {"huge_pages", m.huge_pages},
+           {"verified", m.verified},
+           {"verification", m.verification},
+           {"checksum", m.checksum},
+           {"model_bottleneck", c.predicted.bottleneck},
+           {"model_local_access_ratio", c.predicted.local_access_ratio},
+           {"threads", threads},
+           {"datasets", datasets}};
+  if (m.work_unit == "tuples") {
+    out["measured_mtuples_per_s"] = m.work / m.seconds / 1e6;
+    out["predicted_mtuples_per_s"] = m.work / c.predicted.seconds / 1e6;
+  }
+  return out;
+}
+
+Json to_json(const model::Topology& topology, const ValidationReport& report) {
+  (void)topology;
+  Json kernels = Json::array();
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < report.kernels.size(); ++i) {
+    const KernelComparison& c = report.kernels[i];
+    errors.push_back(c.error());
+    Json k{{"id", c.id},
+           {"workload", sim::workload_kind_name(c.spec.kind)},
+           {"algorithm", sim::algorithm_name(c.spec.algorithm)},
+           {"sync", sim::sync_name(c.spec.sync)},
+           {"threads", c.spec.threads},
+           {"predicted_gbps", c.predicted_gbps()},
+           {"measured_gbps", c.measured_gbps()},
+           {"details", details_json(c)}};
+    if (report.cost_fit) {
+      k["details"]["training"] = i < report.training.size() && report.training[i];
+      k["details"]["error_after_fit"] = report.cost_fit->errors_after[i];
+      k["details"]["predicted_s_after_fit"] = c.measured.seconds * (1.0 + report.cost_fit->errors_after[i]);
+    }
+    kernels.push_back(k);
+  }
+  Json summary{{"kernels", report.kernels.size()},
+               {"median_abs_error", median_abs(errors)},
+               {"largest_abs_error", largest_abs(errors)}};
+  Json out{{"format", "numatwin-validation-report"},
+           {"format_version", 1},
+           {"machine", report.machine},
+           {"host", report.host},
+           {"kernels", kernels},
+           {"summary", summary}};
+  if (report.cost_fit) {
+    const CostFit& f = *report.cost_fit;
+    std::vector<double> held_out;
+    std::vector<double> trained;
+    for (std::size_t i = 0; i < f.errors_after.size(); ++i)
+      (i < report.training.size() && report.training[i] ? trained : held_out).push_back(f.errors_after[i]);
+    out["summary"]["median_abs_error_after_fit"] = median_abs(f.errors_after);
+    out["summary"]["largest_abs_error_after_fit"] = largest_abs(f.errors_after);
+    out["summary"]["median_abs_error_after_fit_training"] = median_abs(trained);
+    out["summary"]["median_abs_error_after_fit_held_out"] = median_abs(held_out);
+    out["cost_fit"] = {{"method", "coordinate descent on log costs, least squares of log(predicted/measured) over the training runs"},
+                       {"training_runs", f.training_runs},
+                       {"held_out_runs", f.held_out_runs},
+                       {"before", costs_json(f.before)},
+                       {"after", costs_json(f.after)},
+                       {"notes", f.notes}};
+  }
+  return out;
+}
+
+std::string to_csv(const ValidationReport& report) {
+  std::string out =
+      "id,workload,algorithm,sync,threads,placement,allocator,huge_pages,measured_s,predicted_s,error,measured_gbps,"
+      "predicted_gbps,training,error_after_fit,verified\n";
+  for (std::size_t i = 0; i < report.kernels.size(); ++i) {
+    const KernelComparison& c = report.kernels[i];
+    char numbers[512];
+    std::snprintf(numbers, sizeof numbers, "%.6g,%.6g,%.4f,%.4f,%.4f", c.measured.seconds, c.predicted.seconds, c.error(),
+                  c.measured_gbps(), c.predicted_gbps());
+    std::string fit = ",";
+    if (report.cost_fit) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%s,%.4f", i < report.training.size() && report.training[i] ? "yes" : "no",
+                    report.cost_fit->errors_after[i]);
+      fit = text;
+    }
+    out += csv_field(c.id) + "," + sim::workload_kind_name(c.spec.kind) + "," + sim::algorithm_name(c.spec.algorithm) + "," +
+           sim::sync_name(c.spec.sync) + "," + std::to_string(c.spec.threads) + "," +
+           csv_field(sim::placement_name(c.spec.placement)) + "," + c.allocator + "," +
+           (c.measured.huge_pages ? "yes" : "no") + "," + numbers + "," + fit + "," + (c.measured.verified ? "yes" : "no") + "\n";
+  }
+  return out;
+}
+
+}  // namespace numatwin::validate
