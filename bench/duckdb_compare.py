@@ -6,7 +6,9 @@ with numatwin's generators, writes the columns as raw little-endian int64 files,
 (one untimed warm-up, median of 3, verified against its reference) and prints JSON. This script
 then loads the same columns with numpy.fromfile into native DuckDB tables (untimed), sets
 PRAGMA threads=N, runs the same query once untimed and 3 times timed (median), checks that both
-gave the same result, and prints: operator, threads, ours tuples/s, DuckDB tuples/s, ratio.
+gave the same result, and prints: operator, threads, ours tuples/s, DuckDB tuples/s, ratio
+(ours / DuckDB, wall time), and the CPU ratio: DuckDB's process CPU seconds per query over ours
+per repetition (all threads; meaningful when other processes share the CPUs, wall time is not).
 
   count   SELECT key, COUNT(*) FROM input GROUP BY key           (tuples = records)
   median  SELECT key, MEDIAN(value) FROM input GROUP BY key      (tuples = records)
@@ -17,11 +19,13 @@ the hash table. Checks: COUNT and MEDIAN by the digest sum(mix(key) * (result + 
 
 Usage: bench/duckdb_compare.py [--build build/release] [--records 2e7] [--build-records 2e6]
        [--groups 1e6] [--keys uniform] [--threads 1,2] [--ops count,median,hash-join,radix-join]
+       [--huge-pages on|off] [--json rows.json]
 Creates a venv under <build>/duckdb-venv with duckdb and numpy on first use (PyPI).
 """
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -59,14 +63,18 @@ def digest(keys, results):
 
 
 def timed(con, query, fetch, repetitions=3):
+    """Median wall seconds of `repetitions` runs after a warm-up, mean process CPU seconds, result."""
     fetch(con.execute(query))  # warm-up
     seconds = []
+    cpu = []
     result = None
     for _ in range(repetitions):
+        c0 = time.process_time()
         t0 = time.perf_counter()
         result = fetch(con.execute(query))
         seconds.append(time.perf_counter() - t0)
-    return statistics.median(seconds), result
+        cpu.append(time.process_time() - c0)
+    return statistics.median(seconds), statistics.mean(cpu), result
 
 
 def run_duckdb(op, threads, data_dir, tuples):
@@ -85,11 +93,11 @@ def run_duckdb(op, threads, data_dir, tuples):
         con.unregister("input_view")
         if op == "count":
             query = "SELECT key, COUNT(*) AS c FROM input GROUP BY key"
-            seconds, res = timed(con, query, lambda r: r.fetchnumpy())
+            seconds, cpu, res = timed(con, query, lambda r: r.fetchnumpy())
             check = {"groups": len(res["key"]), "digest": digest(res["key"], res["c"])}
         else:
             query = "SELECT key, MEDIAN(value) AS m FROM input GROUP BY key"
-            seconds, res = timed(con, query, lambda r: r.fetchnumpy())
+            seconds, cpu, res = timed(con, query, lambda r: r.fetchnumpy())
             twice = np.rint(np.asarray(res["m"], dtype=np.float64) * 2.0).astype(np.uint64)
             check = {"groups": len(res["key"]), "digest": digest(res["key"], twice)}
     else:
@@ -98,10 +106,10 @@ def run_duckdb(op, threads, data_dir, tuples):
             con.execute(f"CREATE TABLE {side} AS SELECT * FROM {side}_view")
             con.unregister(side + "_view")
         query = "SELECT COUNT(*), SUM(r.value + s.value) FROM r JOIN s USING (key)"
-        seconds, res = timed(con, query, lambda r: r.fetchone())
+        seconds, cpu, res = timed(con, query, lambda r: r.fetchone())
         check = {"matches": int(res[0]), "sum": int(res[1]) & MASK}
     con.close()
-    return {"seconds": seconds, "tuples_per_s": tuples / seconds, "check": check}
+    return {"seconds": seconds, "tuples_per_s": tuples / seconds, "cpu_seconds": cpu, "check": check}
 
 
 def main():
@@ -113,6 +121,8 @@ def main():
     p.add_argument("--keys", default="uniform")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--ops", default="count,median,hash-join,radix-join")
+    p.add_argument("--huge-pages", default="off", choices=["on", "off"],
+                   help="our datasets on transparent huge pages (RunOptions::huge_pages)")
     p.add_argument("--json", help="also write all rows to this file")
     args = p.parse_args()
     build = os.path.abspath(args.build)
@@ -127,25 +137,28 @@ def main():
             data_dir = os.path.join(tmp, "join" if op in ("hash-join", "radix-join") else "aggregation")
             for threads in [int(t) for t in args.threads.split(",")]:
                 cmd = [helper, "--op", op, "--records", args.records, "--build-records", args.build_records,
-                       "--groups", args.groups, "--keys", args.keys, "--threads", str(threads), "--dir", data_dir]
+                       "--groups", args.groups, "--keys", args.keys, "--threads", str(threads), "--dir", data_dir, "--huge-pages", args.huge_pages]
                 ours = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
                 duck = run_duckdb("median" if op == "median" else "count" if op == "count" else "join",
                                   threads, data_dir, ours["tuples"])
                 if op in ("count", "median"):
                     same = duck["check"]["digest"] == ours["checksum"]
                 else:
-                    same = duck["check"]["sum"] == ours["checksum"] and duck["check"]["matches"] == int(
-                        ours["verification"].split(": ")[1].split(" ")[0])
+                    matches = re.search(r"(\d+) matches", ours["verification"])
+                    same = duck["check"]["sum"] == ours["checksum"] and matches is not None and \
+                        duck["check"]["matches"] == int(matches.group(1))
                 failures += 0 if same else 1
+                cpu_ratio = duck["cpu_seconds"] / ours["cpu_seconds"] if ours.get("cpu_seconds", 0) > 0 else float("nan")
                 rows.append({"op": op, "threads": threads, "tuples": ours["tuples"], "ours_tuples_per_s": ours["tuples_per_s"],
                              "duckdb_tuples_per_s": duck["tuples_per_s"], "ratio": ours["tuples_per_s"] / duck["tuples_per_s"],
-                             "same_result": same, "ours": ours, "duckdb": duck})
-                print(f"# {op} threads={threads}: ours {ours['seconds']:.4f} s {ours.get('phases', {})}, "
-                      f"DuckDB {duck['seconds']:.4f} s, same result: {same}", file=sys.stderr)
-    print(f"{'operator':<12} {'threads':>7} {'ours tuples/s':>15} {'DuckDB tuples/s':>16} {'ratio':>7}  result")
+                             "cpu_ratio": cpu_ratio, "same_result": same, "ours": ours, "duckdb": duck})
+                print(f"# {op} threads={threads}: ours {ours['seconds']:.4f} s (CPU {ours.get('cpu_seconds', -1):.4f} s) "
+                      f"{ours.get('phases', {})}, DuckDB {duck['seconds']:.4f} s (CPU {duck['cpu_seconds']:.4f} s), "
+                      f"same result: {same}", file=sys.stderr)
+    print(f"{'operator':<12} {'threads':>7} {'ours tuples/s':>15} {'DuckDB tuples/s':>16} {'ratio':>7} {'CPU ratio':>9}  result")
     for r in rows:
         print(f"{r['op']:<12} {r['threads']:>7} {r['ours_tuples_per_s']:>15.4g} {r['duckdb_tuples_per_s']:>16.4g} "
-              f"{r['ratio']:>7.2f}  {'same' if r['same_result'] else 'DIFFERENT'}")
+              f"{r['ratio']:>7.2f} {r['cpu_ratio']:>9.2f}  {'same' if r['same_result'] else 'DIFFERENT'}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -11,8 +11,13 @@
 // Columns written to DIR (skipped when a file of the right size exists): input_key.bin,
 // input_value.bin (aggregations); r_key.bin, r_value.bin, s_key.bin, s_value.bin (joins).
 // JSON: op, threads, tuples, seconds, repetition_seconds, tuples_per_s, phases, checksum,
-// verification, and the result summary DuckDB's answer is checked against (groups, digest;
-// matches, sum).
+// verification (DuckDB's answer is checked against checksum and the match count in it), and
+// cpu_seconds: process CPU time of one timed repetition (all workers), which stays meaningful
+// when other processes share the CPUs. It is measured as the difference between this run and a
+// second identical run with --repetitions - 2 (same generation, warm-up and verification),
+// divided by 2; --cpu-time off skips the second run.
+#include <time.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -41,6 +46,7 @@ struct Options {
   int threads = 1;
   int repetitions = 3;
   bool huge_pages = false;
+  bool cpu_time = true;
   std::string dir;
 };
 
@@ -59,8 +65,10 @@ Options parse(int argc, char** argv) {
     else if (a == "--repetitions") o.repetitions = std::stoi(v);
     else if (a == "--dir") o.dir = v;
     else if (a == "--huge-pages") o.huge_pages = v == "1" || v == "on";
+    else if (a == "--cpu-time") o.cpu_time = v == "1" || v == "on";
     else throw std::invalid_argument("unknown option " + a);
   }
+  if (o.repetitions < 3) throw std::invalid_argument("--repetitions must be >= 3");
   if (o.op != "count" && o.op != "median" && o.op != "hash-join" && o.op != "radix-join")
     throw std::invalid_argument("--op must be count, median, hash-join or radix-join");
   return o;
@@ -91,6 +99,12 @@ void write_columns(const Data& data, std::uint64_t rows, const std::filesystem::
     values.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(n * 8));
   }
   if (!keys || !values) throw std::runtime_error("cannot write the columns to " + key_file.parent_path().string());
+}
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 }  // namespace
@@ -125,8 +139,20 @@ int main(int argc, char** argv) {
     nv::RunOptions options;
     options.repetitions = o.repetitions;
     options.huge_pages = o.huge_pages;
-    const nv::RealRun run = o.op == "radix-join" ? nv::run_radix_hash_join(machine.topology, machine.host, spec, options)
-                                                 : nv::run_operator_workload(machine.topology, machine.host, spec, options);
+    const auto run_once = [&](const nv::RunOptions& with) {
+      return o.op == "radix-join" ? nv::run_radix_hash_join(machine.topology, machine.host, spec, with)
+                                  : nv::run_operator_workload(machine.topology, machine.host, spec, with);
+    };
+    const double cpu0 = process_cpu_seconds();
+    const nv::RealRun run = run_once(options);
+    const double cpu1 = process_cpu_seconds();
+    double cpu_per_repetition = -1.0;
+    if (o.cpu_time) {
+      nv::RunOptions fewer = options;
+      fewer.repetitions = options.repetitions - 2;
+      run_once(fewer);
+      cpu_per_repetition = ((cpu1 - cpu0) - (process_cpu_seconds() - cpu1)) / 2.0;
+    }
     nlohmann::json out;
     out["op"] = o.op;
     out["threads"] = o.threads;
@@ -139,6 +165,7 @@ int main(int argc, char** argv) {
     out["verified"] = run.verified;
     out["verification"] = run.verification;
     out["huge_pages"] = run.huge_pages;
+    if (cpu_per_repetition >= 0.0) out["cpu_seconds"] = cpu_per_repetition;
     for (const nv::ThreadObservation& t : run.threads) out["cpus"].push_back(t.cpu_at_end);
     std::cout << out.dump() << "\n";
     return 0;
