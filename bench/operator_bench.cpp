@@ -176,7 +176,7 @@ void BM_RadixHashJoin(benchmark::State& state) {
   nv::ThreadTeam team(team_cpus(threads));
   std::vector<nv::Tuple> r_out(r.size());
   std::vector<nv::Tuple> s_out(s.size());
-  const int bits = nv::radix_bits_for(r.size());
+  const int bits = nv::radix_bits_for(r.size(), nv::l2_cache_bytes());
   double cpu = 0.0;
   for (auto _ : state) {
     const Timer timer;

@@ -7,6 +7,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "numatwin/validate/aggregation_kernels.hpp"
 #include "numatwin/validate/placed_dataset.hpp"
 #include "numatwin/validate/run_support.hpp"
@@ -146,10 +148,16 @@ JoinTotals hash_join_probe(TableView table, std::span<const Tuple> probe) {
   return {matches, checksum};
 }
 
-int radix_bits_for(std::uint64_t build_tuples) {
+int radix_bits_for(std::uint64_t build_tuples, std::uint64_t cache_bytes) {
+  const std::uint64_t tuples_per_partition = std::max<std::uint64_t>(1, cache_bytes / 2 / (2 * sizeof(LocalEntry)));
   int bits = 0;
-  while (bits < 14 && (build_tuples >> bits) > 8192) ++bits;
+  while (bits < 14 && (build_tuples >> bits) > tuples_per_partition) ++bits;
   return bits;
+}
+
+std::uint64_t l2_cache_bytes() {
+  const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return bytes > 0 ? static_cast<std::uint64_t>(bytes) : 256 * 1024;
 }
 
 JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s, Tuple* r_out, Tuple* s_out,

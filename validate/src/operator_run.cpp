@@ -534,10 +534,11 @@ RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host
   if (spec.kind != WorkloadKind::kHashJoin) throw std::invalid_argument("the radix join runs a hash-join spec");
   check_operator_spec(spec);
   if (radix_bits > 20) throw std::invalid_argument("radix bits must be <= 20");
-  check_free_memory(operator_memory_bytes(spec), options);
+  // R, S, their partitioned copies, the reference.
+  check_free_memory((spec.data.records + spec.data.build_records) * 32.0 + spec.data.build_records * 9.0, options);
   const TeamPlan plan = plan_team(topology, host, spec);
   ThreadTeam team(plan.os_cpus);
-  const int bits = radix_bits >= 0 ? radix_bits : radix_bits_for(build_rows(spec));
+  const int bits = radix_bits >= 0 ? radix_bits : radix_bits_for(build_rows(spec), l2_cache_bytes());
   RealRun run = run_hash_join(team, plan, host, spec, options, bits);
   run.work_unit = "tuples";
   run.huge_pages = options.huge_pages;

@@ -51,7 +51,7 @@ RealRun run_operator_workload(const model::Topology& topology, const HostMap& ho
                               const RunOptions& options);
 
 // The radix-partitioned hash join on spec (kind kHashJoin expected, same data as the
-// non-partitioned join). `radix_bits` < 0: radix_bits_for(build_records).
+// non-partitioned join). `radix_bits` < 0: radix_bits_for(build_records, l2_cache_bytes()).
 RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
                             const RunOptions& options, int radix_bits = -1);
 
