@@ -187,6 +187,19 @@ TEST(SortMergeJoinRunTest, EveryOrderAndSyncMatchesTheReference) {
   EXPECT_THROW(run_operator_workload(this_machine().topology, this_machine().host, spec, quick()), std::invalid_argument);
 }
 
+TEST(OperatorSpecTest, TinyInputsWithIdleWorkersStillMatch) {
+  for (sim::WorkloadKind kind : {sim::WorkloadKind::kCountAggregation, sim::WorkloadKind::kMedianAggregation,
+                                 sim::WorkloadKind::kHashJoin, sim::WorkloadKind::kIndexJoin}) {
+    sim::WorkloadSpec spec = spec_of(kind, "uniform", 2, "first-touch");
+    spec.data.records = 1;
+    spec.data.build_records = 1;
+    spec.data.keys.groups = 1;
+    const RealRun run = run_operator_workload(this_machine().topology, this_machine().host, spec, quick());
+    EXPECT_TRUE(run.verified) << sim::workload_kind_name(kind);
+    EXPECT_EQ(run.checksum, reference_checksum(spec)) << sim::workload_kind_name(kind);
+  }
+}
+
 TEST(OperatorSpecTest, BadSpecsAreRefusedBeforeWork) {
   const ThisMachine& m = this_machine();
   sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kCountAggregation, "uniform", 1, "first-touch");
