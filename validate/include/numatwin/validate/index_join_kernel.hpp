@@ -7,8 +7,8 @@
 // untimed; every node is a pure function of the sorted keys, so any worker may write any range
 // of nodes (first touch by the policy's workers).
 //
-// Lookup: at each inner level, the child is the last key <= the probe key (a branch-free count
-// over the 8 keys); at the leaf, the slot equal to the key gives its rank in R (position in
+// Lookup: at each inner level, the child is the last key <= the probe key (a branch-free binary
+// search over the 8 keys, three steps); at the leaf, the slot equal to the key gives its rank in R (position in
 // sorted order). The probe loop walks kIndexBatch keys level by level, prefetching each next
 // node, so independent misses overlap. Result: matches and sum(rank + s.value) modulo 2^64.
 #pragma once
