@@ -3,8 +3,8 @@
 // 1e6 x 1e7 tuples, the index join probing 1e7 tuples into an index over 1e6 keys, at 1 and 2
 // worker threads; the sort-merge join's merge phase (1e7 facts, 1e6 dimension tuples, naive and
 // ring order, tight) through run_operator_workload (each iteration is one run: its median
-// repetition's seconds; no CPU counter) (pinned to the first allowed CPUs, unpinned when there are fewer). Manual
-// time: only the kernel; clearing the table between iterations is not timed. Counter
+// repetition's seconds; no CPU counter) (pinned to the first allowed CPUs, unpinned when there are
+// fewer). Manual time: only the kernel; clearing the table between iterations is not timed. Counter
 // items_per_second = input tuples per second (R + S for the hash joins).
 //
 // Counter cpu_ns_per_tuple: CPU time of the whole process (all workers) per input tuple over the
@@ -60,7 +60,8 @@ class Timer {
 
 void report(benchmark::State& state, double cpu_total, std::size_t tuples) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(tuples));
-  state.counters["cpu_ns_per_tuple"] = 1e9 * cpu_total / (static_cast<double>(state.iterations()) * static_cast<double>(tuples));
+  state.counters["cpu_ns_per_tuple"] =
+      1e9 * cpu_total / (static_cast<double>(state.iterations()) * static_cast<double>(tuples));
 }
 
 std::vector<int> team_cpus(int threads) {
@@ -70,7 +71,8 @@ std::vector<int> team_cpus(int threads) {
   if (sched_getaffinity(0, sizeof set, &set) == 0)
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &set)) allowed.push_back(c);
-  if (static_cast<int>(allowed.size()) < threads) return std::vector<int>(static_cast<std::size_t>(threads), nv::kUnpinned);
+  if (static_cast<int>(allowed.size()) < threads)
+    return std::vector<int>(static_cast<std::size_t>(threads), nv::kUnpinned);
   allowed.resize(static_cast<std::size_t>(threads));
   return allowed;
 }
@@ -87,13 +89,16 @@ sim::WorkloadSpec spec_for(sim::WorkloadKind kind) {
 
 std::vector<nv::Tuple> tuples(const sim::WorkloadSpec& spec, bool build) {
   std::vector<nv::Tuple> t(build ? nv::build_rows(spec) : nv::input_rows(spec));
-  if (build) nv::BuildData(spec).fill(0, t);
-  else nv::ProbeData(spec).fill(0, t);
+  if (build)
+    nv::BuildData(spec).fill(0, t);
+  else
+    nv::ProbeData(spec).fill(0, t);
   return t;
 }
 
 struct Table {
-  explicit Table(std::uint64_t capacity) : entries(std::make_unique<nv::TableEntry[]>(capacity)), view{entries.get(), capacity} {}
+  explicit Table(std::uint64_t capacity)
+      : entries(std::make_unique<nv::TableEntry[]>(capacity)), view{entries.get(), capacity} {}
   std::unique_ptr<nv::TableEntry[]> entries;
   nv::TableView view;
 };
@@ -107,7 +112,8 @@ void clear(nv::ThreadTeam& team, nv::TableView table) {
 
 void Aggregation(benchmark::State& state, bool median) {
   const int threads = static_cast<int>(state.range(0));
-  static const std::vector<nv::Tuple> input = tuples(spec_for(sim::WorkloadKind::kCountAggregation), false);
+  static const std::vector<nv::Tuple> input =
+      tuples(spec_for(sim::WorkloadKind::kCountAggregation), false);
   nv::ThreadTeam team(team_cpus(threads));
   Table table(static_cast<std::uint64_t>(2 * kGroups));
   std::vector<std::uint64_t> values(median ? input.size() : 0);
@@ -167,7 +173,8 @@ void BM_HashJoin(benchmark::State& state) {
       nv::hash_join_build(table.view, {r.data() + rb, re - rb}, threads > 1);
       team.barrier();
       const auto [sb, se] = nv::PlacedDataset::chunk(s.size(), w, threads);
-      parts[static_cast<std::size_t>(w)] = nv::hash_join_probe(table.view, {s.data() + sb, se - sb});
+      parts[static_cast<std::size_t>(w)] =
+          nv::hash_join_probe(table.view, {s.data() + sb, se - sb});
     });
     timer.stop(state, cpu);
     benchmark::DoNotOptimize(parts);
@@ -186,7 +193,8 @@ void BM_RadixHashJoin(benchmark::State& state) {
   double cpu = 0.0;
   for (auto _ : state) {
     const Timer timer;
-    benchmark::DoNotOptimize(nv::radix_hash_join(team, r, s, r_out.data(), s_out.data(), bits, nullptr));
+    benchmark::DoNotOptimize(
+        nv::radix_hash_join(team, r, s, r_out.data(), s_out.data(), bits, nullptr));
     timer.stop(state, cpu);
   }
   report(state, cpu, r.size() + s.size());
@@ -209,7 +217,8 @@ void BM_IndexJoin(benchmark::State& state) {
     const Timer timer;
     team.run([&](int w) {
       const auto [sb, se] = nv::PlacedDataset::chunk(s.size(), w, threads);
-      parts[static_cast<std::size_t>(w)] = nv::index_join_probe(shape, nodes.data(), {s.data() + sb, se - sb});
+      parts[static_cast<std::size_t>(w)] =
+          nv::index_join_probe(shape, nodes.data(), {s.data() + sb, se - sb});
     });
     timer.stop(state, cpu);
     benchmark::DoNotOptimize(parts);
@@ -221,11 +230,15 @@ void BM_SortMergeJoin(benchmark::State& state) {
   static const numatwin::bench::ThisMachine machine = numatwin::bench::this_machine();
   sim::WorkloadSpec spec = spec_for(sim::WorkloadKind::kSortMergeJoin);
   spec.threads = static_cast<int>(state.range(0));
-  spec.algorithm = state.range(1) == 0 ? sim::ShuffleAlgorithm::kNaive : sim::ShuffleAlgorithm::kRing;
-  if (spec.threads > machine.topology.total_cores()) spec.placement.kind = sim::PlacementKind::kNone;
+  spec.algorithm =
+      state.range(1) == 0 ? sim::ShuffleAlgorithm::kNaive : sim::ShuffleAlgorithm::kRing;
+  if (spec.threads > machine.topology.total_cores())
+    spec.placement.kind = sim::PlacementKind::kNone;
   nv::RunOptions options;
   options.verify = false;
-  for (auto _ : state) state.SetIterationTime(nv::run_operator_workload(machine.topology, machine.host, spec, options).seconds);
+  for (auto _ : state)
+    state.SetIterationTime(
+        nv::run_operator_workload(machine.topology, machine.host, spec, options).seconds);
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kRecords + kBuild));
   state.SetLabel(state.range(1) == 0 ? "naive" : "ring");
 }
@@ -235,7 +248,11 @@ BENCHMARK(BM_Median)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisec
 BENCHMARK(BM_HashJoin)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RadixHashJoin)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_IndexJoin)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SortMergeJoin)->ArgsProduct({{1, 2}, {0, 1}})->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SortMergeJoin)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->Iterations(2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -6,7 +6,8 @@
 //
 //   operator_compare --op count|median|hash-join|radix-join --records N [--build-records N]
 //                    [--groups G] [--keys uniform] [--threads T] [--repetitions 3] [--dir DIR]
-//                    [--huge-pages on|off]   (RunOptions::huge_pages: madvise(MADV_HUGEPAGE) or NOHUGEPAGE)
+//                    [--huge-pages on|off]   (RunOptions::huge_pages: madvise(MADV_HUGEPAGE) or
+//                    NOHUGEPAGE)
 //
 // Columns written to DIR (skipped when a file of the right size exists): input_key.bin,
 // input_value.bin (aggregations); r_key.bin, r_value.bin, s_key.bin, s_value.bin (joins).
@@ -23,11 +24,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "numatwin/validate/operator_data.hpp"
 #include "numatwin/validate/operator_run.hpp"
@@ -56,17 +56,28 @@ Options parse(int argc, char** argv) {
     const std::string a = argv[i];
     if (i + 1 >= argc) throw std::invalid_argument("missing value after " + a);
     const std::string v = argv[++i];
-    if (a == "--op") o.op = v;
-    else if (a == "--records") o.records = std::stod(v);
-    else if (a == "--build-records") o.build_records = std::stod(v);
-    else if (a == "--groups") o.groups = std::stod(v);
-    else if (a == "--keys") o.keys = v;
-    else if (a == "--threads") o.threads = std::stoi(v);
-    else if (a == "--repetitions") o.repetitions = std::stoi(v);
-    else if (a == "--dir") o.dir = v;
-    else if (a == "--huge-pages") o.huge_pages = v == "1" || v == "on";
-    else if (a == "--cpu-time") o.cpu_time = v == "1" || v == "on";
-    else throw std::invalid_argument("unknown option " + a);
+    if (a == "--op")
+      o.op = v;
+    else if (a == "--records")
+      o.records = std::stod(v);
+    else if (a == "--build-records")
+      o.build_records = std::stod(v);
+    else if (a == "--groups")
+      o.groups = std::stod(v);
+    else if (a == "--keys")
+      o.keys = v;
+    else if (a == "--threads")
+      o.threads = std::stoi(v);
+    else if (a == "--repetitions")
+      o.repetitions = std::stoi(v);
+    else if (a == "--dir")
+      o.dir = v;
+    else if (a == "--huge-pages")
+      o.huge_pages = v == "1" || v == "on";
+    else if (a == "--cpu-time")
+      o.cpu_time = v == "1" || v == "on";
+    else
+      throw std::invalid_argument("unknown option " + a);
   }
   if (o.repetitions < 3) throw std::invalid_argument("--repetitions must be >= 3");
   if (o.op != "count" && o.op != "median" && o.op != "hash-join" && o.op != "radix-join")
@@ -79,8 +90,8 @@ template <typename Data>
 void write_columns(const Data& data, std::uint64_t rows, const std::filesystem::path& key_file,
                    const std::filesystem::path& value_file) {
   const auto want = static_cast<std::uintmax_t>(rows * 8);
-  if (std::filesystem::exists(key_file) && std::filesystem::file_size(key_file) == want && std::filesystem::exists(value_file) &&
-      std::filesystem::file_size(value_file) == want)
+  if (std::filesystem::exists(key_file) && std::filesystem::file_size(key_file) == want &&
+      std::filesystem::exists(value_file) && std::filesystem::file_size(value_file) == want)
     return;
   std::ofstream keys(key_file, std::ios::binary);
   std::ofstream values(value_file, std::ios::binary);
@@ -98,7 +109,8 @@ void write_columns(const Data& data, std::uint64_t rows, const std::filesystem::
     keys.write(reinterpret_cast<const char*>(k.data()), static_cast<std::streamsize>(n * 8));
     values.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(n * 8));
   }
-  if (!keys || !values) throw std::runtime_error("cannot write the columns to " + key_file.parent_path().string());
+  if (!keys || !values)
+    throw std::runtime_error("cannot write the columns to " + key_file.parent_path().string());
 }
 
 double process_cpu_seconds() {
@@ -117,11 +129,12 @@ int main(int argc, char** argv) {
     const numatwin::bench::ThisMachine machine = numatwin::bench::this_machine();
     sim::WorkloadSpec spec;
     const bool join = o.op == "hash-join" || o.op == "radix-join";
-    spec.kind = o.op == "count" ? sim::WorkloadKind::kCountAggregation
+    spec.kind = o.op == "count"    ? sim::WorkloadKind::kCountAggregation
                 : o.op == "median" ? sim::WorkloadKind::kMedianAggregation
                                    : sim::WorkloadKind::kHashJoin;
     spec.threads = o.threads;
-    spec.placement.kind = o.threads > machine.topology.total_cores() ? sim::PlacementKind::kNone : sim::PlacementKind::kDense;
+    spec.placement.kind = o.threads > machine.topology.total_cores() ? sim::PlacementKind::kNone
+                                                                     : sim::PlacementKind::kDense;
     spec.data.records = o.records;
     spec.data.build_records = o.build_records;
     spec.data.keys = sim::parse_key_distribution(o.keys, o.groups);
@@ -130,18 +143,22 @@ int main(int argc, char** argv) {
       const std::filesystem::path dir(o.dir);
       std::filesystem::create_directories(dir);
       if (join) {
-        write_columns(nv::BuildData(spec), nv::build_rows(spec), dir / "r_key.bin", dir / "r_value.bin");
-        write_columns(nv::ProbeData(spec), nv::input_rows(spec), dir / "s_key.bin", dir / "s_value.bin");
+        write_columns(nv::BuildData(spec), nv::build_rows(spec), dir / "r_key.bin",
+                      dir / "r_value.bin");
+        write_columns(nv::ProbeData(spec), nv::input_rows(spec), dir / "s_key.bin",
+                      dir / "s_value.bin");
       } else {
-        write_columns(nv::ProbeData(spec), nv::input_rows(spec), dir / "input_key.bin", dir / "input_value.bin");
+        write_columns(nv::ProbeData(spec), nv::input_rows(spec), dir / "input_key.bin",
+                      dir / "input_value.bin");
       }
     }
     nv::RunOptions options;
     options.repetitions = o.repetitions;
     options.huge_pages = o.huge_pages;
     const auto run_once = [&](const nv::RunOptions& with) {
-      return o.op == "radix-join" ? nv::run_radix_hash_join(machine.topology, machine.host, spec, with)
-                                  : nv::run_operator_workload(machine.topology, machine.host, spec, with);
+      return o.op == "radix-join"
+                 ? nv::run_radix_hash_join(machine.topology, machine.host, spec, with)
+                 : nv::run_operator_workload(machine.topology, machine.host, spec, with);
     };
     const double cpu0 = process_cpu_seconds();
     const nv::RealRun run = run_once(options);

@@ -22,7 +22,8 @@ inline ThisMachine this_machine() {
   m.topology = validate::make_topology_skeleton(found, "host").topology;
   const validate::ThreadPinner pinner;
   std::vector<std::vector<int>> cpus;
-  for (const validate::DiscoveredNode& n : found.nodes) cpus.push_back(pinner.node_cpus(n.os_index));
+  for (const validate::DiscoveredNode& n : found.nodes)
+    cpus.push_back(pinner.node_cpus(n.os_index));
   m.host = validate::map_host(m.topology, found, cpus);
   return m;
 }

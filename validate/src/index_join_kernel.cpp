@@ -18,7 +18,8 @@ inline std::uint64_t last_not_above(const std::uint64_t* keys, std::uint64_t key
 }  // namespace
 
 IndexShape index_shape(std::uint64_t keys) {
-  if (keys == 0) throw std::invalid_argument("an index needs at least one key (--build-records >= 1)");
+  if (keys == 0)
+    throw std::invalid_argument("an index needs at least one key (--build-records >= 1)");
   IndexShape shape;
   shape.keys = keys;
   std::vector<std::uint64_t> nodes;  // leaves first
@@ -45,12 +46,13 @@ IndexShape index_shape(std::uint64_t keys) {
   return shape;
 }
 
-void write_index_nodes(const IndexShape& shape, const std::uint64_t* sorted_keys, IndexNode* nodes, std::uint64_t begin,
-                       std::uint64_t end) {
+void write_index_nodes(const IndexShape& shape, const std::uint64_t* sorted_keys, IndexNode* nodes,
+                       std::uint64_t begin, std::uint64_t end) {
   const int depth = shape.depth();
   int level = 0;
   for (std::uint64_t n = begin; n < end; ++n) {
-    while (level + 1 < depth && n >= shape.level_begin[static_cast<std::size_t>(level + 1)]) ++level;
+    while (level + 1 < depth && n >= shape.level_begin[static_cast<std::size_t>(level + 1)])
+      ++level;
     while (n < shape.level_begin[static_cast<std::size_t>(level)]) --level;
     const auto l = static_cast<std::size_t>(level);
     const std::uint64_t j = n - shape.level_begin[l];
@@ -63,7 +65,8 @@ void write_index_nodes(const IndexShape& shape, const std::uint64_t* sorted_keys
   }
 }
 
-JoinTotals index_join_probe(const IndexShape& shape, const IndexNode* nodes, std::span<const Tuple> probe) {
+JoinTotals index_join_probe(const IndexShape& shape, const IndexNode* nodes,
+                            std::span<const Tuple> probe) {
   const Tuple* __restrict s = probe.data();
   const std::size_t n = probe.size();
   const int depth = shape.depth();

@@ -41,11 +41,13 @@ std::uint64_t slice_total(TableView table, std::uint64_t begin, std::uint64_t en
 // Payload of each used slot in [begin, end) := base + counts of the used slots before it.
 void counts_to_offsets(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base);
 // values[cursor++] = value for every tuple, the cursor being its group's payload.
-void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t* values, bool concurrent);
+void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t* values,
+                    bool concurrent);
 // For every used slot in [begin, end) (after the scatter, its payload is the end of its run; the
 // first run starts at `base`): payload := lo + hi of the run's two middle values (the same value
 // twice for odd sizes). Reorders the runs.
-void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base, std::uint64_t* values);
+void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base,
+                   std::uint64_t* values);
 
 // The result digest of slots [begin, end): used entries and sum of mix(key) * (payload + 1)
 // (digest_mix), wrapping modulo 2^64; independent of slot order, so slices add up.

@@ -55,7 +55,7 @@ std::uint64_t l2_cache_bytes();
 
 // The radix-partitioned join on `team` (every worker takes its chunk of R and S). r_out and
 // s_out hold r.size() and s.size() tuples. Phase times ("partition", "join") go to `phases`.
-JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s, Tuple* r_out, Tuple* s_out,
-                           int bits, std::vector<PhaseTime>* phases);
+JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s,
+                           Tuple* r_out, Tuple* s_out, int bits, std::vector<PhaseTime>* phases);
 
 }  // namespace numatwin::validate

@@ -47,12 +47,13 @@ double operator_memory_bytes(const sim::WorkloadSpec& spec);
 // parameters, fewer records than threads^2 (sort-merge), coordinated random order (sort-merge),
 // too little memory;
 // std::runtime_error when verification fails.
-RealRun run_operator_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
-                              const RunOptions& options);
+RealRun run_operator_workload(const model::Topology& topology, const HostMap& host,
+                              const sim::WorkloadSpec& spec, const RunOptions& options);
 
 // The radix-partitioned hash join on spec (kind kHashJoin expected, same data as the
 // non-partitioned join). `radix_bits` < 0: radix_bits_for(build_records, l2_cache_bytes()).
-RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
-                            const RunOptions& options, int radix_bits = -1);
+RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host,
+                            const sim::WorkloadSpec& spec, const RunOptions& options,
+                            int radix_bits = -1);
 
 }  // namespace numatwin::validate
