@@ -545,15 +545,16 @@ double operator_memory_bytes(const sim::WorkloadSpec& spec) {
   const double tuple = 16.0;
   switch (spec.kind) {
     case WorkloadKind::kCountAggregation:
-      return n * tuple + 2.0 * g * tuple + g * 8.0;  // input, table, reference counts
+      // input, table, reference counts
+      return n * tuple + 2.0 * g * tuple + g * 8.0;
     case WorkloadKind::kMedianAggregation:
-      return n * tuple + 2.0 * g * tuple + n * 8.0 + n * 8.0 +
-             2.0 * g * 8.0;  // + values, reference values and runs
+      // input, table, values; reference: counts, starts, cursors, values
+      return n * tuple + 2.0 * g * tuple + n * 8.0 + 3.0 * g * 8.0 + n * 8.0;
     case WorkloadKind::kHashJoin:
-      return (n + r) * tuple + 2.0 * r * tuple + r * 9.0;  // R, S, table (or partitions), reference
+      return (n + r) * tuple + 2.0 * r * tuple + r * 9.0;  // R, S, table, reference
     case WorkloadKind::kIndexJoin:
-      return n * tuple + r * 64.0 / 7.0 +
-             r * (tuple + 8.0 + 9.0);  // S, index, R and its sorted keys, reference
+      // S, index; R and its sorted keys; reference: ranks, presence, sorted keys
+      return n * tuple + r * 64.0 / 7.0 + r * (tuple + 8.0) + r * (8.0 + 1.0 + 8.0);
     case WorkloadKind::kSortMergeJoin:
       return (n + r) * tuple + r * tuple + r * 9.0;  // runs, sorted R, reference
     default:
