@@ -1,5 +1,7 @@
 // The operator kernels against simple references (std::map, std::sort) on small generated inputs,
 // for uniform and skewed keys, 1 and 2 workers, first-touch and interleave; bad specs.
+#include "numatwin/validate/operator_run.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "numatwin/validate/machine_discovery.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/operator_data.hpp"
-#include "numatwin/validate/operator_run.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
 
 namespace numatwin::validate {
@@ -38,12 +39,14 @@ const ThisMachine& this_machine() {
   return machine;
 }
 
-sim::WorkloadSpec spec_of(sim::WorkloadKind kind, const std::string& keys, int threads, const std::string& memory) {
+sim::WorkloadSpec spec_of(sim::WorkloadKind kind, const std::string& keys, int threads,
+                          const std::string& memory) {
   sim::WorkloadSpec spec;
   spec.kind = kind;
   spec.threads = threads;
   // Two workers on a machine with fewer CPUs run unpinned ("none").
-  if (threads > this_machine().topology.total_cores()) spec.placement.kind = sim::PlacementKind::kNone;
+  if (threads > this_machine().topology.total_cores())
+    spec.placement.kind = sim::PlacementKind::kNone;
   spec.data.records = 20000;
   spec.data.build_records = 3000;
   spec.data.keys = sim::parse_key_distribution(keys, 500);
@@ -90,6 +93,7 @@ std::uint64_t reference_checksum(const sim::WorkloadSpec& spec) {
       return digest_of(twice_median);
     }
     case sim::WorkloadKind::kHashJoin:
+    case sim::WorkloadKind::kSortMergeJoin:
     case sim::WorkloadKind::kIndexJoin: {
       const std::vector<Tuple> r = build_tuples(spec);
       std::vector<std::uint64_t> keys;
@@ -97,9 +101,11 @@ std::uint64_t reference_checksum(const sim::WorkloadSpec& spec) {
       std::sort(keys.begin(), keys.end());
       std::map<std::uint64_t, std::uint64_t> payload;
       for (const Tuple& t : r) {
-        payload[t.key] = spec.kind == sim::WorkloadKind::kHashJoin
-                             ? t.value
-                             : static_cast<std::uint64_t>(std::lower_bound(keys.begin(), keys.end(), t.key) - keys.begin());
+        payload[t.key] =
+            spec.kind != sim::WorkloadKind::kIndexJoin
+                ? t.value
+                : static_cast<std::uint64_t>(std::lower_bound(keys.begin(), keys.end(), t.key) -
+                                             keys.begin());
       }
       std::uint64_t sum = 0;
       for (const Tuple& t : input) {
@@ -131,7 +137,8 @@ class OperatorRunTest : public ::testing::TestWithParam<Case> {};
 TEST_P(OperatorRunTest, MatchesTheReference) {
   const Case c = GetParam();
   const sim::WorkloadSpec spec = spec_of(c.kind, c.keys, c.threads, c.memory);
-  const RealRun run = run_operator_workload(this_machine().topology, this_machine().host, spec, quick());
+  const RealRun run =
+      run_operator_workload(this_machine().topology, this_machine().host, spec, quick());
   EXPECT_TRUE(run.verified) << run.verification;
   EXPECT_EQ(run.checksum, reference_checksum(spec));
   EXPECT_EQ(run.work_unit, "tuples");
@@ -140,7 +147,8 @@ TEST_P(OperatorRunTest, MatchesTheReference) {
   EXPECT_FALSE(run.phases.empty());
   for (const DatasetObservation& d : run.datasets) EXPECT_GT(d.pages.pages, 0u) << d.name;
   if (c.kind == sim::WorkloadKind::kHashJoin) {
-    const RealRun radix = run_radix_hash_join(this_machine().topology, this_machine().host, spec, quick(), 3);
+    const RealRun radix =
+        run_radix_hash_join(this_machine().topology, this_machine().host, spec, quick(), 3);
     EXPECT_TRUE(radix.verified);
     EXPECT_EQ(radix.checksum, run.checksum);
     ASSERT_EQ(radix.phases.size(), 2u);
@@ -150,24 +158,73 @@ TEST_P(OperatorRunTest, MatchesTheReference) {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (sim::WorkloadKind kind : {sim::WorkloadKind::kCountAggregation, sim::WorkloadKind::kMedianAggregation,
-                                 sim::WorkloadKind::kHashJoin, sim::WorkloadKind::kIndexJoin})
+  for (sim::WorkloadKind kind :
+       {sim::WorkloadKind::kCountAggregation, sim::WorkloadKind::kMedianAggregation,
+        sim::WorkloadKind::kHashJoin, sim::WorkloadKind::kIndexJoin})
     for (const char* keys : {"uniform", "zipf", "heavy-hitter", "moving-cluster:50", "sequential"})
       for (int threads : {1, 2})
-        for (const char* memory : {"first-touch", "interleave"}) out.push_back({kind, keys, threads, memory});
+        for (const char* memory : {"first-touch", "interleave"})
+          out.push_back({kind, keys, threads, memory});
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Operators, OperatorRunTest, ::testing::ValuesIn(cases()), [](const auto& param_info) {
-  std::string name = sim::workload_kind_name(param_info.param.kind) + "_" + param_info.param.keys + "_" + std::to_string(param_info.param.threads) +
-                     "_" + param_info.param.memory;
-  for (char& ch : name) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return name;
-});
+INSTANTIATE_TEST_SUITE_P(Operators, OperatorRunTest, ::testing::ValuesIn(cases()),
+                         [](const auto& param_info) {
+                           std::string name = sim::workload_kind_name(param_info.param.kind) + "_" +
+                                              param_info.param.keys + "_" +
+                                              std::to_string(param_info.param.threads) + "_" +
+                                              param_info.param.memory;
+                           for (char& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+TEST(SortMergeJoinRunTest, EveryOrderAndSyncMatchesTheReference) {
+  for (sim::ShuffleAlgorithm algorithm :
+       {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing})
+    for (sim::SyncMode sync : {sim::SyncMode::kTight, sim::SyncMode::kLoose})
+      for (int threads : {1, 2})
+        for (const char* keys : {"uniform", "zipf"}) {
+          sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kSortMergeJoin, keys, threads,
+                                           threads == 1 ? "first-touch" : "interleave");
+          spec.algorithm = algorithm;
+          spec.sync = sync;
+          const RealRun run =
+              run_operator_workload(this_machine().topology, this_machine().host, spec, quick());
+          EXPECT_TRUE(run.verified);
+          EXPECT_EQ(run.checksum, reference_checksum(spec));
+          EXPECT_EQ(run.phases.size(),
+                    sync == sim::SyncMode::kTight ? static_cast<std::size_t>(threads) : 1u);
+        }
+  sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kSortMergeJoin, "uniform", 2, "first-touch");
+  spec.algorithm = sim::ShuffleAlgorithm::kCoordinatedRandom;
+  EXPECT_THROW(run_operator_workload(this_machine().topology, this_machine().host, spec, quick()),
+               std::invalid_argument);
+  spec.algorithm = sim::ShuffleAlgorithm::kRing;
+  spec.data.records = 3;  // fewer than threads^2
+  EXPECT_THROW(run_operator_workload(this_machine().topology, this_machine().host, spec, quick()),
+               std::invalid_argument);
+}
+
+TEST(OperatorSpecTest, TinyInputsWithIdleWorkersStillMatch) {
+  for (sim::WorkloadKind kind :
+       {sim::WorkloadKind::kCountAggregation, sim::WorkloadKind::kMedianAggregation,
+        sim::WorkloadKind::kHashJoin, sim::WorkloadKind::kIndexJoin}) {
+    sim::WorkloadSpec spec = spec_of(kind, "uniform", 2, "first-touch");
+    spec.data.records = 1;
+    spec.data.build_records = 1;
+    spec.data.keys.groups = 1;
+    const RealRun run =
+        run_operator_workload(this_machine().topology, this_machine().host, spec, quick());
+    EXPECT_TRUE(run.verified) << sim::workload_kind_name(kind);
+    EXPECT_EQ(run.checksum, reference_checksum(spec)) << sim::workload_kind_name(kind);
+  }
+}
 
 TEST(OperatorSpecTest, BadSpecsAreRefusedBeforeWork) {
   const ThisMachine& m = this_machine();
-  sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kCountAggregation, "uniform", 1, "first-touch");
+  sim::WorkloadSpec spec =
+      spec_of(sim::WorkloadKind::kCountAggregation, "uniform", 1, "first-touch");
   spec.data.tuple_bytes = 8;
   EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
   spec.data.tuple_bytes = 16;
@@ -181,6 +238,8 @@ TEST(OperatorSpecTest, BadSpecsAreRefusedBeforeWork) {
   EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
   EXPECT_THROW(run_radix_hash_join(m.topology, m.host, spec, quick()), std::invalid_argument);
   spec = spec_of(sim::WorkloadKind::kShuffle, "uniform", 1, "first-touch");
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
+  spec = spec_of(sim::WorkloadKind::kPartitionedAggregation, "uniform", 1, "first-touch");
   EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
   spec = spec_of(sim::WorkloadKind::kCountAggregation, "uniform", 1, "first-touch");
   spec.data.records = 1e15;  // far more than memory
@@ -237,7 +296,8 @@ TEST(OperatorKernelTest, RadixJoinWithManyPartitionsMatchesTheSharedTable) {
   for (int workers : {1, 2}) {
     ThreadTeam team(std::vector<int>(static_cast<std::size_t>(workers), kUnpinned));
     for (int bits : {0, 4, 9}) {
-      const JoinTotals radix = radix_hash_join(team, r, s, r_out.data(), s_out.data(), bits, nullptr);
+      const JoinTotals radix =
+          radix_hash_join(team, r, s, r_out.data(), s_out.data(), bits, nullptr);
       EXPECT_EQ(radix.matches, shared.matches) << bits;
       EXPECT_EQ(radix.checksum, shared.checksum) << bits;
     }

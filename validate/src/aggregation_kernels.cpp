@@ -8,20 +8,27 @@ namespace {
 // Runs handle(i, slot) over every tuple of `input` in order, with the slot of tuple
 // i + kPrefetchDistance computed and prefetched while tuple i is handled.
 template <bool ForWrite, typename Handle>
-inline void prefetched_loop(TableView table, const Tuple* __restrict input, std::size_t n, Handle&& handle) {
+inline void prefetched_loop(TableView table, const Tuple* __restrict input, std::size_t n,
+                            Handle&& handle) {
   constexpr std::size_t d = kPrefetchDistance;
   std::uint64_t ring[d];
   const std::size_t head = std::min(n, d);
   for (std::size_t i = 0; i < head; ++i) {
     ring[i] = table.slot(input[i].key);
-    if constexpr (ForWrite) table.prefetch(ring[i]); else table.prefetch_read(ring[i]);
+    if constexpr (ForWrite)
+      table.prefetch(ring[i]);
+    else
+      table.prefetch_read(ring[i]);
   }
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t s = ring[i % d];
     if (i + d < n) {
       const std::uint64_t ahead = table.slot(input[i + d].key);
       ring[i % d] = ahead;
-      if constexpr (ForWrite) table.prefetch(ahead); else table.prefetch_read(ahead);
+      if constexpr (ForWrite)
+        table.prefetch(ahead);
+      else
+        table.prefetch_read(ahead);
     }
     handle(i, s);
   }
@@ -34,11 +41,40 @@ void count_impl(TableView table, const Tuple* __restrict input, std::size_t n) {
   });
 }
 
+// Two prefetch stages: the table slot 2 d tuples ahead, and (d ahead, its entry now cached) the
+// values line the group's cursor points at, so the append's write miss overlaps too.
 template <bool Concurrent>
-void scatter_impl(TableView table, const Tuple* __restrict input, std::size_t n, std::uint64_t* __restrict values) {
-  prefetched_loop<true>(table, input, n, [&](std::size_t i, std::uint64_t s) {
+void scatter_impl(TableView table, const Tuple* __restrict input, std::size_t n,
+                  std::uint64_t* __restrict values) {
+  constexpr std::size_t d = kPrefetchDistance;
+  std::uint64_t ring[2 * d];
+  const auto find = [&](std::size_t i, std::uint64_t s) {
     const std::uint64_t key = input[i].key;
-    while (table.entries[s].key.load(std::memory_order_relaxed) != key) s = table.next(s);  // every key is present
+    while (table.entries[s].key.load(std::memory_order_relaxed) != key)
+      s = table.next(s);  // every key is present
+    return s;
+  };
+  for (std::size_t i = 0; i < std::min(n, 2 * d); ++i) {
+    ring[i] = table.slot(input[i].key);
+    table.prefetch(ring[i]);
+  }
+  for (std::size_t i = 0; i < std::min(n, d); ++i) {
+    ring[i] = find(i, ring[i]);
+    __builtin_prefetch(values + table.entries[ring[i]].payload.load(std::memory_order_relaxed), 1,
+                       3);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t s = ring[i % (2 * d)];
+    if (i + 2 * d < n) {
+      ring[i % (2 * d)] = table.slot(input[i + 2 * d].key);
+      table.prefetch(ring[i % (2 * d)]);
+    }
+    if (i + d < n) {
+      const std::size_t j = (i + d) % (2 * d);
+      ring[j] = find(i + d, ring[j]);
+      __builtin_prefetch(values + table.entries[ring[j]].payload.load(std::memory_order_relaxed), 1,
+                         3);
+    }
     std::atomic<std::uint64_t>& cursor = table.entries[s].payload;
     std::uint64_t at = 0;
     if constexpr (Concurrent) {
@@ -48,7 +84,7 @@ void scatter_impl(TableView table, const Tuple* __restrict input, std::size_t n,
       cursor.store(at + 1, std::memory_order_relaxed);
     }
     values[at] = input[i].value;
-  });
+  }
 }
 
 }  // namespace
@@ -64,12 +100,14 @@ void count_aggregate(TableView table, std::span<const Tuple> input, bool concurr
 std::uint64_t slice_total(TableView table, std::uint64_t begin, std::uint64_t end) {
   std::uint64_t total = 0;
   for (std::uint64_t s = begin; s < end; ++s) {
-    if (table.entries[s].key.load(std::memory_order_relaxed) != kEmptyKey) total += table.entries[s].payload.load(std::memory_order_relaxed);
+    if (table.entries[s].key.load(std::memory_order_relaxed) != kEmptyKey)
+      total += table.entries[s].payload.load(std::memory_order_relaxed);
   }
   return total;
 }
 
-void counts_to_offsets(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base) {
+void counts_to_offsets(TableView table, std::uint64_t begin, std::uint64_t end,
+                       std::uint64_t base) {
   for (std::uint64_t s = begin; s < end; ++s) {
     TableEntry& e = table.entries[s];
     if (e.key.load(std::memory_order_relaxed) == kEmptyKey) continue;
@@ -79,7 +117,8 @@ void counts_to_offsets(TableView table, std::uint64_t begin, std::uint64_t end, 
   }
 }
 
-void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t* values, bool concurrent) {
+void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t* values,
+                    bool concurrent) {
   if (concurrent) {
     scatter_impl<true>(table, input.data(), input.size(), values);
   } else {
@@ -87,7 +126,8 @@ void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t
   }
 }
 
-void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base, std::uint64_t* values) {
+void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base,
+                   std::uint64_t* values) {
   std::uint64_t start = base;
   for (std::uint64_t s = begin; s < end; ++s) {
     TableEntry& e = table.entries[s];
@@ -100,6 +140,16 @@ void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std:
       result = 2 * run[0];
     } else if (size == 2) {
       result = run[0] + run[1];
+    } else if (size <= 32) {
+      // Small runs (the common case: records / groups values each): insertion sort is cheaper
+      // than nth_element's partitioning.
+      for (std::uint64_t a = 1; a < size; ++a) {
+        const std::uint64_t v = run[a];
+        std::uint64_t b = a;
+        for (; b > 0 && run[b - 1] > v; --b) run[b] = run[b - 1];
+        run[b] = v;
+      }
+      result = run[(size - 1) / 2] + run[size / 2];
     } else {
       const std::uint64_t k = (size - 1) / 2;
       std::nth_element(run, run + k, run + size);

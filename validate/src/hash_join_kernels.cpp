@@ -1,5 +1,7 @@
 #include "numatwin/validate/hash_join_kernels.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -42,8 +44,8 @@ struct alignas(64) Line {
 };
 
 // Copies `in` to out + offsets[p] per partition p (offsets advance), through line buffers.
-void scatter_partitions(const Tuple* __restrict in, std::size_t n, Tuple* __restrict out, std::uint64_t* offsets, int bits,
-                        Line* buffers, std::uint32_t* fill) {
+void scatter_partitions(const Tuple* __restrict in, std::size_t n, Tuple* __restrict out,
+                        std::uint64_t* offsets, int bits, Line* buffers, std::uint32_t* fill) {
   const std::size_t parts = std::size_t{1} << bits;
   std::fill(fill, fill + parts, 0U);
   for (std::size_t i = 0; i < n; ++i) {
@@ -68,14 +70,16 @@ struct LocalEntry {
 };
 
 // Builds a private table from r_p and probes it with s_p; hash bits below the partition bits.
-JoinTotals join_partition(const Tuple* __restrict r, std::size_t nr, const Tuple* __restrict s, std::size_t ns, int bits,
-                          LocalEntry* table, std::size_t capacity_bits) {
+JoinTotals join_partition(const Tuple* __restrict r, std::size_t nr, const Tuple* __restrict s,
+                          std::size_t ns, int bits, LocalEntry* table, std::size_t capacity_bits) {
   JoinTotals totals;
   if (nr == 0 || ns == 0) return totals;
   const std::size_t capacity = std::size_t{1} << capacity_bits;
   const std::uint64_t mask = capacity - 1;
   for (std::size_t i = 0; i < capacity; ++i) table[i].key = kEmptyKey;
-  const auto slot = [&](std::uint64_t key) { return ((key * kFibonacci) << bits) >> (64 - capacity_bits); };
+  const auto slot = [&](std::uint64_t key) {
+    return ((key * kFibonacci) << bits) >> (64 - capacity_bits);
+  };
   for (std::size_t i = 0; i < nr; ++i) {
     std::uint64_t h = slot(r[i].key);
     while (table[h].key != kEmptyKey) h = (h + 1) & mask;
@@ -146,19 +150,27 @@ JoinTotals hash_join_probe(TableView table, std::span<const Tuple> probe) {
   return {matches, checksum};
 }
 
-int radix_bits_for(std::uint64_t build_tuples) {
+int radix_bits_for(std::uint64_t build_tuples, std::uint64_t cache_bytes) {
+  const std::uint64_t tuples_per_partition =
+      std::max<std::uint64_t>(1, cache_bytes / 2 / (2 * sizeof(LocalEntry)));
   int bits = 0;
-  while (bits < 14 && (build_tuples >> bits) > 8192) ++bits;
+  while (bits < 14 && (build_tuples >> bits) > tuples_per_partition) ++bits;
   return bits;
 }
 
-JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s, Tuple* r_out, Tuple* s_out,
-                           int bits, std::vector<PhaseTime>* phases) {
+std::uint64_t l2_cache_bytes() {
+  const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return bytes > 0 ? static_cast<std::uint64_t>(bytes) : 256 * 1024;
+}
+
+JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s,
+                           Tuple* r_out, Tuple* s_out, int bits, std::vector<PhaseTime>* phases) {
   if (bits < 0 || bits > 20) throw std::invalid_argument("radix bits must be in [0, 20]");
   const int workers = team.size();
   const std::size_t parts = std::size_t{1} << bits;
   // hist[w][p] (R) and hist[w][parts + p] (S), then the write offsets.
-  std::vector<std::vector<std::uint64_t>> offsets(static_cast<std::size_t>(workers), std::vector<std::uint64_t>(2 * parts, 0));
+  std::vector<std::vector<std::uint64_t>> offsets(static_cast<std::size_t>(workers),
+                                                  std::vector<std::uint64_t>(2 * parts, 0));
   std::vector<std::uint64_t> r_begin(parts + 1, 0);
   std::vector<std::uint64_t> s_begin(parts + 1, 0);
   std::atomic<std::size_t> next_partition{0};
@@ -199,12 +211,15 @@ JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span
       s_begin[parts] = ss;
     }
     team.barrier();
-    scatter_partitions(r.data() + rb, re - rb, r_out, mine.data(), bits, buffers[wi].get(), fills[wi].data());
-    scatter_partitions(s.data() + sb, se - sb, s_out, mine.data() + parts, bits, buffers[wi].get(), fills[wi].data());
+    scatter_partitions(r.data() + rb, re - rb, r_out, mine.data(), bits, buffers[wi].get(),
+                       fills[wi].data());
+    scatter_partitions(s.data() + sb, se - sb, s_out, mine.data() + parts, bits, buffers[wi].get(),
+                       fills[wi].data());
     team.barrier();
     if (w == 0) t_partitioned = now_seconds();
     std::uint64_t largest = 1;
-    for (std::size_t p = 0; p < parts; ++p) largest = std::max(largest, r_begin[p + 1] - r_begin[p]);
+    for (std::size_t p = 0; p < parts; ++p)
+      largest = std::max(largest, r_begin[p + 1] - r_begin[p]);
     const auto capacity_bits = static_cast<std::size_t>(std::bit_width(2 * largest - 1));
     auto table = std::make_unique<LocalEntry[]>(std::size_t{1} << capacity_bits);
     JoinTotals sum;
@@ -213,8 +228,10 @@ JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span
       if (p >= parts) break;
       const std::uint64_t nr = r_begin[p + 1] - r_begin[p];
       // The smallest power of two >= 2 |R_p| keeps the table half full and cache resident.
-      const auto bits_p = static_cast<std::size_t>(std::bit_width(std::max<std::uint64_t>(2 * nr, 2) - 1));
-      sum += join_partition(r_out + r_begin[p], nr, s_out + s_begin[p], s_begin[p + 1] - s_begin[p], bits, table.get(), bits_p);
+      const auto bits_p =
+          static_cast<std::size_t>(std::bit_width(std::max<std::uint64_t>(2 * nr, 2) - 1));
+      sum += join_partition(r_out + r_begin[p], nr, s_out + s_begin[p], s_begin[p + 1] - s_begin[p],
+                            bits, table.get(), bits_p);
     }
     totals[wi] = sum;
   });

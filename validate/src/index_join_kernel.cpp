@@ -4,9 +4,22 @@
 #include <stdexcept>
 
 namespace numatwin::validate {
+namespace {
+
+// The last slot c of a node's ascending keys with keys[c] <= key (0 when none): a branch-free
+// binary search of three steps (keys[0] is never needed to decide).
+inline std::uint64_t last_not_above(const std::uint64_t* keys, std::uint64_t key) {
+  std::uint64_t c = keys[4] <= key ? 4 : 0;
+  c += keys[c + 2] <= key ? 2 : 0;
+  c += keys[c + 1] <= key ? 1 : 0;
+  return c;
+}
+
+}  // namespace
 
 IndexShape index_shape(std::uint64_t keys) {
-  if (keys == 0) throw std::invalid_argument("an index needs at least one key (--build-records >= 1)");
+  if (keys == 0)
+    throw std::invalid_argument("an index needs at least one key (--build-records >= 1)");
   IndexShape shape;
   shape.keys = keys;
   std::vector<std::uint64_t> nodes;  // leaves first
@@ -33,12 +46,13 @@ IndexShape index_shape(std::uint64_t keys) {
   return shape;
 }
 
-void write_index_nodes(const IndexShape& shape, const std::uint64_t* sorted_keys, IndexNode* nodes, std::uint64_t begin,
-                       std::uint64_t end) {
+void write_index_nodes(const IndexShape& shape, const std::uint64_t* sorted_keys, IndexNode* nodes,
+                       std::uint64_t begin, std::uint64_t end) {
   const int depth = shape.depth();
   int level = 0;
   for (std::uint64_t n = begin; n < end; ++n) {
-    while (level + 1 < depth && n >= shape.level_begin[static_cast<std::size_t>(level + 1)]) ++level;
+    while (level + 1 < depth && n >= shape.level_begin[static_cast<std::size_t>(level + 1)])
+      ++level;
     while (n < shape.level_begin[static_cast<std::size_t>(level)]) --level;
     const auto l = static_cast<std::size_t>(level);
     const std::uint64_t j = n - shape.level_begin[l];
@@ -51,7 +65,8 @@ void write_index_nodes(const IndexShape& shape, const std::uint64_t* sorted_keys
   }
 }
 
-JoinTotals index_join_probe(const IndexShape& shape, const IndexNode* nodes, std::span<const Tuple> probe) {
+JoinTotals index_join_probe(const IndexShape& shape, const IndexNode* nodes,
+                            std::span<const Tuple> probe) {
   const Tuple* __restrict s = probe.data();
   const std::size_t n = probe.size();
   const int depth = shape.depth();
@@ -67,10 +82,7 @@ JoinTotals index_join_probe(const IndexShape& shape, const IndexNode* nodes, std
       const IndexNode* below = nodes + level_begin[l + 1];
       for (std::size_t k = 0; k < b; ++k) {
         const std::uint64_t key = s[i + k].key;
-        const std::uint64_t* keys = level[at[k]].keys;
-        std::uint64_t le = 0;
-        for (int c = 0; c < 8; ++c) le += keys[c] <= key ? 1 : 0;
-        at[k] = at[k] * 8 + (le == 0 ? 0 : le - 1);
+        at[k] = at[k] * 8 + last_not_above(level[at[k]].keys, key);
         __builtin_prefetch(below + at[k], 0, 3);
       }
     }
@@ -78,12 +90,10 @@ JoinTotals index_join_probe(const IndexShape& shape, const IndexNode* nodes, std
     for (std::size_t k = 0; k < b; ++k) {
       const std::uint64_t key = s[i + k].key;
       const std::uint64_t* keys = leaves[at[k]].keys;
-      for (std::uint64_t c = 0; c < 8; ++c) {
-        if (keys[c] == key) {
-          ++matches;
-          checksum += at[k] * 8 + c + s[i + k].value;
-        }
-      }
+      const std::uint64_t c = last_not_above(keys, key);
+      const bool hit = keys[c] == key;
+      matches += hit ? 1 : 0;
+      checksum += hit ? at[k] * 8 + c + s[i + k].value : 0;
     }
   }
   return {matches, checksum};

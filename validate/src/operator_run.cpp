@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/validate/aggregation_kernels.hpp"
 #include "numatwin/validate/hash_join_kernels.hpp"
 #include "numatwin/validate/index_join_kernel.hpp"
 #include "numatwin/validate/operator_data.hpp"
 #include "numatwin/validate/placed_dataset.hpp"
 #include "numatwin/validate/run_support.hpp"
+#include "numatwin/validate/sort_merge_join_kernel.hpp"
 
 namespace numatwin::validate {
 namespace {
@@ -25,7 +27,8 @@ bool is_aggregation(WorkloadKind kind) {
 
 std::uint64_t group_count(const sim::WorkloadSpec& spec) {
   const double g = spec.data.keys.groups;
-  if (!std::isfinite(g) || g < 1.0 || g > 1e15) throw std::invalid_argument("--groups must be >= 1 (and finite)");
+  if (!std::isfinite(g) || g < 1.0 || g > 1e15)
+    throw std::invalid_argument("--groups must be >= 1 (and finite)");
   return static_cast<std::uint64_t>(std::llround(g));
 }
 
@@ -36,26 +39,41 @@ void check_operator_spec(const sim::WorkloadSpec& spec) {
     case WorkloadKind::kMedianAggregation:
     case WorkloadKind::kHashJoin:
     case WorkloadKind::kIndexJoin:
+    case WorkloadKind::kSortMergeJoin:
       break;
     default:
-      throw std::invalid_argument("workload " + sim::workload_kind_name(spec.kind) +
-                                  " has no operator kernel (count, median, hash-join, index-join)");
+      throw std::invalid_argument(
+          "workload " + sim::workload_kind_name(spec.kind) +
+          " has no operator kernel (count, median, hash-join, index-join, sort-merge-join)");
   }
   if (spec.data.tuple_bytes != 16)
-    throw std::invalid_argument("--tuple-bytes " + std::to_string(spec.data.tuple_bytes) +
-                                ": the operator kernels run 16-byte tuples (8-byte key, 8-byte value) only");
+    throw std::invalid_argument(
+        "--tuple-bytes " + std::to_string(spec.data.tuple_bytes) +
+        ": the operator kernels run 16-byte tuples (8-byte key, 8-byte value) only");
   if (spec.threads < 1) throw std::invalid_argument("--threads must be >= 1");
   input_rows(spec);
-  if (is_aggregation(spec.kind)) group_count(spec);
-  else build_rows(spec);
+  if (is_aggregation(spec.kind))
+    group_count(spec);
+  else
+    build_rows(spec);
   ProbeData check(spec);  // the key distribution's parameters
   (void)check;
+  if (spec.kind == WorkloadKind::kSortMergeJoin) {
+    if (spec.algorithm == sim::ShuffleAlgorithm::kCoordinatedRandom)
+      throw std::invalid_argument("--algorithm: the sort-merge join merges in naive or ring order");
+    const double pieces = static_cast<double>(spec.threads) * spec.threads;
+    if (spec.data.records < pieces)
+      throw std::invalid_argument("--records " + std::to_string(spec.data.records) +
+                                  " gives fewer than one record per piece for " +
+                                  std::to_string(spec.threads) + " threads");
+  }
 }
 
-void add_dataset(std::vector<std::unique_ptr<PlacedDataset>>& sets, const sim::WorkloadSpec& spec, const HostMap& host,
-                 const RunOptions& options, const char* name, std::uint64_t elements, std::size_t element_bytes,
-                 sim::DatasetKind kind) {
-  sets.push_back(std::make_unique<PlacedDataset>(name, static_cast<std::size_t>(elements), element_bytes, kind, spec.memory, host,
+void add_dataset(std::vector<std::unique_ptr<PlacedDataset>>& sets, const sim::WorkloadSpec& spec,
+                 const HostMap& host, const RunOptions& options, const char* name,
+                 std::uint64_t elements, std::size_t element_bytes, sim::DatasetKind kind) {
+  sets.push_back(std::make_unique<PlacedDataset>(name, static_cast<std::size_t>(elements),
+                                                 element_bytes, kind, spec.memory, host,
                                                  options.huge_pages));
 }
 
@@ -67,12 +85,16 @@ std::vector<const PlacedDataset*> views(const std::vector<std::unique_ptr<Placed
 
 void fill_probe(ThreadTeam& team, PlacedDataset& data, const ProbeData& gen) {
   Tuple* tuples = data.as<Tuple>();
-  data.initialise(team, [&](int, std::size_t b, std::size_t e) { gen.fill(b, {tuples + b, e - b}); });
+  data.initialise(team, [&](int, std::size_t b, std::size_t e) {
+    gen.fill(b, {tuples + b, e - b});
+  });
 }
 
 void fill_build(ThreadTeam& team, PlacedDataset& data, const BuildData& gen) {
   Tuple* tuples = data.as<Tuple>();
-  data.initialise(team, [&](int, std::size_t b, std::size_t e) { gen.fill(b, {tuples + b, e - b}); });
+  data.initialise(team, [&](int, std::size_t b, std::size_t e) {
+    gen.fill(b, {tuples + b, e - b});
+  });
 }
 
 TableView table_view(const PlacedDataset& table) {
@@ -107,17 +129,20 @@ void same_result(RealRun& run, std::uint64_t checksum, bool& first) {
     run.checksum = checksum;
     first = false;
   } else if (checksum != run.checksum) {
-    throw std::runtime_error("the operator's result changed between repetitions (checksum " + std::to_string(run.checksum) +
-                             " then " + std::to_string(checksum) + ")");
+    throw std::runtime_error("the operator's result changed between repetitions (checksum " +
+                             std::to_string(run.checksum) + " then " + std::to_string(checksum) +
+                             ")");
   }
 }
 
 // The reference of an aggregation, by direct addressing (keys are in [0, G)): per key the count,
 // or twice the median from its sorted values.
-GroupDigest reference_aggregation(const Tuple* input, std::uint64_t rows, std::uint64_t groups, bool median) {
+GroupDigest reference_aggregation(const Tuple* input, std::uint64_t rows, std::uint64_t groups,
+                                  bool median) {
   std::vector<std::uint64_t> counts(groups + 1, 0);
   for (std::uint64_t i = 0; i < rows; ++i) {
-    if (input[i].key >= groups) throw std::runtime_error("generated key " + std::to_string(input[i].key) + " outside [0, G)");
+    if (input[i].key >= groups)
+      throw std::runtime_error("generated key " + std::to_string(input[i].key) + " outside [0, G)");
     ++counts[input[i].key];
   }
   GroupDigest d;
@@ -150,27 +175,32 @@ GroupDigest reference_aggregation(const Tuple* input, std::uint64_t rows, std::u
 
 void check_digest(const GroupDigest& got, const GroupDigest& want, const char* what) {
   if (got.groups != want.groups || got.digest != want.digest || got.payload_sum != want.payload_sum)
-    throw std::runtime_error(std::string(what) + " differs from the reference: " + std::to_string(got.groups) + " groups (" +
-                             std::to_string(want.groups) + " expected), digest " + std::to_string(got.digest) + " (" +
-                             std::to_string(want.digest) + ")");
+    throw std::runtime_error(std::string(what) +
+                             " differs from the reference: " + std::to_string(got.groups) +
+                             " groups (" + std::to_string(want.groups) + " expected), digest " +
+                             std::to_string(got.digest) + " (" + std::to_string(want.digest) + ")");
 }
 
-RealRun run_aggregation(ThreadTeam& team, const TeamPlan& plan, const HostMap& host, const sim::WorkloadSpec& spec,
-                        const RunOptions& options) {
+RealRun run_aggregation(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
+                        const sim::WorkloadSpec& spec, const RunOptions& options) {
   const bool median = spec.kind == WorkloadKind::kMedianAggregation;
   const std::uint64_t rows = input_rows(spec);
   const std::uint64_t groups = group_count(spec);
   const ProbeData gen(spec);
   std::vector<std::unique_ptr<PlacedDataset>> sets;
-  add_dataset(sets, spec, host, options, "input", rows, sizeof(Tuple), sim::DatasetKind::kPartitioned);
-  add_dataset(sets, spec, host, options, "hash table", 2 * groups, sizeof(TableEntry), sim::DatasetKind::kShared);
+  add_dataset(sets, spec, host, options, "input", rows, sizeof(Tuple),
+              sim::DatasetKind::kPartitioned);
+  add_dataset(sets, spec, host, options, "hash table", 2 * groups, sizeof(TableEntry),
+              sim::DatasetKind::kShared);
   if (median) add_dataset(sets, spec, host, options, "values", rows, 8, sim::DatasetKind::kPrivate);
   PlacedDataset& input = *sets[0];
   const TableView table = table_view(*sets[1]);
   fill_probe(team, input, gen);
   sets[1]->initialise(team, [&](int, std::size_t b, std::size_t e) { table.clear(b, e); });
   std::uint64_t* values = median ? sets[2]->as<std::uint64_t>() : nullptr;
-  if (median) sets[2]->initialise(team, [&](int, std::size_t b, std::size_t e) { std::fill(values + b, values + e, 0); });
+  if (median)
+    sets[2]->initialise(
+        team, [&](int, std::size_t b, std::size_t e) { std::fill(values + b, values + e, 0); });
 
   const int workers = team.size();
   const bool concurrent = workers > 1;
@@ -205,7 +235,10 @@ RealRun run_aggregation(ThreadTeam& team, const TeamPlan& plan, const HostMap& h
     });
     const double t1 = now_seconds();
     if (median) {
-      phases = {{"count", marks[1] - t0}, {"offsets", marks[2] - marks[1]}, {"scatter", marks[3] - marks[2]}, {"median", t1 - marks[3]}};
+      phases = {{"count", marks[1] - t0},
+                {"offsets", marks[2] - marks[1]},
+                {"scatter", marks[3] - marks[2]},
+                {"median", t1 - marks[3]}};
     } else {
       phases = {{"aggregate", t1 - t0}};
     }
@@ -217,17 +250,21 @@ RealRun run_aggregation(ThreadTeam& team, const TeamPlan& plan, const HostMap& h
   run.work = static_cast<double>(rows);
   if (options.verify) {
     if (!median && result.payload_sum != rows)
-      throw std::runtime_error("COUNT: the counts add up to " + std::to_string(result.payload_sum) + ", not " + std::to_string(rows));
-    check_digest(result, reference_aggregation(tuples, rows, groups, median), median ? "MEDIAN" : "COUNT");
+      throw std::runtime_error("COUNT: the counts add up to " + std::to_string(result.payload_sum) +
+                               ", not " + std::to_string(rows));
+    check_digest(result, reference_aggregation(tuples, rows, groups, median),
+                 median ? "MEDIAN" : "COUNT");
     run.verified = true;
     run.verification = std::string("matches the reference (direct-addressed ") +
-                       (median ? "values per key, sorted" : "counts per key") + "): " + std::to_string(result.groups) +
-                       " groups, digest sum(mix(key) x (" + (median ? "2 x median" : "count") + " + 1))";
+                       (median ? "values per key, sorted" : "counts per key") +
+                       "): " + std::to_string(result.groups) + " groups, digest sum(mix(key) x (" +
+                       (median ? "2 x median" : "count") + " + 1))";
   }
   return run;
 }
 
-JoinTotals reference_join(const Tuple* r, std::uint64_t nr, const Tuple* s, std::uint64_t ns, bool rank) {
+JoinTotals reference_join(const Tuple* r, std::uint64_t nr, const Tuple* s, std::uint64_t ns,
+                          bool rank) {
   std::vector<std::uint64_t> by_key(nr, 0);
   std::vector<bool> present(nr, false);
   std::vector<std::uint64_t> keys;
@@ -238,7 +275,8 @@ JoinTotals reference_join(const Tuple* r, std::uint64_t nr, const Tuple* s, std:
   }
   for (std::uint64_t i = 0; i < nr; ++i) {
     const std::uint64_t k = rank ? keys[i] : r[i].key;
-    if (k >= nr) throw std::runtime_error("generated build key " + std::to_string(k) + " outside [0, |R|)");
+    if (k >= nr)
+      throw std::runtime_error("generated build key " + std::to_string(k) + " outside [0, |R|)");
     by_key[k] = rank ? i : r[i].value;
     present[k] = true;
   }
@@ -255,13 +293,14 @@ JoinTotals reference_join(const Tuple* r, std::uint64_t nr, const Tuple* s, std:
 
 void check_join(const JoinTotals& got, const JoinTotals& want, const char* what) {
   if (got.matches != want.matches || got.checksum != want.checksum)
-    throw std::runtime_error(std::string(what) + " differs from the reference: " + std::to_string(got.matches) + " matches (" +
-                             std::to_string(want.matches) + " expected), checksum " + std::to_string(got.checksum) + " (" +
-                             std::to_string(want.checksum) + ")");
+    throw std::runtime_error(
+        std::string(what) + " differs from the reference: " + std::to_string(got.matches) +
+        " matches (" + std::to_string(want.matches) + " expected), checksum " +
+        std::to_string(got.checksum) + " (" + std::to_string(want.checksum) + ")");
 }
 
-RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host, const sim::WorkloadSpec& spec,
-                      const RunOptions& options, int radix_bits) {
+RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
+                      const sim::WorkloadSpec& spec, const RunOptions& options, int radix_bits) {
   const bool radix = radix_bits >= 0;
   const std::uint64_t nr = build_rows(spec);
   const std::uint64_t ns = input_rows(spec);
@@ -271,10 +310,13 @@ RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& hos
   add_dataset(sets, spec, host, options, "R", nr, sizeof(Tuple), sim::DatasetKind::kPartitioned);
   add_dataset(sets, spec, host, options, "S", ns, sizeof(Tuple), sim::DatasetKind::kPartitioned);
   if (radix) {
-    add_dataset(sets, spec, host, options, "R partitions", nr, sizeof(Tuple), sim::DatasetKind::kShared);
-    add_dataset(sets, spec, host, options, "S partitions", ns, sizeof(Tuple), sim::DatasetKind::kShared);
+    add_dataset(sets, spec, host, options, "R partitions", nr, sizeof(Tuple),
+                sim::DatasetKind::kShared);
+    add_dataset(sets, spec, host, options, "S partitions", ns, sizeof(Tuple),
+                sim::DatasetKind::kShared);
   } else {
-    add_dataset(sets, spec, host, options, "hash table", 2 * nr, sizeof(TableEntry), sim::DatasetKind::kShared);
+    add_dataset(sets, spec, host, options, "hash table", 2 * nr, sizeof(TableEntry),
+                sim::DatasetKind::kShared);
   }
   fill_build(team, *sets[0], build_gen);
   fill_probe(team, *sets[1], probe_gen);
@@ -284,7 +326,9 @@ RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& hos
   if (radix) {
     for (std::size_t i = 2; i < 4; ++i) {
       Tuple* out = sets[i]->as<Tuple>();
-      sets[i]->initialise(team, [&](int, std::size_t b, std::size_t e) { std::fill(out + b, out + e, Tuple{0, 0}); });
+      sets[i]->initialise(team, [&](int, std::size_t b, std::size_t e) {
+        std::fill(out + b, out + e, Tuple{0, 0});
+      });
     }
   } else {
     table = table_view(*sets[2]);
@@ -299,7 +343,8 @@ RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& hos
   time_repetitions(options, run, [&](std::vector<PhaseTime>& phases) {
     if (radix) {
       const double t0 = now_seconds();
-      result = radix_hash_join(team, {r, nr}, {s, ns}, sets[2]->as<Tuple>(), sets[3]->as<Tuple>(), radix_bits, &phases);
+      result = radix_hash_join(team, {r, nr}, {s, ns}, sets[2]->as<Tuple>(), sets[3]->as<Tuple>(),
+                               radix_bits, &phases);
       const double t1 = now_seconds();
       same_result(run, result.checksum, first);
       return t1 - t0;
@@ -325,23 +370,25 @@ RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& hos
   record_observations(plan, team, views(sets), run);
   run.work = static_cast<double>(nr + ns);
   if (options.verify) {
-    check_join(result, reference_join(r, nr, s, ns, false), radix ? "the radix hash join" : "the hash join");
+    check_join(result, reference_join(r, nr, s, ns, false),
+               radix ? "the radix hash join" : "the hash join");
     run.verified = true;
-    run.verification = "matches the reference (R's value per key, direct-addressed): " + std::to_string(result.matches) +
-                       " matches, checksum sum(r.value + s.value)";
+    run.verification = "matches the reference (R's value per key, direct-addressed): " +
+                       std::to_string(result.matches) + " matches, checksum sum(r.value + s.value)";
   }
   return run;
 }
 
-RealRun run_index_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host, const sim::WorkloadSpec& spec,
-                       const RunOptions& options) {
+RealRun run_index_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
+                       const sim::WorkloadSpec& spec, const RunOptions& options) {
   const std::uint64_t nr = build_rows(spec);
   const std::uint64_t ns = input_rows(spec);
   const ProbeData probe_gen(spec);
   const IndexShape shape = index_shape(nr);
   std::vector<std::unique_ptr<PlacedDataset>> sets;
   add_dataset(sets, spec, host, options, "S", ns, sizeof(Tuple), sim::DatasetKind::kPartitioned);
-  add_dataset(sets, spec, host, options, "index", shape.nodes, sizeof(IndexNode), sim::DatasetKind::kShared);
+  add_dataset(sets, spec, host, options, "index", shape.nodes, sizeof(IndexNode),
+              sim::DatasetKind::kShared);
   fill_probe(team, *sets[0], probe_gen);
   // R exists only to build the index (untimed, ordinary memory).
   std::vector<Tuple> r(nr);
@@ -350,7 +397,9 @@ RealRun run_index_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& ho
   for (std::uint64_t i = 0; i < nr; ++i) sorted[i] = r[i].key;
   std::sort(sorted.begin(), sorted.end());
   IndexNode* nodes = sets[1]->as<IndexNode>();
-  sets[1]->initialise(team, [&](int, std::size_t b, std::size_t e) { write_index_nodes(shape, sorted.data(), nodes, b, e); });
+  sets[1]->initialise(team, [&](int, std::size_t b, std::size_t e) {
+    write_index_nodes(shape, sorted.data(), nodes, b, e);
+  });
   const Tuple* s = sets[0]->as<Tuple>();
   const int workers = team.size();
   RealRun run;
@@ -375,8 +424,114 @@ RealRun run_index_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& ho
   if (options.verify) {
     check_join(result, reference_join(r.data(), nr, s, ns, true), "the index join");
     run.verified = true;
-    run.verification = "matches the reference (R's rank per key, direct-addressed): " + std::to_string(result.matches) +
-                       " matches, checksum sum(rank + s.value)";
+    run.verification = "matches the reference (R's rank per key, direct-addressed): " +
+                       std::to_string(result.matches) + " matches, checksum sum(rank + s.value)";
+  }
+  return run;
+}
+
+RealRun run_sort_merge_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
+                            const sim::WorkloadSpec& spec, const RunOptions& options) {
+  const std::uint64_t nr = build_rows(spec);
+  const std::uint64_t ns = input_rows(spec);
+  const int workers = team.size();
+  const auto wn = static_cast<std::size_t>(workers);
+  const ProbeData probe_gen(spec);
+  std::vector<std::unique_ptr<PlacedDataset>> sets;
+  add_dataset(sets, spec, host, options, "fact runs", ns, sizeof(Tuple),
+              sim::DatasetKind::kPartitioned);
+  add_dataset(sets, spec, host, options, "dimension runs", nr, sizeof(Tuple),
+              sim::DatasetKind::kPartitioned);
+  // Fact runs: each worker's chunk of S, sorted by key (whoever first-touches a chunk sorts it).
+  Tuple* facts = sets[0]->as<Tuple>();
+  const auto by_key = [](const Tuple& a, const Tuple& b) { return a.key < b.key; };
+  sets[0]->initialise(team, [&](int, std::size_t b, std::size_t e) {
+    for (int p = 0; p < workers; ++p) {
+      const auto [cb, ce] = PlacedDataset::chunk(ns, p, workers);
+      if (cb < b || ce > e || cb == ce) continue;
+      probe_gen.fill(cb, {facts + cb, ce - cb});
+      std::sort(facts + cb, facts + ce, by_key);
+    }
+  });
+  // Dimension runs: R sorted by key, worker w's run = the w-th chunk (its key range).
+  std::vector<Tuple> r(nr);
+  BuildData(spec).fill(0, r);
+  std::sort(r.begin(), r.end(), by_key);
+  Tuple* dims = sets[1]->as<Tuple>();
+  sets[1]->initialise(team, [&](int, std::size_t b, std::size_t e) {
+    std::copy(r.begin() + static_cast<std::ptrdiff_t>(b),
+              r.begin() + static_cast<std::ptrdiff_t>(e), dims + b);
+  });
+  // Range bounds and the pieces: piece[p][w] = [begin, end) of producer p's run in w's range.
+  std::vector<std::uint64_t> lower(wn + 1, 0);
+  for (int w = 1; w < workers; ++w) {
+    const std::size_t b = PlacedDataset::chunk(nr, w, workers).first;
+    lower[static_cast<std::size_t>(w)] = b < nr ? r[b].key : kEmptyKey;
+  }
+  lower[wn] = kEmptyKey;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> piece(
+      wn, std::vector<std::pair<std::size_t, std::size_t>>(wn));
+  for (int p = 0; p < workers; ++p) {
+    const auto [cb, ce] = PlacedDataset::chunk(ns, p, workers);
+    std::vector<std::size_t> cut(wn + 1);
+    for (std::size_t w = 0; w <= wn; ++w) {
+      cut[w] =
+          w == 0 ? cb
+          : w == wn
+              ? ce
+              : static_cast<std::size_t>(
+                    std::lower_bound(facts + cb, facts + ce, Tuple{lower[w], 0}, by_key) - facts);
+    }
+    for (std::size_t w = 0; w < wn; ++w)
+      piece[static_cast<std::size_t>(p)][w] = {cut[w], cut[w + 1]};
+  }
+  const sim::ShuffleOrder order = sim::shuffle_order(plan.model_threads, spec.algorithm, spec.seed);
+  std::vector<std::size_t> position(wn);  // outer position of each worker
+  for (std::size_t o = 0; o < wn; ++o) position[static_cast<std::size_t>(order.outer[o])] = o;
+  const bool tight = spec.sync == sim::SyncMode::kTight;
+  RealRun run;
+  bool first = true;
+  JoinTotals result;
+  std::vector<JoinTotals> parts(wn);
+  time_repetitions(options, run, [&](std::vector<PhaseTime>& phases) {
+    std::vector<double> marks(wn + 1, 0.0);
+    marks[0] = now_seconds();
+    team.run([&](int w) {
+      const auto wi = static_cast<std::size_t>(w);
+      const auto [db, de] = PlacedDataset::chunk(nr, w, workers);
+      const std::span<const Tuple> dim_run(dims + db, de - db);
+      JoinTotals mine;
+      for (std::size_t k = 0; k < wn; ++k) {
+        const auto p = static_cast<std::size_t>(order.producers[position[wi]][k]);
+        const auto [fb, fe] = piece[p][wi];
+        mine += merge_join({facts + fb, fe - fb}, dim_run);
+        if (tight) {
+          team.barrier();
+          if (w == 0) marks[k + 1] = now_seconds();
+        }
+      }
+      parts[wi] = mine;
+    });
+    const double t1 = now_seconds();
+    phases.clear();
+    if (tight) {
+      for (std::size_t k = 0; k < wn; ++k)
+        phases.push_back({"step " + std::to_string(k), marks[k + 1] - marks[k]});
+    } else {
+      phases.push_back({"merge", t1 - marks[0]});
+    }
+    result = JoinTotals{};
+    for (const JoinTotals& p : parts) result += p;
+    same_result(run, result.checksum, first);
+    return t1 - marks[0];
+  });
+  record_observations(plan, team, views(sets), run);
+  run.work = static_cast<double>(nr + ns);
+  if (options.verify) {
+    check_join(result, reference_join(r.data(), nr, facts, ns, false), "the sort-merge join");
+    run.verified = true;
+    run.verification = "matches the reference (R's value per key, direct-addressed): " +
+                       std::to_string(result.matches) + " matches, checksum sum(r.value + s.value)";
   }
   return run;
 }
@@ -390,20 +545,25 @@ double operator_memory_bytes(const sim::WorkloadSpec& spec) {
   const double tuple = 16.0;
   switch (spec.kind) {
     case WorkloadKind::kCountAggregation:
-      return n * tuple + 2.0 * g * tuple + g * 8.0;  // input, table, reference counts
+      // input, table, reference counts
+      return n * tuple + 2.0 * g * tuple + g * 8.0;
     case WorkloadKind::kMedianAggregation:
-      return n * tuple + 2.0 * g * tuple + n * 8.0 + n * 8.0 + 2.0 * g * 8.0;  // + values, reference values and runs
+      // input, table, values; reference: counts, starts, cursors, values
+      return n * tuple + 2.0 * g * tuple + n * 8.0 + 3.0 * g * 8.0 + n * 8.0;
     case WorkloadKind::kHashJoin:
-      return (n + r) * tuple + 2.0 * r * tuple + r * 9.0;  // R, S, table (or partitions), reference
+      return (n + r) * tuple + 2.0 * r * tuple + r * 9.0;  // R, S, table, reference
     case WorkloadKind::kIndexJoin:
-      return n * tuple + r * 64.0 / 7.0 + r * (tuple + 8.0 + 9.0);  // S, index, R and its sorted keys, reference
+      // S, index; R and its sorted keys; reference: ranks, presence, sorted keys
+      return n * tuple + r * 64.0 / 7.0 + r * (tuple + 8.0) + r * (8.0 + 1.0 + 8.0);
+    case WorkloadKind::kSortMergeJoin:
+      return (n + r) * tuple + r * tuple + r * 9.0;  // runs, sorted R, reference
     default:
       return 0.0;
   }
 }
 
-RealRun run_operator_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
-                              const RunOptions& options) {
+RealRun run_operator_workload(const model::Topology& topology, const HostMap& host,
+                              const sim::WorkloadSpec& spec, const RunOptions& options) {
   check_operator_spec(spec);
   check_free_memory(operator_memory_bytes(spec), options);
   const TeamPlan plan = plan_team(topology, host, spec);
@@ -411,25 +571,41 @@ RealRun run_operator_workload(const model::Topology& topology, const HostMap& ho
   RealRun run;
   switch (spec.kind) {
     case WorkloadKind::kCountAggregation:
-    case WorkloadKind::kMedianAggregation: run = run_aggregation(team, plan, host, spec, options); break;
-    case WorkloadKind::kHashJoin: run = run_hash_join(team, plan, host, spec, options, -1); break;
-    case WorkloadKind::kIndexJoin: run = run_index_join(team, plan, host, spec, options); break;
-    default: break;
+    case WorkloadKind::kMedianAggregation:
+      run = run_aggregation(team, plan, host, spec, options);
+      break;
+    case WorkloadKind::kHashJoin:
+      run = run_hash_join(team, plan, host, spec, options, -1);
+      break;
+    case WorkloadKind::kIndexJoin:
+      run = run_index_join(team, plan, host, spec, options);
+      break;
+    case WorkloadKind::kSortMergeJoin:
+      run = run_sort_merge_join(team, plan, host, spec, options);
+      break;
+    default:
+      break;
   }
   run.work_unit = "tuples";
   run.huge_pages = options.huge_pages;
   return run;
 }
 
-RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
-                            const RunOptions& options, int radix_bits) {
-  if (spec.kind != WorkloadKind::kHashJoin) throw std::invalid_argument("the radix join runs a hash-join spec");
+RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host,
+                            const sim::WorkloadSpec& spec, const RunOptions& options,
+                            int radix_bits) {
+  if (spec.kind != WorkloadKind::kHashJoin)
+    throw std::invalid_argument("the radix join runs a hash-join spec");
   check_operator_spec(spec);
   if (radix_bits > 20) throw std::invalid_argument("radix bits must be <= 20");
-  check_free_memory(operator_memory_bytes(spec), options);
+  // R, S, their partitioned copies, the reference.
+  check_free_memory(
+      (spec.data.records + spec.data.build_records) * 32.0 + spec.data.build_records * 9.0,
+      options);
   const TeamPlan plan = plan_team(topology, host, spec);
   ThreadTeam team(plan.os_cpus);
-  const int bits = radix_bits >= 0 ? radix_bits : radix_bits_for(build_rows(spec));
+  const int bits =
+      radix_bits >= 0 ? radix_bits : radix_bits_for(build_rows(spec), l2_cache_bytes());
   RealRun run = run_hash_join(team, plan, host, spec, options, bits);
   run.work_unit = "tuples";
   run.huge_pages = options.huge_pages;

@@ -12,11 +12,13 @@
 //             scatter  every worker scans its chunk again and appends each value to its group's
 //                      run (fetch_add on the group's cursor);
 //             median   each worker selects the median of the groups in its slice of slots
-//                      (nth_element on the run; even sizes: the mean of the two middle values).
+//                      (insertion sort for runs of up to 32 values, nth_element beyond; even
+//                      sizes: the mean of the two middle values).
 //           A group's result is kept as lo + hi (twice the median), exact in integers.
 //
 // Inner loops keep `kPrefetchDistance` table slots prefetched ahead of the tuple being handled,
-// so several cache misses overlap (the latency-bound random accesses of sim/operator_plan.hpp).
+// so several cache misses overlap (the latency-bound random accesses of sim/operator_plan.hpp);
+// the scatter also prefetches the values line its group's cursor points at, d tuples ahead.
 // Results stay in the table: payload = count, or twice the median.
 #pragma once
 
@@ -29,7 +31,7 @@
 
 namespace numatwin::validate {
 
-inline constexpr std::size_t kPrefetchDistance = 16;
+inline constexpr std::size_t kPrefetchDistance = 32;
 
 // COUNT over `input` (one worker's chunk). `concurrent`: other workers update the table too.
 void count_aggregate(TableView table, std::span<const Tuple> input, bool concurrent);
@@ -39,11 +41,13 @@ std::uint64_t slice_total(TableView table, std::uint64_t begin, std::uint64_t en
 // Payload of each used slot in [begin, end) := base + counts of the used slots before it.
 void counts_to_offsets(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base);
 // values[cursor++] = value for every tuple, the cursor being its group's payload.
-void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t* values, bool concurrent);
+void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t* values,
+                    bool concurrent);
 // For every used slot in [begin, end) (after the scatter, its payload is the end of its run; the
 // first run starts at `base`): payload := lo + hi of the run's two middle values (the same value
 // twice for odd sizes). Reorders the runs.
-void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base, std::uint64_t* values);
+void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base,
+                   std::uint64_t* values);
 
 // The result digest of slots [begin, end): used entries and sum of mix(key) * (payload + 1)
 // (digest_mix), wrapping modulo 2^64; independent of slot order, so slices add up.

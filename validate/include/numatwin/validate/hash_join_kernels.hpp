@@ -11,7 +11,8 @@
 //
 // Radix-partitioned (not in the simulator's plan; selected outside the spec, see operator_run.hpp):
 //   histogram  each worker counts its chunks of R and S per partition (the top `bits` bits of
-//              the key's Fibonacci hash);
+//              the key's Fibonacci hash; bits from radix_bits_for: partitions whose tables fit
+//              in half of the L2 cache);
 //   scatter    after a prefix sum over (partition, worker), each worker copies its tuples to
 //              their partitions' ranges through one cache-line buffer per partition (software
 //              write combining), so each partition is contiguous in R' and S';
@@ -46,13 +47,15 @@ struct JoinTotals {
 void hash_join_build(TableView table, std::span<const Tuple> build, bool concurrent);
 JoinTotals hash_join_probe(TableView table, std::span<const Tuple> probe);
 
-// Partition bits for a build side of `build_tuples`: partitions of about 8192 tuples (a 256 KiB
-// table), between 0 and 14 bits.
-int radix_bits_for(std::uint64_t build_tuples);
+// Partition bits for a build side of `build_tuples`: the fewest (at most 14) that make one
+// partition's table (2 entries of 16 bytes per tuple) fit in half of `cache_bytes`.
+int radix_bits_for(std::uint64_t build_tuples, std::uint64_t cache_bytes);
+// This machine's per-core L2 (sysconf), 256 KiB when unknown.
+std::uint64_t l2_cache_bytes();
 
 // The radix-partitioned join on `team` (every worker takes its chunk of R and S). r_out and
 // s_out hold r.size() and s.size() tuples. Phase times ("partition", "join") go to `phases`.
-JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s, Tuple* r_out, Tuple* s_out,
-                           int bits, std::vector<PhaseTime>* phases);
+JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s,
+                           Tuple* r_out, Tuple* s_out, int bits, std::vector<PhaseTime>* phases);
 
 }  // namespace numatwin::validate

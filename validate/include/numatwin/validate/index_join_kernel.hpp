@@ -7,10 +7,11 @@
 // untimed; every node is a pure function of the sorted keys, so any worker may write any range
 // of nodes (first touch by the policy's workers).
 //
-// Lookup: at each inner level, the child is the last key <= the probe key (a branch-free count
-// over the 8 keys); at the leaf, the slot equal to the key gives its rank in R (position in
-// sorted order). The probe loop walks kIndexBatch keys level by level, prefetching each next
-// node, so independent misses overlap. Result: matches and sum(rank + s.value) modulo 2^64.
+// Lookup: at each inner level, the child is the last key <= the probe key (a branch-free binary
+// search over the 8 keys, three steps); at the leaf, the slot equal to the key gives its rank in R
+// (position in sorted order). The probe loop walks kIndexBatch keys level by level, prefetching
+// each next node, so independent misses overlap. Result: matches and sum(rank + s.value) modulo
+// 2^64.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +29,7 @@ struct alignas(64) IndexNode {
 };
 static_assert(sizeof(IndexNode) == 64);
 
-inline constexpr std::size_t kIndexBatch = 16;
+inline constexpr std::size_t kIndexBatch = 32;
 
 struct IndexShape {
   std::uint64_t keys = 0;
@@ -42,10 +43,11 @@ struct IndexShape {
 IndexShape index_shape(std::uint64_t keys);
 
 // Writes nodes [begin, end) of the index over `sorted_keys` (ascending, shape.keys of them).
-void write_index_nodes(const IndexShape& shape, const std::uint64_t* sorted_keys, IndexNode* nodes, std::uint64_t begin,
-                       std::uint64_t end);
+void write_index_nodes(const IndexShape& shape, const std::uint64_t* sorted_keys, IndexNode* nodes,
+                       std::uint64_t begin, std::uint64_t end);
 
 // One worker's probes; a miss (key absent) counts nothing.
-JoinTotals index_join_probe(const IndexShape& shape, const IndexNode* nodes, std::span<const Tuple> probe);
+JoinTotals index_join_probe(const IndexShape& shape, const IndexNode* nodes,
+                            std::span<const Tuple> probe);
 
 }  // namespace numatwin::validate

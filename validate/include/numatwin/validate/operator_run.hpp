@@ -1,7 +1,8 @@
 // The database operators of sim/operator_plan.hpp run for real: COUNT and MEDIAN aggregation
-// over a shared hash table, the non-partitioned hash join and the index nested-loop join
-// (aggregation_kernels.hpp, hash_join_kernels.hpp, index_join_kernel.hpp), plus a
-// radix-partitioned hash join that the spec cannot select yet (run_radix_hash_join).
+// over a shared hash table, the non-partitioned hash join, the index nested-loop join and the
+// merge phase of the sort-merge join (aggregation_kernels.hpp, hash_join_kernels.hpp,
+// index_join_kernel.hpp, sort_merge_join_kernel.hpp), plus a radix-partitioned hash join that
+// the spec cannot select yet (run_radix_hash_join).
 //
 // Datasets mirror the simulator's, each a PlacedDataset under spec.memory with the same kind:
 //   count / median   input (partitioned, records tuples), hash table (shared, 2 G entries of 16
@@ -9,6 +10,8 @@
 //   hash join        R (partitioned, build_records), S (partitioned, records), hash table
 //                    (shared, 2 |R| entries)
 //   index join       S (partitioned), index (shared, 64-byte nodes over R's keys, prebuilt)
+//   sort-merge join  fact runs (partitioned, records: S, each run sorted), dimension runs
+//                    (partitioned, build_records: R range-partitioned and sorted), prebuilt
 //   radix join       R, S (partitioned), R' and S' (shared: the partitioned copies)
 // Data (data_generator.hpp, seed = spec.seed): aggregation input and S draw keys from
 // spec.data.keys (S with G = build_records, so every S key has its R partner); R's keys are a
@@ -17,8 +20,9 @@
 //
 // Timed, per repetition (the table is cleared untimed before each): the whole operator; phases
 // "aggregate" (COUNT), "count", "offsets", "scatter", "median" (MEDIAN), "build", "probe"
-// (hash join), "probe" (index join), "partition", "join" (radix join). Work = input tuples:
-// records (aggregations, index join) or build_records + records (hash joins).
+// (hash join), "probe" (index join), "step k" (tight) or "merge" (loose sort-merge join),
+// "partition", "join" (radix join). Work = input tuples: records (aggregations, index join) or
+// build_records + records (hash and sort-merge joins).
 //
 // Verification (options.verify, untimed, after the repetitions): against a direct-addressed
 // reference computed in one thread (keys are dense integers): counts per key; per-key sorted
@@ -37,16 +41,19 @@ namespace numatwin::validate {
 // Bytes a run allocates: datasets plus the verification reference (when options verify).
 double operator_memory_bytes(const sim::WorkloadSpec& spec);
 
-// spec.kind: kCountAggregation, kMedianAggregation, kHashJoin, kIndexJoin. Throws
-// std::invalid_argument before any work for other kinds, tuple_bytes != 16, records or
-// build_records < 1, groups < 1, bad key-distribution parameters, too little memory;
+// spec.kind: kCountAggregation, kMedianAggregation, kHashJoin, kIndexJoin, kSortMergeJoin
+// (spec.algorithm naive or ring, spec.sync). Throws std::invalid_argument before any work for
+// other kinds, tuple_bytes != 16, records or build_records < 1, groups < 1, bad key-distribution
+// parameters, fewer records than threads^2 (sort-merge), coordinated random order (sort-merge),
+// too little memory;
 // std::runtime_error when verification fails.
-RealRun run_operator_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
-                              const RunOptions& options);
+RealRun run_operator_workload(const model::Topology& topology, const HostMap& host,
+                              const sim::WorkloadSpec& spec, const RunOptions& options);
 
 // The radix-partitioned hash join on spec (kind kHashJoin expected, same data as the
-// non-partitioned join). `radix_bits` < 0: radix_bits_for(build_records).
-RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
-                            const RunOptions& options, int radix_bits = -1);
+// non-partitioned join). `radix_bits` < 0: radix_bits_for(build_records, l2_cache_bytes()).
+RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host,
+                            const sim::WorkloadSpec& spec, const RunOptions& options,
+                            int radix_bits = -1);
 
 }  // namespace numatwin::validate

@@ -61,7 +61,9 @@ struct TableView {
       if (current == key) return e;
       if (current == kEmptyKey) {
         if constexpr (Concurrent) {
-          if (e.key.compare_exchange_strong(current, key, std::memory_order_relaxed) || current == key) return e;
+          if (e.key.compare_exchange_strong(current, key, std::memory_order_relaxed) ||
+              current == key)
+            return e;
         } else {
           e.key.store(key, std::memory_order_relaxed);
           return e;
@@ -76,7 +78,8 @@ struct TableView {
     if constexpr (Concurrent) {
       e.payload.fetch_add(amount, std::memory_order_relaxed);
     } else {
-      e.payload.store(e.payload.load(std::memory_order_relaxed) + amount, std::memory_order_relaxed);
+      e.payload.store(e.payload.load(std::memory_order_relaxed) + amount,
+                      std::memory_order_relaxed);
     }
   }
 
