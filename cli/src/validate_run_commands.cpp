@@ -22,6 +22,7 @@
 #include "numatwin/validate/allocator.hpp"
 #include "numatwin/validate/allocator_bench.hpp"
 #include "numatwin/validate/calibration.hpp"
+#include "numatwin/validate/core_to_core.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/machine_discovery.hpp"
 #include "numatwin/validate/machine_measurement.hpp"
@@ -113,6 +114,21 @@ struct RunFlags {
   }
 };
 
+// The core-to-core handover latency between the first two usable CPUs of the first node, which
+// the model's shared-table updates use (OperatorCosts::shared_line_transfer_ns); nullopt with a
+// reason when the node has fewer than two CPUs.
+std::optional<double> measure_shared_line_ns(const validate::HostMap& host, std::string& how) {
+  for (std::size_t n = 0; n < host.node_cpus.size(); ++n) {
+    const std::vector<int>& cpus = host.node_cpus[n];
+    if (cpus.size() < 2) continue;
+    const double ns = validate::core_to_core_latency_ns(cpus[0], cpus[1]);
+    how = fmt::format("measured: core-to-core ping-pong between CPUs {} and {}, median of 5 x 20000 round trips", cpus[0], cpus[1]);
+    return ns;
+  }
+  how = "not measured: no node has two usable CPUs; the model's default is kept";
+  return std::nullopt;
+}
+
 // Re-runs the whole command under the allocator when needed; exits with the child's status.
 void ensure_allocator(const std::string& allocator) {
   const std::optional<int> status = run_under_allocator(allocator, own_arguments());
@@ -141,11 +157,19 @@ void register_run(CLI::App& validate_app) {
   cmd->add_flag("--json", o->json, "Print the comparison as JSON");
   cmd->add_option("--out", o->out, "Write a validation report (the GUI's format) here, atomically");
   cmd->add_option("--csv", o->csv, "Write the comparison as CSV here, atomically");
-  cmd->callback([o] {
+  // Given on the command line: kept; otherwise measured on this machine.
+  CLI::Option* shared_line_option = cmd->get_option("--shared-line-transfer-ns");
+  cmd->callback([o, shared_line_option] {
+    const bool shared_line_given = shared_line_option->count() > 0;
     ensure_allocator(o->flags.allocator);
     const model::Topology t = find_topology(o->workload.topology);
-    const sim::WorkloadSpec spec = o->workload.spec(t, o->workload.threads);
+    sim::WorkloadSpec spec = o->workload.spec(t, o->workload.threads);
     const validate::HostMap host = validate::map_this_host(t);
+    if (!shared_line_given) {
+      std::string how;
+      if (const std::optional<double> ns = measure_shared_line_ns(host, how)) spec.costs.shared_line_transfer_ns = *ns;
+      std::cerr << fmt::format("numatwin: shared-line transfer {:.1f} ns ({})\n", spec.costs.shared_line_transfer_ns, how);
+    }
     const InterruptScope interrupt;
     validate::ValidationReport report;
     report.machine = t.name;
@@ -317,12 +341,17 @@ void register_suite(CLI::App& validate_app) {
     const std::string topology_file = o->topology.empty() ? with_extension(o->out, ".topology.json") : o->topology;
     std::vector<validate::SuiteEntry> suite = validate::standard_suite(t, suite_options);
     if (o->switch_subset) suite = validate::switch_subset(suite, suite_options.threads);
+    std::string shared_line_how;
+    const std::optional<double> shared_line_ns = measure_shared_line_ns(host, shared_line_how);
+    for (validate::SuiteEntry& e : suite)
+      if (shared_line_ns) e.spec.costs.shared_line_transfer_ns = *shared_line_ns;
     // Every run's memory first: a suite that cannot finish says so before the first run.
     for (const validate::SuiteEntry& e : suite) validate::check_free_memory(validate::workload_memory_bytes(e.spec), run_options);
 
     validate::ValidationReport report;
     report.machine = t.name;
     report.host = host_text();
+    report.measured_costs = Json{{"shared_line_transfer_ns", suite.front().spec.costs.shared_line_transfer_ns}, {"how", shared_line_how}};
     const double start = validate::now_seconds();
     for (std::size_t i = 0; i < suite.size(); ++i) {
       if (interrupt.requested()) break;
@@ -330,7 +359,7 @@ void register_suite(CLI::App& validate_app) {
       const double elapsed = validate::now_seconds() - start;
       bar.update(static_cast<int>(i), static_cast<int>(suite.size()), i == 0 ? 0.0 : elapsed / static_cast<double>(i) * static_cast<double>(suite.size() - i), id);
       report.kernels.push_back(validate::compare_workload(t, host, suite[i].spec, run_options));
-      report.training.push_back(suite[i].training);
+      report.training.push_back(true);  // the calibrated costs are fitted on every run
       write_report(t, report, o->out, "");  // a checkpoint after every kernel
     }
     bar.update(static_cast<int>(report.kernels.size()), static_cast<int>(suite.size()), 0.0, "done");
@@ -338,28 +367,32 @@ void register_suite(CLI::App& validate_app) {
     if (o->switches && !o->switch_subset && !interrupt.requested())
       report.switches = measure_switches(t, host, topology_file, suite_options, run_options, report, bar);
     if (!o->no_fit && !o->switch_subset && !report.kernels.empty()) {
+      bar.update(0, 1, 0.0, "fitting the kernel costs (and 4-fold cross-validation)");
       report.cost_fit = validate::fit_kernel_costs(t, report.kernels, report.training, validate::predict_workload);
+      if (report.kernels.size() >= 4)
+        report.cross_validated = validate::cross_validated_errors(t, report.kernels, 4, validate::predict_workload);
+      bar.finish();
     }
     const std::string csv = o->csv.empty() ? with_extension(o->out, ".csv") : o->csv;
     write_report(t, report, o->out, csv);
     if (o->switch_subset) return;
 
-    TextTable table({"kernel", "measured s", "predicted s", "error %", "after fit %", "set", "verified"});
+    TextTable table({"kernel", "measured s", "predicted s", "error %", "after fit %", "cross-validated %", "verified"});
     for (std::size_t i = 0; i < report.kernels.size(); ++i) {
       const validate::KernelComparison& c = report.kernels[i];
       table.add_row({c.id, fmt::format("{:.4g}", c.measured.seconds), fmt::format("{:.4g}", c.predicted.seconds),
                      fmt::format("{:+.1f}", 100.0 * c.error()),
                      report.cost_fit ? fmt::format("{:+.1f}", 100.0 * report.cost_fit->errors_after[i]) : "-",
-                     report.training[i] ? "train" : "held out", c.measured.verified ? "yes" : "NO"});
+                     i < report.cross_validated.size() ? fmt::format("{:+.1f}", 100.0 * report.cross_validated[i]) : "-",
+                     c.measured.verified ? "yes" : "NO"});
     }
     std::cout << table.render();
     const Json summary = validate::to_json(t, report)["summary"];
     std::cout << fmt::format("median |error|: {:.1f} % before the cost fit", 100.0 * summary["median_abs_error"].get<double>());
-    if (report.cost_fit)
-      std::cout << fmt::format(", {:.1f} % after it ({:.1f} % on the training runs, {:.1f} % held out)",
-                               100.0 * summary["median_abs_error_after_fit"].get<double>(),
-                               100.0 * summary["median_abs_error_after_fit_training"].get<double>(),
-                               100.0 * summary["median_abs_error_after_fit_held_out"].get<double>());
+    if (report.cost_fit) std::cout << fmt::format(", {:.1f} % after it", 100.0 * summary["median_abs_error_after_fit"].get<double>());
+    if (summary.contains("median_abs_error_cross_validated"))
+      std::cout << fmt::format(", {:.1f} % cross-validated (each run predicted by costs fitted without it)",
+                               100.0 * summary["median_abs_error_cross_validated"].get<double>());
     std::cout << "\nreport: " << o->out << ", " << csv << "\n";
     if (interrupt.requested()) throw std::runtime_error("suite interrupted; the finished kernels are in " + o->out);
     for (const validate::KernelComparison& c : report.kernels)

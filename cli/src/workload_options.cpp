@@ -31,6 +31,11 @@ void WorkloadOptions::add_common(CLI::App* app) {
     app->add_option("--random-lines-in-flight", costs.random_lines_in_flight, "Independent misses of a hash/probe loop")->capture_default_str();
     app->add_option("--hash-cycles-per-tuple", costs.hash_cycles_per_tuple, "Core cycles per hash-table access")->capture_default_str();
     app->add_option("--llc-hit-ns", costs.llc_hit_ns, "Latency of a random access that hits the LLC")->capture_default_str();
+    app->add_option("--private-hit-ns", costs.private_hit_ns, "Latency of a random access that hits the core's own cache")
+        ->capture_default_str();
+    app->add_option("--shared-line-transfer-ns", costs.shared_line_transfer_ns,
+                    "An atomic update finding its line modified by another core (validate run measures it)")
+        ->capture_default_str();
   }
 void WorkloadOptions::add_algorithm(CLI::App* app) {
     app->add_option("--workload", workload, "shuffle, migration or migration-copy")->capture_default_str();

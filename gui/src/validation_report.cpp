@@ -82,8 +82,8 @@ ValidationReport parse_validation_report(const QByteArray& json_text, const QStr
   if (!doc.isObject()) root.fail(QString(), QStringLiteral("expected a JSON object"));
   const QJsonObject o = doc.object();
   root.allow_only(o, {QStringLiteral("format"), QStringLiteral("format_version"), QStringLiteral("machine"), QStringLiteral("host"),
-                      QStringLiteral("kernels"), QStringLiteral("summary"), QStringLiteral("cost_fit"), QStringLiteral("switches")});
-  for (const QString& key : {QStringLiteral("summary"), QStringLiteral("cost_fit"), QStringLiteral("switches")}) {
+                      QStringLiteral("kernels"), QStringLiteral("summary"), QStringLiteral("cost_fit"), QStringLiteral("switches"), QStringLiteral("measured_costs")});
+  for (const QString& key : {QStringLiteral("summary"), QStringLiteral("cost_fit"), QStringLiteral("switches"), QStringLiteral("measured_costs")}) {
     if (o.contains(key) && !o.value(key).isObject()) root.fail(QStringLiteral("/") + key, QStringLiteral("expected an object"));
   }
   if (o.value(QStringLiteral("format")).toString() != QStringLiteral("numatwin-validation-report")) {

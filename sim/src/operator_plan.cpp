@@ -15,6 +15,14 @@ namespace {
 
 constexpr double kOsMoveOverheadSeconds = 5e-6;
 
+// The largest cache a core has to itself (shared by one core), 0 when none is listed.
+double private_cache_bytes(const model::Node& node) {
+  double best = 0.0;
+  for (const model::CacheLevel& c : node.caches)
+    if (c.shared_by_cores <= 1) best = std::max(best, static_cast<double>(c.size_bytes));
+  return best;
+}
+
 // Last-level cache of a node in bytes: the largest level, times its instances on the node.
 double llc_bytes(const model::Node& node) {
   double best = 0.0;
@@ -67,6 +75,8 @@ class Builder {
     if (!(d.keys.groups >= 1.0)) throw std::invalid_argument("--groups must be >= 1");
     const OperatorCosts& c = spec_.costs;
     if (!(c.random_lines_in_flight >= 1.0)) throw std::invalid_argument("--random-lines-in-flight must be >= 1");
+    if (!(c.shared_line_transfer_ns >= 0.0)) throw std::invalid_argument("--shared-line-transfer-ns must be >= 0");
+    if (!(c.private_hit_ns >= 0.0)) throw std::invalid_argument("--private-hit-ns must be >= 0");
     if (!(c.llc_hit_ns >= 0.0) || !(c.scan_cycles_per_tuple >= 0.0) || !(c.hash_cycles_per_tuple >= 0.0) ||
         !(c.merge_cycles_per_tuple >= 0.0) || !(c.sort_cycles_per_comparison >= 0.0) || c.entry_bytes < 1) {
       throw std::invalid_argument("operator costs must be >= 0 (entry bytes >= 1)");
@@ -216,14 +226,20 @@ class Builder {
   }
 
   // `accesses` random accesses to a table spread as given; a share `hit` hits the LLC.
+  // `shared_transfers`: the share of the accesses that find their line modified by another core
+  // (shared_line_share), each paying shared_line_transfer_ns without overlap.
+  // `private_hit` (<= hit): the share that hits the core's own cache, at private_hit_ns.
   void random(ThreadPlan& tp, int worker, std::vector<model::NodeShare> spread, double accesses, double hit, bool update,
-              double cycles_per_access, int step = -1) {
+              double cycles_per_access, int step = -1, double shared_transfers = 0.0, double private_hit = 0.0) {
     if (accesses <= 0.0) return;
     const OperatorCosts& c = spec_.costs;
+    private_hit = std::min(private_hit, hit);
     const double misses = accesses * (1.0 - hit);
     const double bytes = misses * line_bytes();
+    const double hit_ns = private_hit * c.private_hit_ns + (hit - private_hit) * c.llc_hit_ns;
     const double cpu_seconds = accesses * cycles_per_access / frequency_hz(worker) +
-                               accesses * hit * c.llc_hit_ns * 1e-9 / c.random_lines_in_flight;
+                               accesses * hit_ns * 1e-9 / c.random_lines_in_flight +
+                               accesses * shared_transfers * c.shared_line_transfer_ns * 1e-9;
     if (bytes < 1.0) {
       tp.ops.emplace_back(Compute{cpu_seconds});
       return;
@@ -250,8 +266,28 @@ class Builder {
     return llc / entry_bytes;
   }
 
+  // Atomic updates by `updaters` workers of one shared table of entries of `entry_bytes`: the
+  // share of updates whose line another worker modified last and still holds in its private
+  // cache: (k - 1) / k x the chance that the line is in a private cache, which is the cache hit
+  // ratio of the key distribution for a cache of the private cache's size (key_distribution.hpp).
+  [[nodiscard]] double shared_line_share(int worker, const KeySpec& keys, double entry_bytes, double accesses, int updaters) const {
+    if (updaters < 2) return 0.0;
+    return (updaters - 1.0) / updaters * private_hit_ratio(worker, keys, entry_bytes, accesses);
+  }
+
+  // The share of `accesses` random accesses to a table of entries of `entry_bytes` that hit the
+  // core's own cache (key_distribution.hpp with the private cache's size).
+  [[nodiscard]] double private_hit_ratio(int worker, const KeySpec& keys, double entry_bytes, double accesses) const {
+    const double private_entries = private_cache_bytes(t_.nodes[threads_[worker].node]) / entry_bytes;
+    return private_entries > 0.0 ? cache_hit_ratio(keys, private_entries, accesses) : 0.0;
+  }
+
   void note_hit(const std::string& what, double hit) {
     notes_.push_back(what + ": LLC hit ratio " + std::to_string(hit).substr(0, 6));
+  }
+
+  void note_shared(const std::string& what, double share) {
+    if (share > 0.0) notes_.push_back(what + ": share of updates finding the line modified by another core " + std::to_string(share).substr(0, 6));
   }
 
   void aggregation(bool median) {
@@ -267,11 +303,16 @@ class Builder {
     for (int w = 0; w < n; ++w) {
       ThreadPlan& tp = plan_.threads[w];
       const double hit = cache_hit_ratio(d.keys, cached_entries(w, entry, false), d.records);
-      if (w == 0) note_hit(median ? "group tails" : "hash table", hit);
+      const double shared = shared_line_share(w, d.keys, entry, d.records, n);
+      const double own = private_hit_ratio(w, d.keys, entry, d.records);
+      if (w == 0) {
+        note_hit(median ? "group tails" : "hash table", hit);
+        note_shared(median ? "group tails" : "hash table", shared);
+      }
       const std::vector<model::NodeShare> chunk = input.chunk(w, n);
       for (int b = 0; b < kBatches; ++b) {
         scan(tp, chunk, per_worker / kBatches * d.tuple_bytes, per_worker / kBatches * c.scan_cycles_per_tuple);
-        random(tp, w, table.spread(), per_worker / kBatches, hit, true, c.hash_cycles_per_tuple);
+        random(tp, w, table.spread(), per_worker / kBatches, hit, true, c.hash_cycles_per_tuple, -1, shared, own);
         if (median) write_stream(tp, dataset("values").chunk(w, n), per_worker / kBatches * 8.0);
         maybe_os_move(tp);
       }
@@ -303,21 +344,25 @@ class Builder {
       const double cached = cached_entries(w, c.entry_bytes * 2.0, false);
       const double build_hit = cache_hit_ratio(build_keys, cached, d.build_records);
       const double probe_hit = cache_hit_ratio(probe_keys, cached, d.records);
+      const double build_shared = shared_line_share(w, build_keys, c.entry_bytes * 2.0, d.build_records, n);
+      const double build_own = private_hit_ratio(w, build_keys, c.entry_bytes * 2.0, d.build_records);
+      const double probe_own = private_hit_ratio(w, probe_keys, c.entry_bytes * 2.0, d.records);
       if (w == 0) {
         note_hit("build", build_hit);
         note_hit("probe", probe_hit);
+        note_shared("build", build_shared);
       }
       for (int b = 0; b < kBatches; ++b) {
         const double tuples = d.build_records / n / kBatches;
         scan(tp, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple);
-        random(tp, w, table.spread(), tuples, build_hit, true, c.hash_cycles_per_tuple);
+        random(tp, w, table.spread(), tuples, build_hit, true, c.hash_cycles_per_tuple, -1, build_shared, build_own);
         maybe_os_move(tp);
       }
       tp.ops.emplace_back(Barrier{});
       for (int b = 0; b < kBatches; ++b) {
         const double tuples = d.records / n / kBatches;
         scan(tp, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple);
-        random(tp, w, table.spread(), tuples, probe_hit, false, c.hash_cycles_per_tuple);
+        random(tp, w, table.spread(), tuples, probe_hit, false, c.hash_cycles_per_tuple, -1, 0.0, probe_own);
         maybe_os_move(tp);
       }
     }
@@ -370,6 +415,7 @@ class Builder {
       const int w = order.outer[o];
       ThreadPlan& tp = plan_.threads[w];
       const double hit = cache_hit_ratio(keys, cached_entries(w, c.entry_bytes * 2.0, true), d.records / n);
+      const double own = private_hit_ratio(w, keys, c.entry_bytes * 2.0, d.records / n);
       if (o == 0) note_hit("partition table (in place)", hit);
       const std::vector<model::NodeShare> home_table = tables.chunk(w, n);
       model::NodeIndex here = threads_[w].node;
@@ -381,7 +427,7 @@ class Builder {
         switch (spec_.strategy) {
           case PartitionStrategy::kShuffle:
             scan(tp, piece, piece_records * d.tuple_bytes, piece_records * c.scan_cycles_per_tuple, k);
-            random(tp, w, home_table, piece_records, hit, true, c.hash_cycles_per_tuple, k);
+            random(tp, w, home_table, piece_records, hit, true, c.hash_cycles_per_tuple, k, 0.0, own);
             break;
           case PartitionStrategy::kMigration:
           case PartitionStrategy::kMigrationAndCopy: {
@@ -404,7 +450,7 @@ class Builder {
             const double cold = hit >= 1.0 ? std::min(1.0, table_lines / piece_records) : 1.0 - hit;
             const std::vector<model::NodeShare> table_now =
                 copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table;
-            random(tp, w, table_now, piece_records, 1.0 - cold, true, c.hash_cycles_per_tuple, k);
+            random(tp, w, table_now, piece_records, 1.0 - cold, true, c.hash_cycles_per_tuple, k, 0.0, std::min(own, 1.0 - cold));
             break;
           }
         }

@@ -84,12 +84,11 @@ TEST(ValidationSuiteTest, SuiteCoversEveryKernelAtOneAndTThreadsWithUniqueIds) {
   const std::vector<SuiteEntry> suite = standard_suite(t, options);
   std::set<sim::WorkloadKind> kinds;
   std::set<std::string> ids;
-  int training = 0;
+  std::set<int> threads;
   for (const SuiteEntry& e : suite) {
     kinds.insert(e.spec.kind);
     ids.insert(comparison_id(t, e.spec));
-    training += e.training ? 1 : 0;
-    EXPECT_EQ(e.training, e.spec.threads == 1);
+    threads.insert(e.spec.threads);
     EXPECT_NO_THROW(sim::check_workload(t, e.spec)) << comparison_id(t, e.spec);
   }
   EXPECT_EQ(ids.size(), suite.size()) << "ids must be unique";
@@ -97,13 +96,29 @@ TEST(ValidationSuiteTest, SuiteCoversEveryKernelAtOneAndTThreadsWithUniqueIds) {
                               sim::WorkloadKind::kPartitionedAggregation, sim::WorkloadKind::kCountAggregation,
                               sim::WorkloadKind::kMedianAggregation, sim::WorkloadKind::kHashJoin, sim::WorkloadKind::kIndexJoin})
     EXPECT_TRUE(kinds.count(k)) << sim::workload_kind_name(k);
-  EXPECT_GT(training, 0);
-  EXPECT_LT(training, static_cast<int>(suite.size()));
+  EXPECT_EQ(threads, (std::set<int>{1, 2}));
   // The OS default (unpinned, loader first touch) is in, for the advice check.
   bool os_default = false;
   for (const SuiteEntry& e : suite)
     os_default = os_default || (e.spec.placement.kind == sim::PlacementKind::kNone && e.spec.memory.init == sim::InitThreads::kLoader);
   EXPECT_TRUE(os_default);
+}
+
+TEST(ValidationSuiteTest, CrossValidationPredictsEachFoldWithCostsFittedWithoutIt) {
+  // Runs: 0 shuffle 0.3 s, 1 COUNT 0.55 s, 2 COUNT 0.5 s; folds of 2: {0, 2} and {1}.
+  // Fold 0 is predicted with costs fitted on run 1 alone: hash cycles 55, so run 2 is predicted
+  // 0.55 s (+10 %), and the shuffle, which nothing in that training set constrains, keeps
+  // cycles_per_element 1 (0.1 / 0.3 - 1). Fold 1 is fitted on runs 0 and 2: hash cycles 50, so
+  // run 1 is predicted 0.5 s (0.5 / 0.55 - 1).
+  const std::vector<KernelComparison> runs{comparison(sim::WorkloadKind::kShuffle, 1, 0.3),
+                                           comparison(sim::WorkloadKind::kCountAggregation, 2, 0.55),
+                                           comparison(sim::WorkloadKind::kCountAggregation, 1, 0.5)};
+  const std::vector<double> cv = cross_validated_errors(one_node(), runs, 2, toy_model);
+  ASSERT_EQ(cv.size(), 3u);
+  EXPECT_NEAR(cv[0], 0.1 / 0.3 - 1.0, 1e-6);
+  EXPECT_NEAR(cv[1], 0.5 / 0.55 - 1.0, 2e-3);
+  EXPECT_NEAR(cv[2], 0.55 / 0.5 - 1.0, 2e-3);
+  EXPECT_THROW(cross_validated_errors(one_node(), runs, 1, toy_model), std::invalid_argument);
 }
 
 TEST(ValidationSuiteTest, MedianAbsIsTheMiddleOfTheMagnitudes) {
@@ -136,6 +151,7 @@ TEST(ValidationReportTest, JsonHasTheGuisShapeAndCsvOneRowPerKernel) {
               1.0 / (0.3 * (1.0 + report.cost_fit->errors_after[0])), 1e-9);
   EXPECT_FALSE(j["kernels"][1].contains("algorithm")) << "COUNT has no shuffle algorithm";
   EXPECT_TRUE(j["summary"].contains("median_abs_error_after_fit_held_out"));
+  EXPECT_FALSE(j["summary"].contains("median_abs_error_cross_validated"));
   EXPECT_EQ(j["cost_fit"]["training_runs"], 1);
   const std::string csv = to_csv(report);
   std::istringstream lines(csv);

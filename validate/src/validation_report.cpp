@@ -15,6 +15,8 @@ Json costs_json(const KernelCosts& c) {
           {"hash_cycles_per_tuple", c.operators.hash_cycles_per_tuple},
           {"random_lines_in_flight", c.operators.random_lines_in_flight},
           {"llc_hit_ns", c.operators.llc_hit_ns},
+          {"private_hit_ns", c.operators.private_hit_ns},
+          {"shared_line_transfer_ns", c.operators.shared_line_transfer_ns},
           {"sort_cycles_per_comparison", c.operators.sort_cycles_per_comparison},
           {"merge_cycles_per_tuple", c.operators.merge_cycles_per_tuple}};
 }
@@ -95,6 +97,7 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
       const double predicted_s = c.measured.seconds * (1.0 + report.cost_fit->errors_after[i]);
       k["details"]["training"] = i < report.training.size() && report.training[i];
       k["details"]["error_after_fit"] = report.cost_fit->errors_after[i];  // of the time, like "error"
+      if (i < report.cross_validated.size()) k["details"]["error_cross_validated"] = report.cross_validated[i];
       k["details"]["predicted_s_after_fit"] = predicted_s;
       k["details"]["predicted_gbps_after_fit"] = work_bytes(c.spec) / predicted_s / 1e9;
     }
@@ -109,17 +112,20 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
            {"host", report.host},
            {"kernels", kernels},
            {"summary", summary}};
+  if (report.measured_costs) out["measured_costs"] = *report.measured_costs;
   if (report.switches) out["switches"] = *report.switches;
   if (report.cost_fit) {
     const CostFit& f = *report.cost_fit;
     std::vector<double> held_out;
-    std::vector<double> trained;
     for (std::size_t i = 0; i < f.errors_after.size(); ++i)
-      (i < report.training.size() && report.training[i] ? trained : held_out).push_back(f.errors_after[i]);
+      if (i >= report.training.size() || !report.training[i]) held_out.push_back(f.errors_after[i]);
     out["summary"]["median_abs_error_after_fit"] = median_abs(f.errors_after);
     out["summary"]["largest_abs_error_after_fit"] = largest_abs(f.errors_after);
-    out["summary"]["median_abs_error_after_fit_training"] = median_abs(trained);
-    out["summary"]["median_abs_error_after_fit_held_out"] = median_abs(held_out);
+    if (!held_out.empty()) out["summary"]["median_abs_error_after_fit_held_out"] = median_abs(held_out);
+    if (!report.cross_validated.empty()) {
+      out["summary"]["median_abs_error_cross_validated"] = median_abs(report.cross_validated);
+      out["summary"]["largest_abs_error_cross_validated"] = largest_abs(report.cross_validated);
+    }
     out["cost_fit"] = {{"method", "coordinate descent on log costs, least squares of log(predicted/measured) over the training runs"},
                        {"training_runs", f.training_runs},
                        {"held_out_runs", f.held_out_runs},
@@ -133,18 +139,22 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
 std::string to_csv(const ValidationReport& report) {
   std::string out =
       "id,workload,algorithm,sync,threads,placement,allocator,huge_pages,measured_s,predicted_s,error,measured_gbps,"
-      "predicted_gbps,training,error_after_fit,verified\n";
+      "predicted_gbps,training,error_after_fit,error_cross_validated,verified\n";
   for (std::size_t i = 0; i < report.kernels.size(); ++i) {
     const KernelComparison& c = report.kernels[i];
     char numbers[512];
     std::snprintf(numbers, sizeof numbers, "%.6g,%.6g,%.4f,%.4f,%.4f", c.measured.seconds, c.predicted.seconds, c.error(),
                   c.measured_gbps(), c.predicted_gbps());
-    std::string fit = ",";
+    std::string fit = ",,";
     if (report.cost_fit) {
-      char text[64];
-      std::snprintf(text, sizeof text, "%s,%.4f", i < report.training.size() && report.training[i] ? "yes" : "no",
+      char text[96];
+      std::snprintf(text, sizeof text, "%s,%.4f,", i < report.training.size() && report.training[i] ? "yes" : "no",
                     report.cost_fit->errors_after[i]);
       fit = text;
+      if (i < report.cross_validated.size()) {
+        std::snprintf(text, sizeof text, "%.4f", report.cross_validated[i]);
+        fit += text;
+      }
     }
     out += csv_field(c.id) + "," + sim::workload_kind_name(c.spec.kind) + "," + sim::algorithm_name(c.spec.algorithm) + "," +
            sim::sync_name(c.spec.sync) + "," + std::to_string(c.spec.threads) + "," +

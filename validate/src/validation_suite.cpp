@@ -31,6 +31,8 @@ const Parameter kParameters[] = {
     {"hash_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.hash_cycles_per_tuple; }, 0.01},
     {"random_lines_in_flight", [](KernelCosts& c) { return &c.operators.random_lines_in_flight; }, 1.0},
     {"llc_hit_ns", [](KernelCosts& c) { return &c.operators.llc_hit_ns; }, 0.1},
+    {"private_hit_ns", [](KernelCosts& c) { return &c.operators.private_hit_ns; }, 0.1},
+    {"shared_line_transfer_ns", [](KernelCosts& c) { return &c.operators.shared_line_transfer_ns; }, 0.1},
     {"sort_cycles_per_comparison", [](KernelCosts& c) { return &c.operators.sort_cycles_per_comparison; }, 0.01},
     {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.01},
 };
@@ -44,7 +46,7 @@ std::vector<SuiteEntry> standard_suite(const model::Topology& topology, const Su
   std::vector<int> counts{1};
   if (o.threads > 1) counts.push_back(o.threads);
   std::vector<SuiteEntry> suite;
-  auto add = [&](sim::WorkloadSpec s) { suite.push_back({s, s.threads == 1}); };
+  auto add = [&](sim::WorkloadSpec s) { suite.push_back({s}); };
   const double element_aligned = 8.0 * counts.back() * counts.back();
   const double shuffle_bytes = std::max(element_aligned, std::round(o.shuffle_bytes * o.scale / element_aligned) * element_aligned);
   for (int t : counts) {
@@ -125,6 +127,27 @@ KernelCosts costs_of(const sim::WorkloadSpec& spec) { return {spec.costs, spec.c
 void apply_costs(const KernelCosts& costs, sim::WorkloadSpec& spec) {
   spec.costs = costs.operators;
   spec.cycles_per_element = costs.cycles_per_element;
+}
+
+std::vector<double> cross_validated_errors(const model::Topology& topology, const std::vector<KernelComparison>& comparisons,
+                                           int folds,
+                                           const std::function<Prediction(const model::Topology&, const sim::WorkloadSpec&)>& predict) {
+  if (folds < 2) throw std::invalid_argument("cross-validation needs at least 2 folds");
+  std::vector<double> errors(comparisons.size(), 0.0);
+  for (int f = 0; f < folds; ++f) {
+    std::vector<bool> training(comparisons.size());
+    bool any_test = false;
+    bool any_training = false;
+    for (std::size_t i = 0; i < comparisons.size(); ++i) {
+      training[i] = static_cast<int>(i % static_cast<std::size_t>(folds)) != f;
+      (training[i] ? any_training : any_test) = true;
+    }
+    if (!any_test || !any_training) continue;
+    const CostFit fit = fit_kernel_costs(topology, comparisons, training, predict);
+    for (std::size_t i = 0; i < comparisons.size(); ++i)
+      if (!training[i]) errors[i] = fit.errors_after[i];
+  }
+  return errors;
 }
 
 double median_abs(std::vector<double> values) {

@@ -6,8 +6,15 @@
 //  - hash-table and index accesses are random: one cache line per miss, at most
 //    `random_lines_in_flight` independent misses in flight, so latency-bound; a share h of the
 //    accesses hits in the node's last-level cache (key_distribution.hpp) and costs llc_hit_ns
-//    instead. Updates are read-modify-write: the line is read for ownership and written back.
+//    instead, of which a share h_private (the same formula with the core's private cache) hits
+//    the core's own cache and costs private_hit_ns. Updates are read-modify-write: the line is
+//    read for ownership and written back.
 // Core work (cycles per tuple) overlaps with the misses and caps a transfer's rate.
+// Atomic updates of a SHARED table by k workers (COUNT, MEDIAN's group tails, the hash join's
+// build) also pay, per update, s x shared_line_transfer_ns without overlap, where
+// s = (k - 1) / k x h_private: the line was modified last by another worker and is still in that
+// worker's private cache (h_private: the key distribution's hit ratio for a cache of the private
+// cache's size). Few groups and many threads make s approach (k - 1) / k.
 //
 // Each phase is cut into kBatches alternating scan and random transfers, so that scans and table
 // accesses of different threads overlap in time as they do in the real loop.

@@ -39,10 +39,15 @@ struct OperatorCosts {
   double scan_cycles_per_tuple = 2.0;
   double hash_cycles_per_tuple = 20.0;     // hashing, comparing, updating an entry
   double random_lines_in_flight = 4.0;     // independent misses a hash or probe loop keeps in flight
-  double llc_hit_ns = 20.0;                // a random access that hits the last-level cache
+  double llc_hit_ns = 20.0;                 // a random access that hits the last-level cache
+  double private_hit_ns = 5.0;              // ... that hits the core's own cache (L2 or L1)
   double merge_cycles_per_tuple = 10.0;
   double sort_cycles_per_comparison = 4.0;  // MEDIAN sorts each group's values
   int entry_bytes = 16;                     // hash table entry (key + payload); tables are half full
+  // An atomic update of a shared table whose line another core modified last: the line moves
+  // from that core's private cache (a "HitM" transfer), and the locked update cannot overlap it.
+  // `validate run/suite` measure it (core-to-core ping-pong); 60 ns is an assumed default.
+  double shared_line_transfer_ns = 60.0;
 };
 
 enum class ShuffleAlgorithm {

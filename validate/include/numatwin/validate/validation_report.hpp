@@ -25,9 +25,12 @@ struct ValidationReport {
   std::vector<KernelComparison> kernels;
   std::vector<bool> training;    // per kernel, when a cost fit ran
   std::optional<CostFit> cost_fit;
+  std::vector<double> cross_validated;  // per kernel, when the fit was cross-validated
   // Measured effects of allocators and transparent huge pages (suite --switches): see
   // validation_suite.hpp, switches_json.
   std::optional<nlohmann::ordered_json> switches;
+  // Kernel costs measured rather than fitted (the core-to-core transfer), with how.
+  std::optional<nlohmann::ordered_json> measured_costs;
 };
 
 nlohmann::ordered_json to_json(const model::Topology& topology, const ValidationReport& report);

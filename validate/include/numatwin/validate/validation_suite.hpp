@@ -16,8 +16,9 @@
 //
 // Cost fit: coordinate descent over the logarithms of the costs (golden-section search within
 // a factor of 10 of the start, three sweeps), minimising the sum of squared log errors
-// ln(predicted / measured) over the TRAINING runs (1-thread runs); the T-thread runs are held
-// out, so their error after the fit says how well the model extrapolates to contention.
+// ln(predicted / measured) over the training runs. The suite fits on every run (the calibrated
+// costs) and, to say how well the model predicts runs it was not fitted to, cross-validates:
+// 4 folds, each predicted with the costs fitted on the other three.
 #pragma once
 
 #include <functional>
@@ -40,7 +41,6 @@ struct SuiteOptions {
 
 struct SuiteEntry {
   sim::WorkloadSpec spec;
-  bool training = false;  // used by the cost fit
 };
 
 std::vector<SuiteEntry> standard_suite(const model::Topology& topology, const SuiteOptions& options);
@@ -73,6 +73,13 @@ void apply_costs(const KernelCosts& costs, sim::WorkloadSpec& spec);
 CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<KernelComparison>& comparisons,
                          const std::vector<bool>& training,
                          const std::function<Prediction(const model::Topology&, const sim::WorkloadSpec&)>& predict);
+
+// K-fold cross-validation of the fit: run i is in fold i mod K; each fold's runs are predicted
+// with the costs fitted on the other folds. Returns one error per comparison (a run whose fold
+// leaves no training run depending on a cost keeps that cost's value from before the fit).
+std::vector<double> cross_validated_errors(const model::Topology& topology, const std::vector<KernelComparison>& comparisons,
+                                           int folds,
+                                           const std::function<Prediction(const model::Topology&, const sim::WorkloadSpec&)>& predict);
 
 // Median of |x| (0 for an empty list).
 double median_abs(std::vector<double> values);
