@@ -24,19 +24,6 @@ std::string type_name(const Json& j) {
   return "an object";
 }
 
-std::string escape(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string number_text(double x) {
   std::ostringstream s;
@@ -59,7 +46,7 @@ class Field {
     for (const auto& [key, v] : value_->items()) {
       bool ok = false;
       for (const char* a : allowed) ok = ok || key == a;
-      if (!ok) Field(*file_, pointer_ + "/" + escape(key), &v).fail("unknown field: expected only the fields docs/adaptive.md lists");
+      if (!ok) Field(*file_, pointer_ + "/" + model::escape_pointer_token(key), &v).fail("unknown field: expected only the fields docs/adaptive.md lists");
     }
   }
   void object(const char* what) const {
@@ -67,7 +54,7 @@ class Field {
   }
   [[nodiscard]] Field field(const std::string& key) const {
     const auto it = value_->find(key);
-    return Field(*file_, pointer_ + "/" + escape(key), it == value_->end() ? nullptr : &*it);
+    return Field(*file_, pointer_ + "/" + model::escape_pointer_token(key), it == value_->end() ? nullptr : &*it);
   }
   [[nodiscard]] Field required(const std::string& key) const {
     Field f = field(key);
@@ -81,7 +68,7 @@ class Field {
   [[nodiscard]] Field at(std::size_t i) const { return Field(*file_, pointer_ + "/" + std::to_string(i), &(*value_)[i]); }
   [[nodiscard]] std::vector<std::pair<std::string, Field>> members() const {
     std::vector<std::pair<std::string, Field>> out;
-    for (const auto& [key, v] : value_->items()) out.emplace_back(key, Field(*file_, pointer_ + "/" + escape(key), &v));
+    for (const auto& [key, v] : value_->items()) out.emplace_back(key, Field(*file_, pointer_ + "/" + model::escape_pointer_token(key), &v));
     return out;
   }
   [[nodiscard]] std::string string() const {

@@ -228,13 +228,6 @@ std::vector<double> parse_factor_range(const std::string& text) {
   return out;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 }  // namespace
 
 void register_sim_commands(CLI::App& app) {
@@ -400,7 +393,7 @@ void register_sim_commands(CLI::App& app) {
                                     sim::workload_kind_name(s.kind), partitioned ? sim::strategy_name(s.strategy) : std::string(),
                                     sim::algorithm_name(s.algorithm), sim::sync_name(s.sync), outcome.result.time_s,
                                     outcome.shuffle_gbps(), outcome.result.local_access_ratio(),
-                                    csv_field(row["busiest_resource"].get<std::string>()),
+                                    model::csv_field(row["busiest_resource"].get<std::string>()),
                                     row["busiest_mean_utilisation"].get<double>());
             table.add_row({std::to_string(n), partitioned ? fmt::format("{:g}", groups_per_partition) : "-", label(s),
                            partitioned ? fmt::format("{:.1f}", outcome.mtuples_per_s()) : fmt::format("{:.2f}", outcome.shuffle_gbps()),

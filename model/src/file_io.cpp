@@ -50,4 +50,11 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   }
 }
 
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace numatwin::model

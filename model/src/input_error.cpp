@@ -21,4 +21,18 @@ InputError::InputError(std::string file, std::string json_pointer, std::string e
       json_pointer_(std::move(json_pointer)),
       expectation_(std::move(expectation)) {}
 
+std::string escape_pointer_token(std::string_view token) {
+  std::string out;
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace numatwin::model

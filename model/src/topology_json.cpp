@@ -21,20 +21,6 @@ using OrderedJson = nlohmann::ordered_json;
 
 constexpr int kFormatVersion = 1;
 
-std::string escape_pointer_token(std::string_view token) {
-  std::string out;
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 const char* type_name(const Json& value) {
   switch (value.type()) {
     case Json::value_t::null: return "null";

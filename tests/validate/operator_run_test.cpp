@@ -16,28 +16,13 @@
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/operator_data.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
+#include "this_machine.hpp"
 
 namespace numatwin::validate {
 namespace {
 
-struct ThisMachine {
-  model::Topology topology;
-  HostMap host;
-};
-
-const ThisMachine& this_machine() {
-  static const ThisMachine machine = [] {
-    const DiscoveredMachine found = discover_machine();
-    ThisMachine m;
-    m.topology = make_topology_skeleton(found, "host").topology;
-    const ThreadPinner pinner;
-    std::vector<std::vector<int>> cpus;
-    for (const DiscoveredNode& n : found.nodes) cpus.push_back(pinner.node_cpus(n.os_index));
-    m.host = map_host(m.topology, found, cpus);
-    return m;
-  }();
-  return machine;
-}
+using test_support::ThisMachine;
+using test_support::this_machine;
 
 sim::WorkloadSpec spec_of(sim::WorkloadKind kind, const std::string& keys, int threads,
                           const std::string& memory) {

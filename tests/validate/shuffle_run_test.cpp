@@ -18,27 +18,13 @@
 #include "numatwin/validate/shuffle_run.hpp"
 #include "numatwin/validate/thread_team.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
+#include "this_machine.hpp"
 
 namespace numatwin::validate {
 namespace {
 
-struct ThisMachine {
-  model::Topology topology;
-  HostMap host;
-};
-
-const ThisMachine& this_machine() {
-  static const ThisMachine machine = [] {
-    const DiscoveredMachine discovered = discover_machine();
-    const ThreadPinner pinner;
-    std::vector<std::vector<int>> cpus;
-    for (const DiscoveredNode& node : discovered.nodes) cpus.push_back(pinner.node_cpus(node.os_index));
-    model::Topology topology = make_topology_skeleton(discovered, "this machine").topology;
-    HostMap host = map_host(topology, discovered, cpus);
-    return ThisMachine{std::move(topology), std::move(host)};
-  }();
-  return machine;
-}
+using test_support::ThisMachine;
+using test_support::this_machine;
 
 int usable_cpus() {
   int cpus = 0;

@@ -9,10 +9,12 @@
 namespace numatwin::validate {
 namespace {
 
+__extension__ typedef unsigned __int128 uint128;  // GCC/Clang: exact 64 x 64-bit products
+
 double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }  // [0, 1)
 
 std::uint64_t below(std::uint64_t bits, std::uint64_t n) {  // floor(u n) without bias worth noting
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(bits) * n) >> 64);
+  return static_cast<std::uint64_t>((static_cast<uint128>(bits) * n) >> 64);
 }
 
 std::uint64_t coprime_multiplier(std::uint64_t n, std::uint64_t start) {
@@ -24,7 +26,7 @@ std::uint64_t coprime_multiplier(std::uint64_t n, std::uint64_t start) {
 }
 
 std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b, std::uint64_t n) {
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) % n);
+  return static_cast<std::uint64_t>((static_cast<uint128>(a) * b) % n);
 }
 
 }  // namespace
@@ -99,11 +101,11 @@ std::uint64_t KeyGenerator::key(std::uint64_t row) const {
       return unit(mix64(seed_, row, 99)) < keys_.heavy_hitter_share ? 0 : below(bits, groups_);
     case sim::KeyDistribution::kMovingCluster: {
       const std::uint64_t start = static_cast<std::uint64_t>(
-          (static_cast<unsigned __int128>(row) * (groups_ - window_)) / rows_);
+          (static_cast<uint128>(row) * (groups_ - window_)) / rows_);
       return start + below(bits, window_);
     }
     case sim::KeyDistribution::kSequential:
-      return static_cast<std::uint64_t>((static_cast<unsigned __int128>(row) * groups_) / rows_);
+      return static_cast<std::uint64_t>((static_cast<uint128>(row) * groups_) / rows_);
   }
   return 0;
 }
@@ -123,7 +125,7 @@ UniqueKeys::UniqueKeys(std::uint64_t n, std::uint64_t seed) : n_(n), a_(1), b_(0
 }
 
 std::uint64_t UniqueKeys::key(std::uint64_t row) const {
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a_) * (row % n_) + b_) % n_);
+  return static_cast<std::uint64_t>((static_cast<uint128>(a_) * (row % n_) + b_) % n_);
 }
 
 }  // namespace numatwin::validate

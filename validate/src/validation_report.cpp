@@ -1,3 +1,4 @@
+#include "numatwin/model/file_io.hpp"
 #include "numatwin/validate/validation_report.hpp"
 
 #include <algorithm>
@@ -25,13 +26,6 @@ double largest_abs(const std::vector<double>& v) {
   double m = 0.0;
   for (double x : v) m = std::max(m, std::abs(x));
   return m;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 }  // namespace
@@ -156,9 +150,9 @@ std::string to_csv(const ValidationReport& report) {
         fit += text;
       }
     }
-    out += csv_field(c.id) + "," + sim::workload_kind_name(c.spec.kind) + "," + sim::algorithm_name(c.spec.algorithm) + "," +
+    out += model::csv_field(c.id) + "," + sim::workload_kind_name(c.spec.kind) + "," + sim::algorithm_name(c.spec.algorithm) + "," +
            sim::sync_name(c.spec.sync) + "," + std::to_string(c.spec.threads) + "," +
-           csv_field(sim::placement_name(c.spec.placement)) + "," + c.allocator + "," +
+           model::csv_field(sim::placement_name(c.spec.placement)) + "," + c.allocator + "," +
            (c.measured.huge_pages ? "yes" : "no") + "," + numbers + "," + fit + "," + (c.measured.verified ? "yes" : "no") + "\n";
   }
   return out;

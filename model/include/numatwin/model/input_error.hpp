@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace numatwin::model {
 
@@ -21,5 +22,8 @@ class InputError : public std::runtime_error {
   std::string json_pointer_;
   std::string expectation_;
 };
+
+// One reference token of a JSON pointer (RFC 6901): "~" becomes "~0" and "/" becomes "~1".
+std::string escape_pointer_token(std::string_view token);
 
 }  // namespace numatwin::model
