@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "numatwin/model/generators.hpp"
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
@@ -63,9 +64,61 @@ TEST(OperatorSimulationTest, TablesThatFitInCacheCauseNoTableTraffic) {
   const SimulationResult r = run(t, small);
   // Only the input is read: every byte moved is a scan byte.
   EXPECT_NEAR(r.bytes, small.data.records * small.data.tuple_bytes, 1e-6 * r.bytes);
+  // On one thread, a table in cache is faster than one in memory. (With all 60 threads of the
+  // machine updating one small shared table, it need not be: see the next test.)
+  small.threads = 1;
   WorkloadSpec large = small;
   large.data.keys.groups = 1e8;
-  EXPECT_GT(run(t, large).time_s, r.time_s);
+  EXPECT_GT(run(t, large).time_s, run(t, small).time_s);
+}
+
+TEST(OperatorSimulationTest, SharedTableUpdatesPayTheLineTransferWorkedByHand) {
+  // One node, 2 cores, private 256 KiB L2: COUNT of 1e6 records over 100 groups. The table
+  // (100 x 16 bytes) sits in every private cache, so h_private = 1 and half of each worker's
+  // 5e5 updates find the line modified by the other worker: 2.5e5 transfers per worker, which
+  // add 2.5e5 x X ns to each worker's (compute-only) table phases and nothing else.
+  model::GeneratorParams params;
+  params.nodes = 1;
+  params.cores_per_node = 2;
+  params.threads_per_core = 1;
+  const model::Topology t = model::generate_topology(params);
+  WorkloadSpec s = op(t, WorkloadKind::kCountAggregation, "first-touch");
+  s.data.records = 1e6;
+  s.data.keys.groups = 100;
+  s.costs.shared_line_transfer_ns = 0.0;
+  const double without = run(t, s).time_s;
+  s.costs.shared_line_transfer_ns = 100.0;
+  EXPECT_NEAR(run(t, s).time_s - without, 2.5e5 * 100e-9, 1e-9);
+  // One worker has nobody to take lines from.
+  s.threads = 1;
+  const double one = run(t, s).time_s;
+  s.costs.shared_line_transfer_ns = 0.0;
+  EXPECT_DOUBLE_EQ(run(t, s).time_s, one);
+  // Every update hits the private cache: 1e6 x private_hit_ns / 4 lines in flight.
+  s.costs.private_hit_ns = 0.0;
+  const double free_hits = run(t, s).time_s;
+  s.costs.private_hit_ns = 40.0;
+  EXPECT_NEAR(run(t, s).time_s - free_hits, 1e6 * 40e-9 / 4.0, 1e-9);
+}
+
+TEST(OperatorSimulationTest, ManyThreadsOnAFewGroupsOfASharedTableAreSlowedByLineTransfers) {
+  // The effect the real COUNT kernel shows (validate suite): more threads on 1000 groups of a
+  // shared table take longer than fewer, while on 1e6 uniform groups they share the work.
+  model::GeneratorParams params;
+  params.nodes = 1;
+  params.cores_per_node = 2;
+  params.threads_per_core = 1;
+  const model::Topology t = model::generate_topology(params);
+  WorkloadSpec s = op(t, WorkloadKind::kCountAggregation, "first-touch");
+  s.data.keys.groups = 1000;
+  s.threads = 1;
+  const double one_few = run(t, s).time_s;
+  s.threads = 2;
+  EXPECT_GT(run(t, s).time_s, one_few);
+  s.data.keys.groups = 1e7;
+  const double two_many = run(t, s).time_s;
+  s.threads = 1;
+  EXPECT_LT(two_many, run(t, s).time_s);
 }
 
 TEST(OperatorSimulationTest, SkewedKeysHitTheCacheMoreOften) {
