@@ -69,6 +69,18 @@ TEST(ValidationSuiteTest, CostFitRecoversTheCostsThatExplainTheTrainingRuns) {
   EXPECT_TRUE(noted);
 }
 
+TEST(ValidationSuiteTest, CostFitFollowsTheMajorityNotAnOutlier) {
+  // Three COUNT runs of 0.5, 0.5 and 5 s under the toy model (0.01 s per hash cycle): least
+  // absolute log deviations put the hash cycles at 50 (the two agreeing runs exact); a least
+  // squares fit would settle at 0.01 x exp(mean log) = 108 and miss all three.
+  const std::vector<KernelComparison> with_outlier{comparison(sim::WorkloadKind::kCountAggregation, 1, 0.5),
+                                                   comparison(sim::WorkloadKind::kCountAggregation, 2, 0.5),
+                                                   comparison(sim::WorkloadKind::kCountAggregation, 2, 5.0)};
+  const CostFit fit = fit_kernel_costs(one_node(), with_outlier, {true, true, true}, toy_model);
+  EXPECT_NEAR(fit.after.operators.hash_cycles_per_tuple, 50.0, 0.5);
+  EXPECT_NEAR(median_abs(fit.errors_after), 0.0, 0.01);
+}
+
 TEST(ValidationSuiteTest, CostFitNeedsTrainingRuns) {
   std::vector<KernelComparison> runs{comparison(sim::WorkloadKind::kShuffle, 1, 0.3)};
   EXPECT_THROW(fit_kernel_costs(one_node(), runs, {false}, toy_model), std::invalid_argument);

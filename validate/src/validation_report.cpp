@@ -120,7 +120,7 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
       out["summary"]["median_abs_error_cross_validated"] = median_abs(report.cross_validated);
       out["summary"]["largest_abs_error_cross_validated"] = largest_abs(report.cross_validated);
     }
-    out["cost_fit"] = {{"method", "coordinate descent on log costs, least squares of log(predicted/measured) over the training runs"},
+    out["cost_fit"] = {{"method", "coordinate descent on log costs, least absolute log(predicted/measured) over the training runs"},
                        {"training_runs", f.training_runs},
                        {"held_out_runs", f.held_out_runs},
                        {"before", costs_json(f.before)},

@@ -183,7 +183,7 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
     double sum = 0.0;
     for (double e : errors_with(costs, true)) {
       const double l = std::log1p(std::max(e, -0.999999));
-      sum += l * l;
+      sum += std::abs(l);
     }
     return sum;
   };
@@ -203,7 +203,7 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
     }
   }
   const double golden = (std::sqrt(5.0) - 1.0) / 2.0;
-  for (int sweep = 0; sweep < 3; ++sweep) {
+  for (int sweep = 0; sweep < 8; ++sweep) {
     for (std::size_t p = 0; p < std::size(kParameters); ++p) {
       if (!matters[p]) continue;
       const double start = std::log(*kParameters[p].field(best));
