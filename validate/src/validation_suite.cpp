@@ -204,6 +204,7 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
   }
   const double golden = (std::sqrt(5.0) - 1.0) / 2.0;
   for (int sweep = 0; sweep < 8; ++sweep) {
+    const double value_before_sweep = best_value;
     for (std::size_t p = 0; p < std::size(kParameters); ++p) {
       if (!matters[p]) continue;
       const double start = std::log(*kParameters[p].field(best));
@@ -239,6 +240,7 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
         best_value = objective(best);
       }
     }
+    if (value_before_sweep - best_value <= 1e-4 * value_before_sweep) break;  // converged
   }
   fit.after = best;
   fit.errors_before = errors_with(fit.before, false);

@@ -15,7 +15,7 @@
 // Sizes scale with `scale` (quick: 1/16) and are checked against free memory before any run.
 //
 // Cost fit: coordinate descent over the logarithms of the costs (golden-section search within
-// a factor of 10 of the start, eight sweeps), minimising the sum of absolute log errors
+// a factor of 10 of the start; sweeps until one gains less than 0.01 %, at most eight), minimising the sum of absolute log errors
 // |ln(predicted / measured)| over the training runs: a least-absolute-deviations fit, which
 // aims at the median error (the suite's figure of merit) and which a few runs the model cannot
 // describe (say, a cache-resident table on one thread) do not drag along. The suite fits on every run (the calibrated
