@@ -237,7 +237,7 @@ struct SuiteCommandOptions {
 Json measure_switches(const model::Topology& t, const validate::HostMap& host,
                       const std::string& topology_file, const validate::SuiteOptions& suite_options,
                       const validate::RunOptions& run_options, const validate::ValidationReport& report, const ProgressBar& bar) {
-  const std::vector<validate::SuiteEntry> subset =
+  const std::vector<sim::WorkloadSpec> subset =
       validate::switch_subset(validate::standard_suite(t, suite_options), suite_options.threads);
   std::vector<validate::SwitchRun> runs;
   std::map<std::string, std::string> not_measured;
@@ -249,18 +249,18 @@ Json measure_switches(const model::Topology& t, const validate::HostMap& host,
   };
   int done = 0;
   const int total = static_cast<int>(subset.size() * 2 + validate::known_allocators().size());
-  for (const validate::SuiteEntry& e : subset) {
-    const std::string id = validate::comparison_id(t, e.spec);
+  for (const sim::WorkloadSpec& spec : subset) {
+    const std::string id = validate::comparison_id(t, spec);
     const validate::KernelComparison* base = base_of(id);
     if (base == nullptr) continue;
-    const std::string workload = sim::workload_kind_name(e.spec.kind);
+    const std::string workload = sim::workload_kind_name(spec.kind);
     runs.push_back({id, workload, "allocator", allocator_here, base->measured.seconds, base->measured.repetition_seconds});
     runs.push_back({id, workload, "huge_pages", run_options.huge_pages ? "on" : "off", base->measured.seconds,
                     base->measured.repetition_seconds});
     validate::RunOptions other = run_options;
     other.huge_pages = !run_options.huge_pages;
     bar.update(done++, total, 0.0, id + (other.huge_pages ? " with huge pages" : " without huge pages"));
-    const validate::RealRun run = validate::run_workload(t, host, e.spec, other);
+    const validate::RealRun run = validate::run_workload(t, host, spec, other);
     runs.push_back({id, workload, "huge_pages", other.huge_pages ? "on" : "off", run.seconds, run.repetition_seconds});
   }
   const Json system = validate::host_state();
@@ -346,27 +346,26 @@ void register_suite(CLI::App& validate_app) {
     validate::RunOptions run_options = o->flags.options(interrupt.flag());
     if (o->quick) run_options.repetitions = 1;
     const std::string topology_file = o->topology.empty() ? with_extension(o->out, ".topology.json") : o->topology;
-    std::vector<validate::SuiteEntry> suite = validate::standard_suite(t, suite_options);
+    std::vector<sim::WorkloadSpec> suite = validate::standard_suite(t, suite_options);
     if (o->switch_subset) suite = validate::switch_subset(suite, suite_options.threads);
     std::string shared_line_how;
     const std::optional<double> shared_line_ns = measure_shared_line_ns(host, shared_line_how);
-    for (validate::SuiteEntry& e : suite)
-      if (shared_line_ns) e.spec.costs.shared_line_transfer_ns = *shared_line_ns;
+    for (sim::WorkloadSpec& spec : suite)
+      if (shared_line_ns) spec.costs.shared_line_transfer_ns = *shared_line_ns;
     // Every run's memory first: a suite that cannot finish says so before the first run.
-    for (const validate::SuiteEntry& e : suite) validate::check_free_memory(validate::workload_memory_bytes(e.spec), run_options);
+    for (const sim::WorkloadSpec& spec : suite) validate::check_free_memory(validate::workload_memory_bytes(spec), run_options);
 
     validate::ValidationReport report;
     report.machine = t.name;
     report.host = host_text();
-    report.measured_costs = Json{{"shared_line_transfer_ns", suite.front().spec.costs.shared_line_transfer_ns}, {"how", shared_line_how}};
+    report.measured_costs = Json{{"shared_line_transfer_ns", suite.front().costs.shared_line_transfer_ns}, {"how", shared_line_how}};
     const double start = validate::now_seconds();
     for (std::size_t i = 0; i < suite.size(); ++i) {
       if (interrupt.requested()) break;
-      const std::string id = validate::comparison_id(t, suite[i].spec);
+      const std::string id = validate::comparison_id(t, suite[i]);
       const double elapsed = validate::now_seconds() - start;
       bar.update(static_cast<int>(i), static_cast<int>(suite.size()), i == 0 ? 0.0 : elapsed / static_cast<double>(i) * static_cast<double>(suite.size() - i), id);
-      report.kernels.push_back(validate::compare_workload(t, host, suite[i].spec, run_options));
-      report.training.push_back(true);  // the calibrated costs are fitted on every run
+      report.kernels.push_back(validate::compare_workload(t, host, suite[i], run_options));
       write_report(t, report, o->out, "");  // a checkpoint after every kernel
     }
     bar.update(static_cast<int>(report.kernels.size()), static_cast<int>(suite.size()), 0.0, "done");
@@ -375,7 +374,9 @@ void register_suite(CLI::App& validate_app) {
       report.switches = measure_switches(t, host, topology_file, suite_options, run_options, report, bar);
     if (!o->no_fit && !o->switch_subset && !report.kernels.empty()) {
       bar.update(0, 1, 0.0, "fitting the kernel costs (and 4-fold cross-validation)");
-      report.cost_fit = validate::fit_kernel_costs(t, report.kernels, report.training, validate::predict_workload);
+      // The calibrated costs are fitted on every run; cross-validation says how well they predict.
+      report.cost_fit = validate::fit_kernel_costs(t, report.kernels, std::vector<bool>(report.kernels.size(), true),
+                                                   validate::predict_workload);
       if (report.kernels.size() >= 4)
         report.cross_validated = validate::cross_validated_errors(t, report.kernels, 4, validate::predict_workload);
       bar.finish();

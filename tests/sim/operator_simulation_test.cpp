@@ -29,6 +29,16 @@ WorkloadSpec op(const model::Topology& t, WorkloadKind kind, const std::string& 
   return s;
 }
 
+// One node of 2 cores (one hardware thread each) with the generator's caches: a private 256 KiB
+// L2 per core.
+model::Topology one_node_two_cores() {
+  model::GeneratorParams params;
+  params.nodes = 1;
+  params.cores_per_node = 2;
+  params.threads_per_core = 1;
+  return model::generate_topology(params);
+}
+
 SimulationResult run(const model::Topology& t, const WorkloadSpec& spec, PlanReport* report = nullptr) {
   Simulation simulation(t);
   return simulation.run(build_plan(t, spec, report));
@@ -77,11 +87,7 @@ TEST(OperatorSimulationTest, SharedTableUpdatesPayTheLineTransferWorkedByHand) {
   // (100 x 16 bytes) sits in every private cache, so h_private = 1 and half of each worker's
   // 5e5 updates find the line modified by the other worker: 2.5e5 transfers per worker, which
   // add 2.5e5 x X ns to each worker's (compute-only) table phases and nothing else.
-  model::GeneratorParams params;
-  params.nodes = 1;
-  params.cores_per_node = 2;
-  params.threads_per_core = 1;
-  const model::Topology t = model::generate_topology(params);
+  const model::Topology t = one_node_two_cores();
   WorkloadSpec s = op(t, WorkloadKind::kCountAggregation, "first-touch");
   s.data.records = 1e6;
   s.data.keys.groups = 100;
@@ -104,11 +110,7 @@ TEST(OperatorSimulationTest, SharedTableUpdatesPayTheLineTransferWorkedByHand) {
 TEST(OperatorSimulationTest, ManyThreadsOnAFewGroupsOfASharedTableAreSlowedByLineTransfers) {
   // The effect the real COUNT kernel shows (validate suite): more threads on 1000 groups of a
   // shared table take longer than fewer, while on 1e6 uniform groups they share the work.
-  model::GeneratorParams params;
-  params.nodes = 1;
-  params.cores_per_node = 2;
-  params.threads_per_core = 1;
-  const model::Topology t = model::generate_topology(params);
+  const model::Topology t = one_node_two_cores();
   WorkloadSpec s = op(t, WorkloadKind::kCountAggregation, "first-touch");
   s.data.keys.groups = 1000;
   s.threads = 1;

@@ -93,15 +93,15 @@ TEST(ValidationSuiteTest, SuiteCoversEveryKernelAtOneAndTThreadsWithUniqueIds) {
   SuiteOptions options;
   options.threads = 2;
   options.scale = 1.0 / 16;
-  const std::vector<SuiteEntry> suite = standard_suite(t, options);
+  const std::vector<sim::WorkloadSpec> suite = standard_suite(t, options);
   std::set<sim::WorkloadKind> kinds;
   std::set<std::string> ids;
   std::set<int> threads;
-  for (const SuiteEntry& e : suite) {
-    kinds.insert(e.spec.kind);
-    ids.insert(comparison_id(t, e.spec));
-    threads.insert(e.spec.threads);
-    EXPECT_NO_THROW(sim::check_workload(t, e.spec)) << comparison_id(t, e.spec);
+  for (const sim::WorkloadSpec& spec : suite) {
+    kinds.insert(spec.kind);
+    ids.insert(comparison_id(t, spec));
+    threads.insert(spec.threads);
+    EXPECT_NO_THROW(sim::check_workload(t, spec)) << comparison_id(t, spec);
   }
   EXPECT_EQ(ids.size(), suite.size()) << "ids must be unique";
   for (sim::WorkloadKind k : {sim::WorkloadKind::kShuffle, sim::WorkloadKind::kMigration, sim::WorkloadKind::kMigrationAndCopy,
@@ -111,8 +111,8 @@ TEST(ValidationSuiteTest, SuiteCoversEveryKernelAtOneAndTThreadsWithUniqueIds) {
   EXPECT_EQ(threads, (std::set<int>{1, 2}));
   // The OS default (unpinned, loader first touch) is in, for the advice check.
   bool os_default = false;
-  for (const SuiteEntry& e : suite)
-    os_default = os_default || (e.spec.placement.kind == sim::PlacementKind::kNone && e.spec.memory.init == sim::InitThreads::kLoader);
+  for (const sim::WorkloadSpec& spec : suite)
+    os_default = os_default || (spec.placement.kind == sim::PlacementKind::kNone && spec.memory.init == sim::InitThreads::kLoader);
   EXPECT_TRUE(os_default);
 }
 
@@ -144,8 +144,8 @@ TEST(ValidationReportTest, JsonHasTheGuisShapeAndCsvOneRowPerKernel) {
   report.machine = "this-machine";
   report.kernels = {comparison(sim::WorkloadKind::kShuffle, 1, 0.3), comparison(sim::WorkloadKind::kCountAggregation, 2, 0.5)};
   report.kernels[0].predicted.seconds = 0.25;
-  report.training = {true, false};
-  report.cost_fit = fit_kernel_costs(one_node(), report.kernels, report.training, toy_model);
+  report.cost_fit = fit_kernel_costs(one_node(), report.kernels, {true, false}, toy_model);
+  report.cross_validated = {0.01, -0.02};
   const nlohmann::ordered_json j = to_json(one_node(), report);
   EXPECT_EQ(j["format"], "numatwin-validation-report");
   EXPECT_EQ(j["format_version"], 1);
@@ -162,8 +162,8 @@ TEST(ValidationReportTest, JsonHasTheGuisShapeAndCsvOneRowPerKernel) {
   EXPECT_NEAR(k0["details"]["predicted_gbps_after_fit"].get<double>(),
               1.0 / (0.3 * (1.0 + report.cost_fit->errors_after[0])), 1e-9);
   EXPECT_FALSE(j["kernels"][1].contains("algorithm")) << "COUNT has no shuffle algorithm";
-  EXPECT_TRUE(j["summary"].contains("median_abs_error_after_fit_held_out"));
-  EXPECT_FALSE(j["summary"].contains("median_abs_error_cross_validated"));
+  EXPECT_DOUBLE_EQ(j["summary"]["median_abs_error_cross_validated"].get<double>(), 0.015);
+  EXPECT_DOUBLE_EQ(j["kernels"][1]["details"]["error_cross_validated"].get<double>(), -0.02);
   EXPECT_EQ(j["cost_fit"]["training_runs"], 1);
   const std::string csv = to_csv(report);
   std::istringstream lines(csv);

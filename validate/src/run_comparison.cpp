@@ -27,8 +27,7 @@ Prediction predict_workload(const model::Topology& topology, const sim::Workload
 double work_bytes(const sim::WorkloadSpec& spec) {
   if (sim::is_shuffle_family(spec.kind)) return spec.total_bytes;
   double tuples = spec.data.records;
-  if (spec.kind == sim::WorkloadKind::kHashJoin || spec.kind == sim::WorkloadKind::kIndexJoin ||
-      spec.kind == sim::WorkloadKind::kSortMergeJoin)
+  if (spec.kind == sim::WorkloadKind::kHashJoin || spec.kind == sim::WorkloadKind::kSortMergeJoin)
     tuples += spec.data.build_records;
   return tuples * spec.data.tuple_bytes;
 }

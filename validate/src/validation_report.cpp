@@ -89,7 +89,6 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
     k["details"] = details_json(c);
     if (report.cost_fit) {
       const double predicted_s = c.measured.seconds * (1.0 + report.cost_fit->errors_after[i]);
-      k["details"]["training"] = i < report.training.size() && report.training[i];
       k["details"]["error_after_fit"] = report.cost_fit->errors_after[i];  // of the time, like "error"
       if (i < report.cross_validated.size()) k["details"]["error_cross_validated"] = report.cross_validated[i];
       k["details"]["predicted_s_after_fit"] = predicted_s;
@@ -110,12 +109,8 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
   if (report.switches) out["switches"] = *report.switches;
   if (report.cost_fit) {
     const CostFit& f = *report.cost_fit;
-    std::vector<double> held_out;
-    for (std::size_t i = 0; i < f.errors_after.size(); ++i)
-      if (i >= report.training.size() || !report.training[i]) held_out.push_back(f.errors_after[i]);
     out["summary"]["median_abs_error_after_fit"] = median_abs(f.errors_after);
     out["summary"]["largest_abs_error_after_fit"] = largest_abs(f.errors_after);
-    if (!held_out.empty()) out["summary"]["median_abs_error_after_fit_held_out"] = median_abs(held_out);
     if (!report.cross_validated.empty()) {
       out["summary"]["median_abs_error_cross_validated"] = median_abs(report.cross_validated);
       out["summary"]["largest_abs_error_cross_validated"] = largest_abs(report.cross_validated);
@@ -133,17 +128,16 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
 std::string to_csv(const ValidationReport& report) {
   std::string out =
       "id,workload,algorithm,sync,threads,placement,allocator,huge_pages,measured_s,predicted_s,error,measured_gbps,"
-      "predicted_gbps,training,error_after_fit,error_cross_validated,verified\n";
+      "predicted_gbps,error_after_fit,error_cross_validated,verified\n";
   for (std::size_t i = 0; i < report.kernels.size(); ++i) {
     const KernelComparison& c = report.kernels[i];
     char numbers[512];
     std::snprintf(numbers, sizeof numbers, "%.6g,%.6g,%.4f,%.4f,%.4f", c.measured.seconds, c.predicted.seconds, c.error(),
                   c.measured_gbps(), c.predicted_gbps());
-    std::string fit = ",,";
+    std::string fit = ",";
     if (report.cost_fit) {
       char text[96];
-      std::snprintf(text, sizeof text, "%s,%.4f,", i < report.training.size() && report.training[i] ? "yes" : "no",
-                    report.cost_fit->errors_after[i]);
+      std::snprintf(text, sizeof text, "%.4f,", report.cost_fit->errors_after[i]);
       fit = text;
       if (i < report.cross_validated.size()) {
         std::snprintf(text, sizeof text, "%.4f", report.cross_validated[i]);

@@ -39,14 +39,14 @@ const Parameter kParameters[] = {
 
 }  // namespace
 
-std::vector<SuiteEntry> standard_suite(const model::Topology& topology, const SuiteOptions& o) {
+std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, const SuiteOptions& o) {
   (void)topology;
   if (o.threads < 1) throw std::invalid_argument("suite: --max-threads must be >= 1");
   if (!(o.scale > 0.0)) throw std::invalid_argument("suite: scale must be > 0");
   std::vector<int> counts{1};
   if (o.threads > 1) counts.push_back(o.threads);
-  std::vector<SuiteEntry> suite;
-  auto add = [&](sim::WorkloadSpec s) { suite.push_back({s}); };
+  std::vector<sim::WorkloadSpec> suite;
+  auto add = [&](const sim::WorkloadSpec& s) { suite.push_back(s); };
   const double element_aligned = 8.0 * counts.back() * counts.back();
   const double shuffle_bytes = std::max(element_aligned, std::round(o.shuffle_bytes * o.scale / element_aligned) * element_aligned);
   for (int t : counts) {
@@ -110,14 +110,13 @@ std::vector<SuiteEntry> standard_suite(const model::Topology& topology, const Su
   return suite;
 }
 
-std::vector<SuiteEntry> switch_subset(const std::vector<SuiteEntry>& suite, int threads) {
-  std::vector<SuiteEntry> out;
-  for (const SuiteEntry& e : suite) {
-    const sim::WorkloadSpec& s = e.spec;
+std::vector<sim::WorkloadSpec> switch_subset(const std::vector<sim::WorkloadSpec>& suite, int threads) {
+  std::vector<sim::WorkloadSpec> out;
+  for (const sim::WorkloadSpec& s : suite) {
     if (s.threads != threads || s.placement.kind != sim::PlacementKind::kDense || s.memory.init != sim::InitThreads::kWorkers) continue;
     const bool count = s.kind == sim::WorkloadKind::kCountAggregation && s.data.keys.distribution == sim::KeyDistribution::kUniform &&
                        s.data.keys.groups > 1e3;
-    if (count || s.kind == sim::WorkloadKind::kMedianAggregation || s.kind == sim::WorkloadKind::kHashJoin) out.push_back(e);
+    if (count || s.kind == sim::WorkloadKind::kMedianAggregation || s.kind == sim::WorkloadKind::kHashJoin) out.push_back(s);
   }
   return out;
 }

@@ -3,7 +3,8 @@
 // two times are compared: error = (predicted - measured) / measured.
 //
 // Throughput is reported as GB/s of the workload's work: the bytes shuffled for the shuffle
-// family, the input tuples x tuple bytes for operators (records, plus build records for joins),
+// family, the input tuples x tuple bytes for operators (records, plus build records for the hash
+// and sort-merge joins; an index join's index is prebuilt, untimed), as the kernels count them,
 // so a kernel's error is the same whichever rate is shown.
 #pragma once
 

@@ -23,7 +23,6 @@ struct ValidationReport {
   std::string machine;  // the topology's name
   std::string host;     // free text: CPU model, kernel, THP, numa_balancing
   std::vector<KernelComparison> kernels;
-  std::vector<bool> training;    // per kernel, when a cost fit ran
   std::optional<CostFit> cost_fit;
   std::vector<double> cross_validated;  // per kernel, when the fit was cross-validated
   // Measured effects of allocators and transparent huge pages (suite --switches): see

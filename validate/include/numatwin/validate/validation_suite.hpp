@@ -41,15 +41,11 @@ struct SuiteOptions {
   double build_records = 2e6;
 };
 
-struct SuiteEntry {
-  sim::WorkloadSpec spec;
-};
-
-std::vector<SuiteEntry> standard_suite(const model::Topology& topology, const SuiteOptions& options);
+std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, const SuiteOptions& options);
 
 // The switch subset (allocators, huge pages): COUNT over many uniform groups, MEDIAN and hash
 // join, at `threads` threads, dense, first touch by the workers, taken from `suite`.
-std::vector<SuiteEntry> switch_subset(const std::vector<SuiteEntry>& suite, int threads);
+std::vector<sim::WorkloadSpec> switch_subset(const std::vector<sim::WorkloadSpec>& suite, int threads);
 
 // The fitted kernel costs: OperatorCosts plus the shuffle consumer's cycles per element.
 struct KernelCosts {
