@@ -20,6 +20,8 @@ void WorkloadOptions::add_common(CLI::App* app) {
                     "first-touch[:workers|:loader], localalloc, interleave[:nodes], preferred:node, bind:nodes")
         ->capture_default_str();
     app->add_option("--strategy", strategy, "partitioned-aggregation: shuffle, migration or migration-copy")->capture_default_str();
+    app->add_option("--join-algorithm", join_algorithm, "hash-join: non-partitioned (shared table) or radix (partitioned first)")
+        ->capture_default_str();
     app->add_option("--records", records, "Operators: input / probe-side (S) / fact tuples")->capture_default_str();
     app->add_option("--build-records", build_records, "Joins: build-side (R) / dimension tuples")->capture_default_str();
     app->add_option("--tuple-bytes", tuple_bytes, "Operators: bytes per tuple")->capture_default_str();
@@ -60,6 +62,7 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.placement.os_move_probability = os_move_probability;
     s.memory = sim::parse_memory_policy(memory_policy, t);
     s.strategy = sim::parse_strategy(strategy);
+    s.join_algorithm = sim::parse_join_algorithm(join_algorithm);
     s.data.records = records;
     s.data.build_records = build_records;
     s.data.tuple_bytes = tuple_bytes;

@@ -32,6 +32,7 @@ struct WorkloadOptions {
   // Operators and policies.
   std::string memory_policy = "first-touch";
   std::string strategy = "shuffle";
+  std::string join_algorithm = "non-partitioned";
   double records = 1e8;
   double build_records = 1.6e7;
   int tuple_bytes = 16;

@@ -225,30 +225,40 @@ class Builder {
     tp.ops.emplace_back(std::move(tr));
   }
 
-  // `accesses` random accesses to a table spread as given; a share `hit` hits the LLC.
+  // One batch of a table loop: a scan of `scan_bytes` from `scan_spread` with `scan_cycles` of
+  // core work, and per scanned tuple-batch `accesses` random accesses to a table spread as given,
+  // of which a share `hit` hits the LLC and a share `private_hit` (<= hit) the core's own cache.
   // `shared_transfers`: the share of the accesses that find their line modified by another core
-  // (shared_line_share), each paying shared_line_transfer_ns without overlap.
-  // `private_hit` (<= hit): the share that hits the core's own cache, at private_hit_ns.
-  void random(ThreadPlan& tp, int worker, std::vector<model::NodeShare> spread, double accesses, double hit, bool update,
-              double cycles_per_access, int step = -1, double shared_transfers = 0.0, double private_hit = 0.0) {
-    if (accesses <= 0.0) return;
+  // (shared_line_share), each paying shared_line_transfer_ns.
+  //
+  // Overlap: the core's work on the table (cycles_per_access, the cache hits' latency over
+  // random_lines_in_flight, the shared-line transfers) runs while the prefetchers stream the
+  // input, so it is put on the scan as its compute limit: the scan takes
+  // max(bytes / bandwidth, core work). The accesses that miss the LLC then follow as their own
+  // latency-bound transfer (random_lines_in_flight misses in flight); updates read the line for
+  // ownership and write it back.
+  void table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes, double scan_cycles,
+                  std::vector<model::NodeShare> table_spread, double accesses, double hit, bool update, double cycles_per_access,
+                  int step = -1, double shared_transfers = 0.0, double private_hit = 0.0) {
     const OperatorCosts& c = spec_.costs;
+    const double f = frequency_hz(worker);
     private_hit = std::min(private_hit, hit);
+    const double hit_ns = private_hit * c.private_hit_ns + (hit - private_hit) * c.llc_hit_ns;
+    const double core_seconds = scan_cycles / f +
+                                accesses * (cycles_per_access / f + hit_ns * 1e-9 / c.random_lines_in_flight +
+                                            shared_transfers * c.shared_line_transfer_ns * 1e-9);
+    if (scan_bytes > 0.0) {
+      scan(tp, std::move(scan_spread), scan_bytes, core_seconds * f, step);
+    } else if (core_seconds > 0.0) {
+      tp.ops.emplace_back(Compute{core_seconds});
+    }
     const double misses = accesses * (1.0 - hit);
     const double bytes = misses * line_bytes();
-    const double hit_ns = private_hit * c.private_hit_ns + (hit - private_hit) * c.llc_hit_ns;
-    const double cpu_seconds = accesses * cycles_per_access / frequency_hz(worker) +
-                               accesses * hit_ns * 1e-9 / c.random_lines_in_flight +
-                               accesses * shared_transfers * c.shared_line_transfer_ns * 1e-9;
-    if (bytes < 1.0) {
-      tp.ops.emplace_back(Compute{cpu_seconds});
-      return;
-    }
+    if (bytes < 1.0) return;
     Transfer tr;
-    (update ? tr.write_spread : tr.read_spread) = std::move(spread);
+    (update ? tr.write_spread : tr.read_spread) = std::move(table_spread);
     tr.bytes = bytes;
     tr.lines_in_flight = c.random_lines_in_flight;
-    tr.cycles_per_byte = cpu_seconds * frequency_hz(worker) / bytes;
     tr.step = step;
     tp.ops.emplace_back(std::move(tr));
   }
@@ -311,8 +321,8 @@ class Builder {
       }
       const std::vector<model::NodeShare> chunk = input.chunk(w, n);
       for (int b = 0; b < kBatches; ++b) {
-        scan(tp, chunk, per_worker / kBatches * d.tuple_bytes, per_worker / kBatches * c.scan_cycles_per_tuple);
-        random(tp, w, table.spread(), per_worker / kBatches, hit, true, c.hash_cycles_per_tuple, -1, shared, own);
+        table_loop(tp, w, chunk, per_worker / kBatches * d.tuple_bytes, per_worker / kBatches * c.scan_cycles_per_tuple,
+                   table.spread(), per_worker / kBatches, hit, true, c.hash_cycles_per_tuple, -1, shared, own);
         if (median) write_stream(tp, dataset("values").chunk(w, n), per_worker / kBatches * 8.0);
         maybe_os_move(tp);
       }
@@ -354,15 +364,15 @@ class Builder {
       }
       for (int b = 0; b < kBatches; ++b) {
         const double tuples = d.build_records / n / kBatches;
-        scan(tp, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple);
-        random(tp, w, table.spread(), tuples, build_hit, true, c.hash_cycles_per_tuple, -1, build_shared, build_own);
+        table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
+                   build_hit, true, c.hash_cycles_per_tuple, -1, build_shared, build_own);
         maybe_os_move(tp);
       }
       tp.ops.emplace_back(Barrier{});
       for (int b = 0; b < kBatches; ++b) {
         const double tuples = d.records / n / kBatches;
-        scan(tp, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple);
-        random(tp, w, table.spread(), tuples, probe_hit, false, c.hash_cycles_per_tuple, -1, 0.0, probe_own);
+        table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
+                   probe_hit, false, c.hash_cycles_per_tuple, -1, 0.0, probe_own);
         maybe_os_move(tp);
       }
     }
@@ -391,8 +401,8 @@ class Builder {
       if (w == 0) notes_.push_back("index depth " + std::to_string(depth) + ", " + std::to_string(cached_levels) + " levels in the LLC");
       for (int b = 0; b < kBatches; ++b) {
         const double tuples = d.records / n / kBatches;
-        scan(tp, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple);
-        random(tp, w, index.spread(), tuples * depth, hit, false, c.hash_cycles_per_tuple / depth);
+        table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, index.spread(),
+                   tuples * depth, hit, false, c.hash_cycles_per_tuple / depth);
         maybe_os_move(tp);
       }
     }
@@ -426,8 +436,8 @@ class Builder {
                                            })->node;
         switch (spec_.strategy) {
           case PartitionStrategy::kShuffle:
-            scan(tp, piece, piece_records * d.tuple_bytes, piece_records * c.scan_cycles_per_tuple, k);
-            random(tp, w, home_table, piece_records, hit, true, c.hash_cycles_per_tuple, k, 0.0, own);
+            table_loop(tp, w, piece, piece_records * d.tuple_bytes, piece_records * c.scan_cycles_per_tuple, home_table,
+                       piece_records, hit, true, c.hash_cycles_per_tuple, k, 0.0, own);
             break;
           case PartitionStrategy::kMigration:
           case PartitionStrategy::kMigrationAndCopy: {
@@ -444,13 +454,13 @@ class Builder {
               tp.ops.emplace_back(Bind{data_node, spec_.migration_overhead_seconds});
               here = data_node;
             }
-            scan(tp, piece, piece_records * d.tuple_bytes, piece_records * c.scan_cycles_per_tuple, k);
             // After a move the table is cold in this node's cache: its lines come in once per step
             // (or every access misses if the table is larger than the cache share).
             const double cold = hit >= 1.0 ? std::min(1.0, table_lines / piece_records) : 1.0 - hit;
             const std::vector<model::NodeShare> table_now =
                 copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table;
-            random(tp, w, table_now, piece_records, 1.0 - cold, true, c.hash_cycles_per_tuple, k, 0.0, std::min(own, 1.0 - cold));
+            table_loop(tp, w, piece, piece_records * d.tuple_bytes, piece_records * c.scan_cycles_per_tuple, table_now,
+                       piece_records, 1.0 - cold, true, c.hash_cycles_per_tuple, k, 0.0, std::min(own, 1.0 - cold));
             break;
           }
         }

@@ -39,6 +39,8 @@ constexpr std::pair<const char*, PartitionStrategy> kStrategies[] = {
     {"shuffle", PartitionStrategy::kShuffle},
     {"migration", PartitionStrategy::kMigration},
     {"migration-copy", PartitionStrategy::kMigrationAndCopy}};
+constexpr std::pair<const char*, JoinAlgorithm> kJoinAlgorithms[] = {
+    {"non-partitioned", JoinAlgorithm::kNonPartitioned}, {"radix", JoinAlgorithm::kRadix}};
 constexpr std::pair<const char*, ShuffleAlgorithm> kAlgorithms[] = {
     {"naive", ShuffleAlgorithm::kNaive}, {"ring", ShuffleAlgorithm::kRing}, {"random", ShuffleAlgorithm::kCoordinatedRandom}};
 constexpr std::pair<const char*, SyncMode> kSyncs[] = {{"tight", SyncMode::kTight}, {"loose", SyncMode::kLoose}};
@@ -85,6 +87,8 @@ std::string algorithm_name(ShuffleAlgorithm algorithm) { return name_of(algorith
 std::string sync_name(SyncMode sync) { return name_of(sync, kSyncs); }
 PartitionStrategy parse_strategy(const std::string& text) { return parse_name(text, "strategy", kStrategies); }
 std::string strategy_name(PartitionStrategy strategy) { return name_of(strategy, kStrategies); }
+JoinAlgorithm parse_join_algorithm(const std::string& text) { return parse_name(text, "join algorithm", kJoinAlgorithms); }
+std::string join_algorithm_name(JoinAlgorithm algorithm) { return name_of(algorithm, kJoinAlgorithms); }
 
 std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base) {
   std::vector<WorkloadSpec> out;
@@ -110,6 +114,12 @@ std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base) {
         s.algorithm = algorithm;
         out.push_back(s);
       }
+    }
+  } else if (base.kind == WorkloadKind::kHashJoin) {
+    for (JoinAlgorithm algorithm : {JoinAlgorithm::kNonPartitioned, JoinAlgorithm::kRadix}) {
+      WorkloadSpec s = base;
+      s.join_algorithm = algorithm;
+      out.push_back(s);
     }
   } else if (base.kind == WorkloadKind::kSortMergeJoin) {
     for (ShuffleAlgorithm algorithm : naive_ring) {

@@ -9,7 +9,11 @@
 //    instead, of which a share h_private (the same formula with the core's private cache) hits
 //    the core's own cache and costs private_hit_ns. Updates are read-modify-write: the line is
 //    read for ownership and written back.
-// Core work (cycles per tuple) overlaps with the misses and caps a transfer's rate.
+// Overlap within a loop: the core's work per tuple (scan and hash cycles, the cache hits'
+// latency over random_lines_in_flight, shared-line transfers) runs while the prefetchers stream
+// the input, so it caps the scan's rate: a batch's scan takes max(bytes / bandwidth, core work).
+// The accesses that miss the LLC follow as their own latency-bound transfer. (A cache-resident
+// table thus costs max(stream, work) per tuple, not their sum.)
 // Atomic updates of a SHARED table by k workers (COUNT, MEDIAN's group tails, the hash join's
 // build) also pay, per update, s x shared_line_transfer_ns without overlap, where
 // s = (k - 1) / k x h_private: the line was modified last by another worker and is still in that

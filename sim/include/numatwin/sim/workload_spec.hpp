@@ -27,6 +27,13 @@ enum class WorkloadKind {
 // How partitioned aggregation brings data and work together.
 enum class PartitionStrategy { kShuffle, kMigration, kMigrationAndCopy };
 
+// How the hash join (kHashJoin) joins R and S:
+//  kNonPartitioned  one shared table on R, parallel probe (Memarzia et al.'s W3)
+//  kRadix           radix-partition R and S into cache-sized partitions first (histogram and
+//                   scatter passes), then build and probe a private, cache-resident table per
+//                   partition (Balkesen et al., "Main-memory hash joins on multi-core CPUs")
+enum class JoinAlgorithm { kNonPartitioned, kRadix };
+
 struct DataSpec {
   double records = 1e8;         // aggregation input; probe side S of joins; fact table of sort-merge
   double build_records = 1.6e7;  // build side R of joins; dimension table of sort-merge
@@ -72,6 +79,7 @@ struct WorkloadSpec {
   std::uint64_t seed = 1;          // coordinated random order
   // Operators:
   PartitionStrategy strategy = PartitionStrategy::kShuffle;  // kPartitionedAggregation
+  JoinAlgorithm join_algorithm = JoinAlgorithm::kNonPartitioned;  // kHashJoin
   DataSpec data;
   MemoryPolicy memory;
   OperatorCosts costs;
@@ -82,7 +90,8 @@ struct WorkloadSpec {
 // The algorithm variants of a workload, put side by side by compare, sweep and advise:
 // shuffles: shuffle (naive, ring, coordinated random), migration and migration & copy (naive,
 // ring), each tight and loose; partitioned aggregation: its three strategies x naive and ring;
-// the sort-merge merge phase: naive and ring; other operators: the spec itself.
+// the sort-merge merge phase: naive and ring; the hash join: non-partitioned and radix; other
+// operators: the spec itself.
 std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base);
 
 // Checks the spec against the topology; throws std::invalid_argument with a message that names
@@ -95,6 +104,8 @@ SyncMode parse_sync(const std::string& text);
 std::string workload_kind_name(WorkloadKind kind);
 PartitionStrategy parse_strategy(const std::string& text);
 std::string strategy_name(PartitionStrategy strategy);
+JoinAlgorithm parse_join_algorithm(const std::string& text);
+std::string join_algorithm_name(JoinAlgorithm algorithm);
 std::string algorithm_name(ShuffleAlgorithm algorithm);
 std::string sync_name(SyncMode sync);
 
