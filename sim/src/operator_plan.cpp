@@ -15,14 +15,6 @@ namespace {
 
 constexpr double kOsMoveOverheadSeconds = 5e-6;
 
-// The largest cache a core has to itself (shared by one core), 0 when none is listed.
-double private_cache_bytes(const model::Node& node) {
-  double best = 0.0;
-  for (const model::CacheLevel& c : node.caches)
-    if (c.shared_by_cores <= 1) best = std::max(best, static_cast<double>(c.size_bytes));
-  return best;
-}
-
 // Last-level cache of a node in bytes: the largest level, times its instances on the node.
 double llc_bytes(const model::Node& node) {
   double best = 0.0;
@@ -506,6 +498,20 @@ class Builder {
 };
 
 }  // namespace
+
+double private_cache_bytes(const model::Node& node) {
+  double best = 0.0;
+  for (const model::CacheLevel& c : node.caches)
+    if (c.shared_by_cores <= 1) best = std::max(best, static_cast<double>(c.size_bytes));
+  return best;
+}
+
+int radix_partition_bits(double build_records, double cache_bytes, int entry_bytes) {
+  const double per_partition = std::max(1.0, std::floor(std::max(cache_bytes, 0.0) / 2.0 / (2.0 * std::max(1, entry_bytes))));
+  int bits = 0;
+  while (bits < kMaxRadixBits && build_records / std::ldexp(1.0, bits) > per_partition) ++bits;
+  return bits;
+}
 
 Plan build_operator_plan(const model::Topology& topology, const WorkloadSpec& spec, PlanReport* report) {
   return Builder(topology, spec).build(report);

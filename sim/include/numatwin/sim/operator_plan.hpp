@@ -52,6 +52,16 @@ struct PlanReport {
 
 constexpr int kBatches = 4;
 
+// The radix join's partition bits: the fewest (at most kMaxRadixBits) that make one partition's
+// table (2 entries of `entry_bytes` per build tuple: half full) fit in half of the core's private
+// cache of `cache_bytes` (Balkesen et al.: partitions sized to the cache; half leaves room
+// for the partition's input and the probe stream). The real kernel (validate/) uses the same rule
+// with the topology's private cache.
+constexpr int kMaxRadixBits = 14;
+int radix_partition_bits(double build_records, double cache_bytes, int entry_bytes);
+// The largest cache a core of `node` has to itself (shared by one core), 0 when none is listed.
+double private_cache_bytes(const model::Node& node);
+
 // Throws std::invalid_argument for bad specs (sizes, a policy naming a node without memory, data
 // that cannot fit).
 Plan build_operator_plan(const model::Topology& topology, const WorkloadSpec& spec, PlanReport* report = nullptr);
