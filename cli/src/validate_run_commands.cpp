@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -28,6 +29,7 @@
 #include "numatwin/validate/machine_measurement.hpp"
 #include "numatwin/validate/run_comparison.hpp"
 #include "numatwin/validate/run_support.hpp"
+#include "numatwin/validate/saved_measurements.hpp"
 #include "numatwin/validate/switch_advice.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
 #include "numatwin/validate/validation_report.hpp"
@@ -231,6 +233,7 @@ struct SuiteCommandOptions {
   bool no_fit = false;
   bool switches = false;
   bool switch_subset = false;  // internal: a child measuring one allocator
+  std::string measurements;     // a saved report: predict and fit its runs again, run nothing
 };
 
 // Allocators (children, one per installed allocator) and huge pages (here) on the switch subset.
@@ -332,7 +335,15 @@ void register_suite(CLI::App& validate_app) {
                 "Also measure allocators (every installed one, each in its own process) and transparent huge pages "
                 "on COUNT, MEDIAN and hash join: what `advise --validation-report` recommends from");
   cmd->add_flag("--switch-subset", o->switch_subset, "(internal) run only the switch subset")->group("");
+  cmd->add_option("--measurements", o->measurements,
+                  "Run no kernel: take the measured runs of this saved report (matched by kernel id), predict and fit "
+                  "them again, e.g. after a model change (needs --topology: the topology they were measured on)");
   cmd->callback([o] {
+    if (!o->measurements.empty()) {
+      if (o->topology.empty())
+        throw std::invalid_argument("--measurements needs --topology: the calibrated topology the saved runs were measured on");
+      if (o->switches || o->switch_subset) throw std::invalid_argument("--measurements refits saved runs: --switches measures, it cannot be combined");
+    }
     ensure_allocator(o->flags.allocator);
     const InterruptScope interrupt;
     const ProgressBar bar(o->switch_subset);  // a child of --switches reports through its file only
@@ -348,12 +359,21 @@ void register_suite(CLI::App& validate_app) {
     const std::string topology_file = o->topology.empty() ? with_extension(o->out, ".topology.json") : o->topology;
     std::vector<sim::WorkloadSpec> suite = validate::standard_suite(t, suite_options);
     if (o->switch_subset) suite = validate::switch_subset(suite, suite_options.threads);
+    std::optional<validate::SavedMeasurements> saved;
+    if (!o->measurements.empty()) saved = validate::read_saved_measurements(o->measurements);
     std::string shared_line_how;
-    const std::optional<double> shared_line_ns = measure_shared_line_ns(host, shared_line_how);
+    std::optional<double> shared_line_ns;
+    if (saved) {
+      shared_line_ns = saved->shared_line_transfer_ns;
+      shared_line_how = "from the saved report " + saved->file;
+    } else {
+      shared_line_ns = measure_shared_line_ns(host, shared_line_how);
+    }
     for (sim::WorkloadSpec& spec : suite)
       if (shared_line_ns) spec.costs.shared_line_transfer_ns = *shared_line_ns;
     // Every run's memory first: a suite that cannot finish says so before the first run.
-    for (const sim::WorkloadSpec& spec : suite) validate::check_free_memory(validate::workload_memory_bytes(spec), run_options);
+    if (!saved)
+      for (const sim::WorkloadSpec& spec : suite) validate::check_free_memory(validate::workload_memory_bytes(spec), run_options);
 
     validate::ValidationReport report;
     report.machine = t.name;
@@ -365,6 +385,21 @@ void register_suite(CLI::App& validate_app) {
       const std::string id = validate::comparison_id(t, suite[i]);
       const double elapsed = validate::now_seconds() - start;
       bar.update(static_cast<int>(i), static_cast<int>(suite.size()), i == 0 ? 0.0 : elapsed / static_cast<double>(i) * static_cast<double>(suite.size() - i), id);
+      if (saved) {
+        const auto found = saved->runs.find(id);
+        if (found == saved->runs.end()) {
+          std::cerr << "not in " << saved->file << ", left out: " << id << "\n";
+          continue;
+        }
+        validate::KernelComparison c;
+        c.id = id;
+        c.spec = suite[i];
+        c.predicted = validate::predict_workload(t, suite[i]);
+        c.allocator = found->second.allocator;
+        c.measured = found->second.measured;
+        report.kernels.push_back(std::move(c));
+        continue;
+      }
       report.kernels.push_back(validate::compare_workload(t, host, suite[i], run_options));
       write_report(t, report, o->out, "");  // a checkpoint after every kernel
     }
@@ -375,10 +410,17 @@ void register_suite(CLI::App& validate_app) {
     if (!o->no_fit && !o->switch_subset && !report.kernels.empty()) {
       bar.update(0, 1, 0.0, "fitting the kernel costs (and 4-fold cross-validation)");
       // The calibrated costs are fitted on every run; cross-validation says how well they predict.
-      report.cost_fit = validate::fit_kernel_costs(t, report.kernels, std::vector<bool>(report.kernels.size(), true),
-                                                   validate::predict_workload);
+      // The fit and the folds are independent: they run at once. --quick checks the mechanics
+      // with one restart instead of kCostFitRestarts.
+      const int restarts = o->quick ? 1 : validate::kCostFitRestarts;
+      std::future<std::vector<double>> folds;
       if (report.kernels.size() >= 4)
-        report.cross_validated = validate::cross_validated_errors(t, report.kernels, 4, validate::predict_workload);
+        folds = std::async(std::launch::async, [&] {
+          return validate::cross_validated_errors(t, report.kernels, 4, validate::predict_workload, restarts);
+        });
+      report.cost_fit = validate::fit_kernel_costs(t, report.kernels, std::vector<bool>(report.kernels.size(), true),
+                                                   validate::predict_workload, restarts);
+      if (folds.valid()) report.cross_validated = folds.get();
       bar.finish();
     }
     const std::string csv = o->csv.empty() ? with_extension(o->out, ".csv") : o->csv;

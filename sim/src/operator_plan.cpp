@@ -69,6 +69,7 @@ class Builder {
     if (!(c.random_lines_in_flight >= 1.0)) throw std::invalid_argument("--random-lines-in-flight must be >= 1");
     if (!(c.shared_line_transfer_ns >= 0.0)) throw std::invalid_argument("--shared-line-transfer-ns must be >= 0");
     if (!(c.private_hit_ns >= 0.0)) throw std::invalid_argument("--private-hit-ns must be >= 0");
+    if (!(c.atomic_update_ns >= 0.0)) throw std::invalid_argument("--atomic-update-ns must be >= 0");
     if (!(c.llc_hit_ns >= 0.0) || !(c.scan_cycles_per_tuple >= 0.0) || !(c.hash_cycles_per_tuple >= 0.0) ||
         !(c.merge_cycles_per_tuple >= 0.0) || !(c.sort_cycles_per_comparison >= 0.0) || c.entry_bytes < 1) {
       throw std::invalid_argument("operator costs must be >= 0 (entry bytes >= 1)");
@@ -221,7 +222,9 @@ class Builder {
   // core work, and per scanned tuple-batch `accesses` random accesses to a table spread as given,
   // of which a share `hit` hits the LLC and a share `private_hit` (<= hit) the core's own cache.
   // `shared_transfers`: the share of the accesses that find their line modified by another core
-  // (shared_line_share), each paying shared_line_transfer_ns.
+  // (shared_line_share), each paying shared_line_transfer_ns. `atomic`: every access is a locked
+  // read-modify-write (the kernels use them when several workers update one table), which pays
+  // atomic_update_ns.
   //
   // Overlap: the core's work on the table (cycles_per_access, the cache hits' latency over
   // random_lines_in_flight, the shared-line transfers) runs while the prefetchers stream the
@@ -231,14 +234,15 @@ class Builder {
   // ownership and write it back.
   void table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes, double scan_cycles,
                   std::vector<model::NodeShare> table_spread, double accesses, double hit, bool update, double cycles_per_access,
-                  int step = -1, double shared_transfers = 0.0, double private_hit = 0.0) {
+                  int step = -1, double shared_transfers = 0.0, double private_hit = 0.0, bool atomic = false) {
     const OperatorCosts& c = spec_.costs;
     const double f = frequency_hz(worker);
     private_hit = std::min(private_hit, hit);
     const double hit_ns = private_hit * c.private_hit_ns + (hit - private_hit) * c.llc_hit_ns;
     const double core_seconds = scan_cycles / f +
                                 accesses * (cycles_per_access / f + hit_ns * 1e-9 / c.random_lines_in_flight +
-                                            shared_transfers * c.shared_line_transfer_ns * 1e-9);
+                                            shared_transfers * c.shared_line_transfer_ns * 1e-9 +
+                                            (atomic ? c.atomic_update_ns * 1e-9 : 0.0));
     if (scan_bytes > 0.0) {
       scan(tp, std::move(scan_spread), scan_bytes, core_seconds * f, step);
     } else if (core_seconds > 0.0) {
@@ -314,7 +318,7 @@ class Builder {
       const std::vector<model::NodeShare> chunk = input.chunk(w, n);
       for (int b = 0; b < kBatches; ++b) {
         table_loop(tp, w, chunk, per_worker / kBatches * d.tuple_bytes, per_worker / kBatches * c.scan_cycles_per_tuple,
-                   table.spread(), per_worker / kBatches, hit, true, c.hash_cycles_per_tuple, -1, shared, own);
+                   table.spread(), per_worker / kBatches, hit, true, c.hash_cycles_per_tuple, -1, shared, own, n > 1);
         if (median) write_stream(tp, dataset("values").chunk(w, n), per_worker / kBatches * 8.0);
         maybe_os_move(tp);
       }
@@ -357,7 +361,7 @@ class Builder {
       for (int b = 0; b < kBatches; ++b) {
         const double tuples = d.build_records / n / kBatches;
         table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
-                   build_hit, true, c.hash_cycles_per_tuple, -1, build_shared, build_own);
+                   build_hit, true, c.hash_cycles_per_tuple, -1, build_shared, build_own, n > 1);
         maybe_os_move(tp);
       }
       tp.ops.emplace_back(Barrier{});

@@ -18,8 +18,11 @@ Json costs_json(const KernelCosts& c) {
           {"llc_hit_ns", c.operators.llc_hit_ns},
           {"private_hit_ns", c.operators.private_hit_ns},
           {"shared_line_transfer_ns", c.operators.shared_line_transfer_ns},
+          {"atomic_update_ns", c.operators.atomic_update_ns},
           {"sort_cycles_per_comparison", c.operators.sort_cycles_per_comparison},
-          {"merge_cycles_per_tuple", c.operators.merge_cycles_per_tuple}};
+          {"merge_cycles_per_tuple", c.operators.merge_cycles_per_tuple},
+          {"stream_scale", c.stream_scale},
+          {"memory_bandwidth_scale", c.memory_bandwidth_scale}};
 }
 
 double largest_abs(const std::vector<double>& v) {

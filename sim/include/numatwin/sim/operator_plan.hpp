@@ -20,6 +20,9 @@
 // worker's private cache (h_private: the key distribution's hit ratio for a cache of the private
 // cache's size). Few groups and many threads make s approach (k - 1) / k.
 //
+// Updates of a table that several workers update are locked read-modify-writes (the kernels use
+// plain stores with one worker): each pays atomic_update_ns on the core.
+//
 // Each phase is cut into kBatches alternating scan and random transfers, so that scans and table
 // accesses of different threads overlap in time as they do in the real loop.
 //

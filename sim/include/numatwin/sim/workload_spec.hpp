@@ -55,6 +55,11 @@ struct OperatorCosts {
   // from that core's private cache (a "HitM" transfer), and the locked update cannot overlap it.
   // `validate run/suite` measure it (core-to-core ping-pong); 60 ns is an assumed default.
   double shared_line_transfer_ns = 60.0;
+  // A locked read-modify-write (CAS, fetch_add) on a line the core holds: what the kernels pay per
+  // update of a table several workers update (COUNT, MEDIAN, the hash join's build); one worker
+  // updates with plain stores. ~18 cycles at 2.5 GHz is an assumed default (Agner Fog's
+  // instruction tables list 18-20 cycles for LOCK XADD / CMPXCHG on recent Intel cores).
+  double atomic_update_ns = 7.0;
 };
 
 enum class ShuffleAlgorithm {

@@ -14,8 +14,9 @@
 //                   thread (what issue 9's advice is compared with)
 // Sizes scale with `scale` (quick: 1/16) and are checked against free memory before any run.
 //
-// Cost fit: coordinate descent over the logarithms of the costs (golden-section search within
-// a factor of 10 of the start; sweeps until one gains less than 0.01 %, at most eight), minimising the sum of absolute log errors
+// Cost fit: coordinate descent over the logarithms of the costs and of the two streaming
+// factors of KernelCosts (golden-section search within a factor of 10 of the start, 100 for the
+// memory bandwidth factor; sweeps until one gains less than 0.01 %, at most eight), minimising the sum of absolute log errors
 // |ln(predicted / measured)| over the training runs: a least-absolute-deviations fit, which
 // aims at the median error (the suite's figure of merit) and which a few runs the model cannot
 // describe (say, a cache-resident table on one thread) do not drag along. The suite fits on every run (the calibrated
@@ -51,7 +52,19 @@ std::vector<sim::WorkloadSpec> switch_subset(const std::vector<sim::WorkloadSpec
 struct KernelCosts {
   sim::OperatorCosts operators;
   double cycles_per_element = 1.0;
+  // Streaming as the suite's kernels see it, relative to the calibrated topology: factors on
+  // every node's miss_buffers_per_core (one thread's streaming bandwidth) and on its memory
+  // read and write bandwidths (what several threads share). This VM's streaming bandwidth
+  // drifts by about 10 % between the calibration and the suite a minute later, and 2 cores
+  // never saturate the controller, so its calibrated capacity is only a lower bound.
+  double stream_scale = 1.0;
+  double memory_bandwidth_scale = 1.0;
 };
+
+// `topology` with the streaming factors of `costs` applied.
+model::Topology with_stream_scales(const model::Topology& topology, const KernelCosts& costs);
+
+inline constexpr int kCostFitRestarts = 4;
 
 struct CostFit {
   KernelCosts before;
@@ -68,16 +81,20 @@ void apply_costs(const KernelCosts& costs, sim::WorkloadSpec& spec);
 
 // Fits on the comparisons flagged in `training` (same length); re-predicts every comparison with
 // the fitted costs. `predict` is predict_workload (a parameter for tests).
+// `restarts`: descents from perturbed starts after the first (see above). `predict` must be
+// safe to call from several threads at once (cross_validated_errors fits its folds in parallel).
 CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<KernelComparison>& comparisons,
                          const std::vector<bool>& training,
-                         const std::function<Prediction(const model::Topology&, const sim::WorkloadSpec&)>& predict);
+                         const std::function<Prediction(const model::Topology&, const sim::WorkloadSpec&)>& predict,
+                         int restarts = kCostFitRestarts);
 
 // K-fold cross-validation of the fit: run i is in fold i mod K; each fold's runs are predicted
 // with the costs fitted on the other folds. Returns one error per comparison (a run whose fold
 // leaves no training run depending on a cost keeps that cost's value from before the fit).
 std::vector<double> cross_validated_errors(const model::Topology& topology, const std::vector<KernelComparison>& comparisons,
                                            int folds,
-                                           const std::function<Prediction(const model::Topology&, const sim::WorkloadSpec&)>& predict);
+                                           const std::function<Prediction(const model::Topology&, const sim::WorkloadSpec&)>& predict,
+                                           int restarts = kCostFitRestarts);
 
 // Median of |x| (0 for an empty list).
 double median_abs(std::vector<double> values);
