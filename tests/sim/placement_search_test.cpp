@@ -77,6 +77,14 @@ TEST(PlacementSearchTest, PolicyNodesBreakTheSymmetry) {
   spec.threads = 2;
   spec.data.records = 1e5;
   spec.memory = parse_memory_policy("bind:s0", t);
+  // A light loop, which the memory system limits (the core's work, cache hits, atomics and
+  // shared-line transfers overlap the input stream and would hide where it comes from).
+  spec.costs.scan_cycles_per_tuple = 1.0;
+  spec.costs.hash_cycles_per_tuple = 1.0;
+  spec.costs.atomic_update_ns = 0.0;
+  spec.costs.shared_line_transfer_ns = 0.0;
+  spec.costs.llc_hit_ns = 0.0;
+  spec.costs.private_hit_ns = 0.0;
   const PlacementSearchResult r = search_placements(t, spec);
   EXPECT_EQ(r.distinct_placements, 3.0);
   // Both threads next to the bound data is the fastest.
