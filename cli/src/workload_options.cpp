@@ -35,6 +35,9 @@ void WorkloadOptions::add_common(CLI::App* app) {
     app->add_option("--llc-hit-ns", costs.llc_hit_ns, "Latency of a random access that hits the LLC")->capture_default_str();
     app->add_option("--private-hit-ns", costs.private_hit_ns, "Latency of a random access that hits the core's own cache")
         ->capture_default_str();
+    app->add_option("--partition-cycles-per-tuple", costs.partition_cycles_per_tuple,
+                    "Radix join: core cycles to scatter one tuple to its partition")
+        ->capture_default_str();
     app->add_option("--atomic-update-ns", costs.atomic_update_ns,
                     "A locked read-modify-write on a table several workers update (CAS, fetch_add)")
         ->capture_default_str();

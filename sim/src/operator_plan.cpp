@@ -40,7 +40,13 @@ class Builder {
     switch (spec_.kind) {
       case WorkloadKind::kCountAggregation: aggregation(false); break;
       case WorkloadKind::kMedianAggregation: aggregation(true); break;
-      case WorkloadKind::kHashJoin: hash_join(); break;
+      case WorkloadKind::kHashJoin:
+        if (spec_.join_algorithm == JoinAlgorithm::kRadix) {
+          radix_join();
+        } else {
+          hash_join();
+        }
+        break;
       case WorkloadKind::kIndexJoin: index_join(); break;
       case WorkloadKind::kPartitionedAggregation: partitioned_aggregation(); break;
       case WorkloadKind::kSortMergeJoin: sort_merge_join(); break;
@@ -71,7 +77,7 @@ class Builder {
     if (!(c.private_hit_ns >= 0.0)) throw std::invalid_argument("--private-hit-ns must be >= 0");
     if (!(c.atomic_update_ns >= 0.0)) throw std::invalid_argument("--atomic-update-ns must be >= 0");
     if (!(c.llc_hit_ns >= 0.0) || !(c.scan_cycles_per_tuple >= 0.0) || !(c.hash_cycles_per_tuple >= 0.0) ||
-        !(c.merge_cycles_per_tuple >= 0.0) || !(c.sort_cycles_per_comparison >= 0.0) || c.entry_bytes < 1) {
+        !(c.merge_cycles_per_tuple >= 0.0) || !(c.partition_cycles_per_tuple >= 0.0) || !(c.sort_cycles_per_comparison >= 0.0) || c.entry_bytes < 1) {
       throw std::invalid_argument("operator costs must be >= 0 (entry bytes >= 1)");
     }
     if (spec_.kind == WorkloadKind::kPartitionedAggregation || spec_.kind == WorkloadKind::kSortMergeJoin) {
@@ -104,7 +110,12 @@ class Builder {
       case WorkloadKind::kHashJoin:
         add("R", d.build_records * d.tuple_bytes, DatasetKind::kPartitioned);
         add("S", d.records * d.tuple_bytes, DatasetKind::kPartitioned);
-        add("hash table", d.build_records * entry * 2.0, DatasetKind::kShared);
+        if (spec_.join_algorithm == JoinAlgorithm::kRadix) {
+          add("R partitions", d.build_records * d.tuple_bytes, DatasetKind::kShared);
+          add("S partitions", d.records * d.tuple_bytes, DatasetKind::kShared);
+        } else {
+          add("hash table", d.build_records * entry * 2.0, DatasetKind::kShared);
+        }
         break;
       case WorkloadKind::kIndexJoin:
         add("S", d.records * d.tuple_bytes, DatasetKind::kPartitioned);
@@ -371,6 +382,57 @@ class Builder {
                    probe_hit, false, c.hash_cycles_per_tuple, -1, 0.0, probe_own);
         maybe_os_move(tp);
       }
+    }
+  }
+
+  // Radix join (workload_spec.hpp, JoinAlgorithm::kRadix), three phases with a barrier between:
+  //   histogram  scan of the worker's chunks of R and S, scan_cycles_per_tuple each;
+  //   scatter    copy of the chunks into the partitioned copies R' and S' (every worker writes to
+  //              every partition: the whole copy's spread), partition_cycles_per_tuple each;
+  //   join       each worker takes 1 / n of the partitions (dynamically, in the kernel): a scan
+  //              of its share of R' building a private table (hash_cycles_per_tuple, hits in the
+  //              private cache), then of S' probing it. A partition's table of 2 |R_p| entries is
+  //              cached in the core's private cache, else the LLC, else memory, in the ratio of
+  //              the cache to the table (radix_partition_bits sizes it to half the private cache).
+  void radix_join() {
+    const DataSpec& d = spec_.data;
+    const OperatorCosts& c = spec_.costs;
+    const int n = workers();
+    const DataPlacement& r = dataset("R");
+    const DataPlacement& s = dataset("S");
+    const DataPlacement& r_parts = dataset("R partitions");
+    const DataPlacement& s_parts = dataset("S partitions");
+    for (int w = 0; w < n; ++w) {
+      ThreadPlan& tp = plan_.threads[w];
+      const model::Node& node = t_.nodes[threads_[w].node];
+      const int bits = radix_partition_bits(d.build_records, private_cache_bytes(node), c.entry_bytes);
+      const double table_bytes = std::max(1.0, d.build_records / std::ldexp(1.0, bits)) * 2.0 * c.entry_bytes;
+      const double own = std::min(1.0, private_cache_bytes(node) / table_bytes);
+      const double hit = std::min(1.0, cached_entries(w, c.entry_bytes * 2.0, true) * c.entry_bytes * 2.0 / table_bytes);
+      if (w == 0) {
+        notes_.push_back("radix join: " + std::to_string(bits) + " partition bits; a partition's table " +
+                         std::to_string(table_bytes / 1024.0).substr(0, 7) + " KiB, private-cache hit ratio " +
+                         std::to_string(own).substr(0, 6));
+      }
+      const double r_tuples = d.build_records / n;
+      const double s_tuples = d.records / n;
+      scan(tp, r.chunk(w, n), r_tuples * d.tuple_bytes, r_tuples * c.scan_cycles_per_tuple);
+      scan(tp, s.chunk(w, n), s_tuples * d.tuple_bytes, s_tuples * c.scan_cycles_per_tuple);
+      tp.ops.emplace_back(Barrier{});
+      for (const auto& [in, out, tuples] : {std::tuple{&r, &r_parts, r_tuples}, std::tuple{&s, &s_parts, s_tuples}}) {
+        Transfer tr;
+        tr.read_spread = in->chunk(w, n);
+        tr.write_spread = out->spread();
+        tr.bytes = tuples * d.tuple_bytes;
+        tr.cycles_per_byte = c.partition_cycles_per_tuple / d.tuple_bytes;
+        tp.ops.emplace_back(std::move(tr));
+        maybe_os_move(tp);
+      }
+      tp.ops.emplace_back(Barrier{});
+      table_loop(tp, w, r_parts.chunk(w, n), r_tuples * d.tuple_bytes, r_tuples * c.scan_cycles_per_tuple, r_parts.chunk(w, n),
+                 r_tuples, hit, true, c.hash_cycles_per_tuple, -1, 0.0, own);
+      table_loop(tp, w, s_parts.chunk(w, n), s_tuples * d.tuple_bytes, s_tuples * c.scan_cycles_per_tuple, r_parts.chunk(w, n),
+                 s_tuples, hit, false, c.hash_cycles_per_tuple, -1, 0.0, own);
     }
   }
 

@@ -107,6 +107,99 @@ TEST(OperatorSimulationTest, SharedTableUpdatesPayTheLineTransferWorkedByHand) {
   EXPECT_NEAR(run(t, s).time_s - free_hits, 1e6 * 40e-9 / 4.0, 1e-9);
 }
 
+TEST(OperatorSimulationTest, CoreWorkOverlapsTheInputStreamWorkedByHand) {
+  // One thread, COUNT of 1e6 records over 100 groups: the table sits in the private cache, so
+  // no table traffic. With no core work the loop is the input stream alone (time S); with core
+  // work W per tuple the loop takes max(S, 1e6 W), not their sum.
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec s = op(t, WorkloadKind::kCountAggregation, "first-touch");
+  s.threads = 1;
+  s.data.records = 1e6;
+  s.data.keys.groups = 100;
+  s.costs.scan_cycles_per_tuple = 0.0;
+  s.costs.hash_cycles_per_tuple = 0.0;
+  s.costs.private_hit_ns = 0.0;
+  s.costs.llc_hit_ns = 0.0;
+  const double stream_s = run(t, s).time_s;
+  const double f = t.nodes[0].frequency_ghz * 1e9;
+  // Heavy: 40 + 60 cycles and a 40 ns hit over 4 lines in flight per tuple, far above the stream.
+  s.costs.scan_cycles_per_tuple = 40.0;
+  s.costs.hash_cycles_per_tuple = 60.0;
+  s.costs.private_hit_ns = 40.0;
+  const double work_s = 1e6 * (100.0 / f + 40e-9 / 4.0);
+  ASSERT_GT(work_s, 2.0 * stream_s);
+  EXPECT_NEAR(run(t, s).time_s, work_s, 1e-9);
+  // Light: 1 cycle per tuple, far below the stream: the stream's time.
+  s.costs.scan_cycles_per_tuple = 0.5;
+  s.costs.hash_cycles_per_tuple = 0.5;
+  s.costs.private_hit_ns = 0.0;
+  ASSERT_LT(1e6 / f, 0.5 * stream_s);
+  EXPECT_NEAR(run(t, s).time_s, stream_s, 1e-9);
+}
+
+TEST(OperatorSimulationTest, SharedTableUpdatesByTwoWorkersAreAtomicWorkedByHand) {
+  // Two workers, COUNT of 1e6 records over 100 groups, compute-bound (as in the shared-line
+  // test): each of a worker's 5e5 updates is a locked read-modify-write, + 5e5 x A ns per worker.
+  // One worker updates with plain stores: A does not matter.
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec s = op(t, WorkloadKind::kCountAggregation, "first-touch");
+  s.data.records = 1e6;
+  s.data.keys.groups = 100;
+  s.costs.atomic_update_ns = 0.0;
+  const double without = run(t, s).time_s;
+  s.costs.atomic_update_ns = 30.0;
+  EXPECT_NEAR(run(t, s).time_s - without, 5e5 * 30e-9, 1e-9);
+  s.threads = 1;
+  const double one = run(t, s).time_s;
+  s.costs.atomic_update_ns = 0.0;
+  EXPECT_DOUBLE_EQ(run(t, s).time_s, one);
+}
+
+TEST(OperatorSimulationTest, RadixPartitionBitsWorkedByHand) {
+  // 256 KiB private cache, 16-byte entries, 2 per tuple, half the cache: 4096 tuples a partition.
+  const double cache = 256.0 * 1024;
+  EXPECT_EQ(radix_partition_bits(4096, cache, 16), 0);
+  EXPECT_EQ(radix_partition_bits(4097, cache, 16), 1);
+  EXPECT_EQ(radix_partition_bits(1e6, cache, 16), 8);  // 1e6 / 2^8 = 3906 <= 4096 < 1e6 / 2^7
+  EXPECT_EQ(radix_partition_bits(1e12, cache, 16), kMaxRadixBits);
+  EXPECT_EQ(radix_partition_bits(1e6, 0.0, 16), kMaxRadixBits);  // no private cache: as fine as allowed
+}
+
+TEST(OperatorSimulationTest, RadixJoinMovesItsInputsThreeTimesAndNoTableLines) {
+  // One worker, partitions sized to its private cache: the histogram reads R and S, the scatter
+  // copies them (one payload byte per byte copied), the join reads the copies; the partitions'
+  // tables never leave the cache. So 3 (|R| + |S|) x 16 bytes move in all.
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec s = op(t, WorkloadKind::kHashJoin, "first-touch");
+  s.join_algorithm = JoinAlgorithm::kRadix;
+  s.threads = 1;
+  s.data.records = 1e6;
+  s.data.build_records = 1e5;
+  s.data.keys.groups = 1e5;
+  PlanReport report;
+  const SimulationResult r = run(t, s, &report);
+  EXPECT_NEAR(r.bytes, 3.0 * (1e6 + 1e5) * 16.0, 1e-6 * r.bytes);
+  std::vector<std::string> names;
+  for (const DataPlacement& d : report.datasets) names.push_back(d.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"R", "S", "R partitions", "S partitions"}));
+}
+
+TEST(OperatorSimulationTest, RadixJoinWinsOnLargeBuildSidesAndLosesOnCacheSizedOnes) {
+  // Balkesen et al. (ICDE 2013): partitioning pays when the build side's table is far larger
+  // than the caches; a table that fits in the LLC is probed faster in place.
+  const model::Topology t = machine("xeon-e7-4880v2-4s");
+  auto time_of = [&](JoinAlgorithm algorithm, double build) {
+    WorkloadSpec s = op(t, WorkloadKind::kHashJoin, "first-touch");
+    s.join_algorithm = algorithm;
+    s.data.records = 1e8;
+    s.data.build_records = build;
+    s.data.keys.groups = build;
+    return run(t, s).time_s;
+  };
+  EXPECT_LT(time_of(JoinAlgorithm::kRadix, 1.6e7), time_of(JoinAlgorithm::kNonPartitioned, 1.6e7));
+  EXPECT_GT(time_of(JoinAlgorithm::kRadix, 1e5), time_of(JoinAlgorithm::kNonPartitioned, 1e5));
+}
+
 TEST(OperatorSimulationTest, ManyThreadsOnAFewGroupsOfASharedTableAreSlowedByLineTransfers) {
   // The effect the real COUNT kernel shows (validate suite): more threads on 1000 groups of a
   // shared table take longer than fewer, while on 1e6 uniform groups they share the work.

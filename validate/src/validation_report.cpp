@@ -21,6 +21,7 @@ Json costs_json(const KernelCosts& c) {
           {"atomic_update_ns", c.operators.atomic_update_ns},
           {"sort_cycles_per_comparison", c.operators.sort_cycles_per_comparison},
           {"merge_cycles_per_tuple", c.operators.merge_cycles_per_tuple},
+          {"partition_cycles_per_tuple", c.operators.partition_cycles_per_tuple},
           {"stream_scale", c.stream_scale},
           {"memory_bandwidth_scale", c.memory_bandwidth_scale}};
 }

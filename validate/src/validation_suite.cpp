@@ -45,6 +45,7 @@ const Parameter kParameters[] = {
     {"atomic_update_ns", [](KernelCosts& c) { return &c.operators.atomic_update_ns; }, 0.1},
     {"sort_cycles_per_comparison", [](KernelCosts& c) { return &c.operators.sort_cycles_per_comparison; }, 0.01},
     {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.01},
+    {"partition_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_cycles_per_tuple; }, 0.01},
     {"stream_scale", [](KernelCosts& c) { return &c.stream_scale; }, 0.01, 2.0},
     {"memory_bandwidth_scale", [](KernelCosts& c) { return &c.memory_bandwidth_scale; }, 1e-4, 100.0},
 };

@@ -29,7 +29,8 @@
 // Datasets and their kind (memory_policy.hpp decides the pages):
 //   count / median   input (partitioned), shared hash table, median's values (private: written by
 //                    every worker)
-//   hash-join        R and S (partitioned), shared hash table on R
+//   hash-join        R and S (partitioned), shared hash table on R; radix: R and S (partitioned),
+//                    their partitioned copies "R partitions" and "S partitions" (shared)
 //   index-join       S (partitioned), shared index on R (a B+-tree of 64-byte nodes, fan-out 8)
 //   partitioned      input pieces (like the shuffle), one private table per worker of
 //   aggregation      G / threads groups; strategy shuffle / migration / migration & copy

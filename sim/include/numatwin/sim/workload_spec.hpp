@@ -49,6 +49,7 @@ struct OperatorCosts {
   double llc_hit_ns = 20.0;                 // a random access that hits the last-level cache
   double private_hit_ns = 5.0;              // ... that hits the core's own cache (L2 or L1)
   double merge_cycles_per_tuple = 10.0;
+  double partition_cycles_per_tuple = 6.0;  // radix join's scatter: hash, cursor, line buffer (assumed)
   double sort_cycles_per_comparison = 4.0;  // MEDIAN sorts each group's values
   int entry_bytes = 16;                     // hash table entry (key + payload); tables are half full
   // An atomic update of a shared table whose line another core modified last: the line moves
