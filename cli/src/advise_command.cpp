@@ -117,6 +117,7 @@ void register_advise_command(CLI::App& app) {
         return Json{{"configuration", sim::configuration_text(t, c.spec)},
                     {"options", {{"workload", sim::workload_kind_name(c.spec.kind)}, {"algorithm", sim::algorithm_name(c.spec.algorithm)},
                                  {"sync", sim::sync_name(c.spec.sync)}, {"strategy", sim::strategy_name(c.spec.strategy)},
+                                 {"join_algorithm", sim::join_algorithm_name(c.spec.join_algorithm)},
                                  {"threads", c.spec.threads}, {"placement", sim::placement_name(c.spec.placement)},
                                  {"memory_policy", sim::memory_policy_name(c.spec.memory, t)}}},
                     {"time_s", c.time_s}, {"speedup_vs_default", c.speedup},

@@ -52,6 +52,7 @@ std::string label(const sim::WorkloadSpec& s) {
     return "partitioned-aggregation " + sim::strategy_name(s.strategy) + " " + sim::algorithm_name(s.algorithm) + " " +
            sim::sync_name(s.sync);
   }
+  if (s.kind == sim::WorkloadKind::kHashJoin) return "hash-join " + sim::join_algorithm_name(s.join_algorithm);
   if (!sim::is_shuffle_family(s.kind) && s.kind != sim::WorkloadKind::kSortMergeJoin) return sim::workload_kind_name(s.kind);
   return sim::workload_kind_name(s.kind) + " " + sim::algorithm_name(s.algorithm) + " " + sim::sync_name(s.sync);
 }
@@ -68,6 +69,7 @@ Json summary_json(const Outcome& o) {
     out["bytes"] = o.spec.total_bytes;
   } else {
     out["strategy"] = sim::strategy_name(o.spec.strategy);
+    out["join_algorithm"] = sim::join_algorithm_name(o.spec.join_algorithm);
     out["records"] = o.spec.data.records;
     out["build_records"] = o.spec.data.build_records;
     out["keys"] = sim::key_distribution_name(o.spec.data.keys);

@@ -70,6 +70,8 @@ std::string configuration_text(const model::Topology& t, const WorkloadSpec& s) 
     variant = workload_kind_name(s.kind) + " " + algorithm_name(s.algorithm) + " " + sync_name(s.sync);
   } else if (s.kind == WorkloadKind::kPartitionedAggregation) {
     variant = "partitioned-aggregation by " + strategy_name(s.strategy) + " (" + algorithm_name(s.algorithm) + ")";
+  } else if (s.kind == WorkloadKind::kHashJoin) {
+    variant = "hash-join " + join_algorithm_name(s.join_algorithm);
   } else {
     variant = workload_kind_name(s.kind);
   }
