@@ -132,9 +132,11 @@ TEST_P(OperatorRunTest, MatchesTheReference) {
   EXPECT_FALSE(run.phases.empty());
   for (const DatasetObservation& d : run.datasets) EXPECT_GT(d.pages.pages, 0u) << d.name;
   if (c.kind == sim::WorkloadKind::kHashJoin) {
+    sim::WorkloadSpec radix_spec = spec;
+    radix_spec.join_algorithm = sim::JoinAlgorithm::kRadix;
     const RealRun radix =
-        run_radix_hash_join(this_machine().topology, this_machine().host, spec, quick(), 3);
-    EXPECT_TRUE(radix.verified);
+        run_operator_workload(this_machine().topology, this_machine().host, radix_spec, quick());
+    EXPECT_TRUE(radix.verified) << radix.verification;
     EXPECT_EQ(radix.checksum, run.checksum);
     ASSERT_EQ(radix.phases.size(), 2u);
     EXPECT_EQ(radix.phases[0].name, "partition");
@@ -221,7 +223,8 @@ TEST(OperatorSpecTest, BadSpecsAreRefusedBeforeWork) {
   spec = spec_of(sim::WorkloadKind::kHashJoin, "uniform", 1, "first-touch");
   spec.data.build_records = 0;
   EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
-  EXPECT_THROW(run_radix_hash_join(m.topology, m.host, spec, quick()), std::invalid_argument);
+  spec.join_algorithm = sim::JoinAlgorithm::kRadix;
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
   spec = spec_of(sim::WorkloadKind::kShuffle, "uniform", 1, "first-touch");
   EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
   spec = spec_of(sim::WorkloadKind::kPartitionedAggregation, "uniform", 1, "first-touch");

@@ -1,7 +1,5 @@
 #include "numatwin/validate/hash_join_kernels.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -148,19 +146,6 @@ JoinTotals hash_join_probe(TableView table, std::span<const Tuple> probe) {
     }
   }
   return {matches, checksum};
-}
-
-int radix_bits_for(std::uint64_t build_tuples, std::uint64_t cache_bytes) {
-  const std::uint64_t tuples_per_partition =
-      std::max<std::uint64_t>(1, cache_bytes / 2 / (2 * sizeof(LocalEntry)));
-  int bits = 0;
-  while (bits < 14 && (build_tuples >> bits) > tuples_per_partition) ++bits;
-  return bits;
-}
-
-std::uint64_t l2_cache_bytes() {
-  const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return bytes > 0 ? static_cast<std::uint64_t>(bytes) : 256 * 1024;
 }
 
 JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s,

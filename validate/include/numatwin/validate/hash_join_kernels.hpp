@@ -9,10 +9,11 @@
 //          distinct, so a lookup stops at the first match.
 // Both loops keep kPrefetchDistance table slots prefetched ahead.
 //
-// Radix-partitioned (not in the simulator's plan; selected outside the spec, see operator_run.hpp):
+// Radix-partitioned (WorkloadSpec::join_algorithm kRadix):
 //   histogram  each worker counts its chunks of R and S per partition (the top `bits` bits of
-//              the key's Fibonacci hash; bits from radix_bits_for: partitions whose tables fit
-//              in half of the L2 cache);
+//              the key's Fibonacci hash; operator_run.hpp's radix_join_bits gives the bits:
+//              sim::radix_partition_bits, partitions whose tables fit in half of the core's
+//              private cache);
 //   scatter    after a prefix sum over (partition, worker), each worker copies its tuples to
 //              their partitions' ranges through one cache-line buffer per partition (software
 //              write combining), so each partition is contiguous in R' and S';
@@ -46,12 +47,6 @@ struct JoinTotals {
 // One worker's part of the build (its chunk of R) and of the probe (its chunk of S).
 void hash_join_build(TableView table, std::span<const Tuple> build, bool concurrent);
 JoinTotals hash_join_probe(TableView table, std::span<const Tuple> probe);
-
-// Partition bits for a build side of `build_tuples`: the fewest (at most 14) that make one
-// partition's table (2 entries of 16 bytes per tuple) fit in half of `cache_bytes`.
-int radix_bits_for(std::uint64_t build_tuples, std::uint64_t cache_bytes);
-// This machine's per-core L2 (sysconf), 256 KiB when unknown.
-std::uint64_t l2_cache_bytes();
 
 // The radix-partitioned join on `team` (every worker takes its chunk of R and S). r_out and
 // s_out hold r.size() and s.size() tuples. Phase times ("partition", "join") go to `phases`.
