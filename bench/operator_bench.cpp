@@ -189,7 +189,13 @@ void BM_RadixHashJoin(benchmark::State& state) {
   nv::ThreadTeam team(team_cpus(threads));
   std::vector<nv::Tuple> r_out(r.size());
   std::vector<nv::Tuple> s_out(s.size());
-  const int bits = nv::radix_bits_for(r.size(), nv::l2_cache_bytes());
+  // The partition count of the spec-selected radix join on this machine.
+  static const numatwin::bench::ThisMachine machine = numatwin::bench::this_machine();
+  sim::WorkloadSpec spec = spec_for(sim::WorkloadKind::kHashJoin);
+  spec.join_algorithm = sim::JoinAlgorithm::kRadix;
+  spec.threads = threads;
+  if (threads > machine.topology.total_cores()) spec.placement.kind = sim::PlacementKind::kNone;
+  const int bits = nv::radix_join_bits(machine.topology, spec);
   double cpu = 0.0;
   for (auto _ : state) {
     const Timer timer;

@@ -1,8 +1,9 @@
 // The numatwin side of bench/duckdb_compare.py: generates an operator's data with the
 // validator's generators (operator_data.hpp), writes its columns as raw little-endian int64
-// files for DuckDB, runs our kernel through run_operator_workload (or the radix join) with the
-// given thread count (placement dense, first touch by the workers), one untimed warm-up then
-// the median of --repetitions, verified against the reference, and prints one JSON object.
+// files for DuckDB, runs our kernel through run_operator_workload (radix-join: the hash-join spec
+// with join_algorithm radix) with the given thread count (placement dense, first touch by the
+// workers), one untimed warm-up then the median of --repetitions, verified against the reference,
+// and prints one JSON object.
 //
 //   operator_compare --op count|median|hash-join|radix-join --records N [--build-records N]
 //                    [--groups G] [--keys uniform] [--threads T] [--repetitions 3] [--dir DIR]
@@ -139,6 +140,7 @@ int main(int argc, char** argv) {
     spec.data.build_records = o.build_records;
     spec.data.keys = sim::parse_key_distribution(o.keys, o.groups);
     spec.seed = 42;
+    if (o.op == "radix-join") spec.join_algorithm = sim::JoinAlgorithm::kRadix;
     if (!o.dir.empty()) {
       const std::filesystem::path dir(o.dir);
       std::filesystem::create_directories(dir);
@@ -156,9 +158,7 @@ int main(int argc, char** argv) {
     options.repetitions = o.repetitions;
     options.huge_pages = o.huge_pages;
     const auto run_once = [&](const nv::RunOptions& with) {
-      return o.op == "radix-join"
-                 ? nv::run_radix_hash_join(machine.topology, machine.host, spec, with)
-                 : nv::run_operator_workload(machine.topology, machine.host, spec, with);
+      return nv::run_operator_workload(machine.topology, machine.host, spec, with);
     };
     const double cpu0 = process_cpu_seconds();
     const nv::RealRun run = run_once(options);

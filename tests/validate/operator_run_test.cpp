@@ -1,12 +1,16 @@
 // The operator kernels against simple references (std::map, std::sort) on small generated inputs,
-// for uniform and skewed keys, 1 and 2 workers, first-touch and interleave; bad specs.
+// for uniform and skewed keys, 1 and 2 workers, first-touch and interleave; the spec-selected
+// radix join at 0, some and many partition bits; bad specs.
 #include "numatwin/validate/operator_run.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "numatwin/validate/aggregation_kernels.hpp"
@@ -21,8 +25,8 @@
 namespace numatwin::validate {
 namespace {
 
-using test_support::ThisMachine;
 using test_support::this_machine;
+using test_support::ThisMachine;
 
 sim::WorkloadSpec spec_of(sim::WorkloadKind kind, const std::string& keys, int threads,
                           const std::string& memory) {
@@ -132,9 +136,11 @@ TEST_P(OperatorRunTest, MatchesTheReference) {
   EXPECT_FALSE(run.phases.empty());
   for (const DatasetObservation& d : run.datasets) EXPECT_GT(d.pages.pages, 0u) << d.name;
   if (c.kind == sim::WorkloadKind::kHashJoin) {
+    sim::WorkloadSpec radix_spec = spec;
+    radix_spec.join_algorithm = sim::JoinAlgorithm::kRadix;
     const RealRun radix =
-        run_radix_hash_join(this_machine().topology, this_machine().host, spec, quick(), 3);
-    EXPECT_TRUE(radix.verified);
+        run_operator_workload(this_machine().topology, this_machine().host, radix_spec, quick());
+    EXPECT_TRUE(radix.verified) << radix.verification;
     EXPECT_EQ(radix.checksum, run.checksum);
     ASSERT_EQ(radix.phases.size(), 2u);
     EXPECT_EQ(radix.phases[0].name, "partition");
@@ -163,6 +169,62 @@ INSTANTIATE_TEST_SUITE_P(Operators, OperatorRunTest, ::testing::ValuesIn(cases()
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return name;
                          });
+
+// This machine's topology with every node's caches replaced by one private cache of `bytes`
+// (none when 0): the radix join's partition bits follow it (radix_join_bits).
+model::Topology with_private_cache(std::int64_t bytes) {
+  model::Topology t = this_machine().topology;
+  for (model::Node& n : t.nodes) {
+    n.caches.clear();
+    if (bytes > 0) n.caches.push_back({2, bytes, 1});
+  }
+  return t;
+}
+
+TEST(RadixJoinRunTest, SpecSelectedRadixJoinMatchesTheReferenceAtEveryPartitionCount) {
+  // 3000 build tuples, 2 entries of 16 bytes each per tuple, in half of the private cache:
+  // 1 MiB holds them all (0 bits); 4 KiB holds 64 per partition (3000 / 64 -> 6 bits); no
+  // private cache listed leaves 1 per partition (12 bits: 4096 partitions, one-line buffers).
+  struct Cache {
+    std::int64_t bytes;
+    int bits;
+  };
+  for (const Cache cache : {Cache{1 << 20, 0}, Cache{4096, 6}, Cache{0, 12}}) {
+    const model::Topology topology = with_private_cache(cache.bytes);
+    for (int threads : {1, 2}) {
+      for (const char* keys : {"uniform", "zipf"}) {
+        sim::WorkloadSpec spec =
+            spec_of(sim::WorkloadKind::kHashJoin, keys, threads, "first-touch");
+        spec.join_algorithm = sim::JoinAlgorithm::kRadix;
+        const std::string what = std::to_string(cache.bytes) + " bytes, " +
+                                 std::to_string(threads) + " threads, " + keys;
+        ASSERT_EQ(radix_join_bits(topology, spec), cache.bits) << what;
+        const RealRun run = run_operator_workload(topology, this_machine().host, spec, quick());
+        EXPECT_TRUE(run.verified) << what;
+        EXPECT_EQ(run.checksum, reference_checksum(spec)) << what;
+        EXPECT_NE(run.verification.find("2^" + std::to_string(cache.bits) + " partitions"),
+                  std::string::npos)
+            << run.verification;
+        ASSERT_EQ(run.phases.size(), 2u) << what;
+        EXPECT_EQ(run.phases[0].name, "partition");
+        EXPECT_EQ(run.phases[1].name, "join");
+        std::vector<std::string> names;
+        for (const DatasetObservation& d : run.datasets) names.push_back(d.name);
+        EXPECT_EQ(names, (std::vector<std::string>{"R", "S", "R partitions", "S partitions"}));
+      }
+    }
+  }
+}
+
+TEST(RadixJoinRunTest, PartitionCopiesAreCountedInTheMemoryNeeded) {
+  sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kHashJoin, "uniform", 1, "first-touch");
+  spec.data.records = 1e6;
+  spec.data.build_records = 1e5;
+  const double shared_table = operator_memory_bytes(spec);
+  spec.join_algorithm = sim::JoinAlgorithm::kRadix;
+  // R and S twice (inputs and copies) instead of R, S and a table of 2 |R| entries.
+  EXPECT_DOUBLE_EQ(operator_memory_bytes(spec) - shared_table, (1e6 + 1e5) * 16.0 - 2e5 * 16.0);
+}
 
 TEST(SortMergeJoinRunTest, EveryOrderAndSyncMatchesTheReference) {
   for (sim::ShuffleAlgorithm algorithm :
@@ -221,7 +283,8 @@ TEST(OperatorSpecTest, BadSpecsAreRefusedBeforeWork) {
   spec = spec_of(sim::WorkloadKind::kHashJoin, "uniform", 1, "first-touch");
   spec.data.build_records = 0;
   EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
-  EXPECT_THROW(run_radix_hash_join(m.topology, m.host, spec, quick()), std::invalid_argument);
+  spec.join_algorithm = sim::JoinAlgorithm::kRadix;
+  EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
   spec = spec_of(sim::WorkloadKind::kShuffle, "uniform", 1, "first-touch");
   EXPECT_THROW(run_operator_workload(m.topology, m.host, spec, quick()), std::invalid_argument);
   spec = spec_of(sim::WorkloadKind::kPartitionedAggregation, "uniform", 1, "first-touch");
@@ -276,18 +339,43 @@ TEST(OperatorKernelTest, RadixJoinWithManyPartitionsMatchesTheSharedTable) {
   table.clear(0, entries.size());
   hash_join_build(table, r, false);
   const JoinTotals shared = hash_join_probe(table, s);
-  std::vector<Tuple> r_out(r.size());
-  std::vector<Tuple> s_out(s.size());
+  // The copies at every offset from a cache line (in 8-byte steps): the streaming stores must
+  // write only whole lines inside a partition's range, ordinary stores the rest.
+  const auto r_bytes = std::make_unique<std::byte[]>((r.size() + 4) * sizeof(Tuple));
+  const auto s_bytes = std::make_unique<std::byte[]>((s.size() + 4) * sizeof(Tuple));
   for (int workers : {1, 2}) {
     ThreadTeam team(std::vector<int>(static_cast<std::size_t>(workers), kUnpinned));
     for (int bits : {0, 4, 9}) {
-      const JoinTotals radix =
-          radix_hash_join(team, r, s, r_out.data(), s_out.data(), bits, nullptr);
-      EXPECT_EQ(radix.matches, shared.matches) << bits;
-      EXPECT_EQ(radix.checksum, shared.checksum) << bits;
+      for (std::size_t words : {0, 1, 2, 4, 6}) {
+        auto* r_out = reinterpret_cast<Tuple*>(r_bytes.get() + 8 * words);
+        auto* s_out = reinterpret_cast<Tuple*>(s_bytes.get() + 8 * words);
+        std::vector<PhaseTime> phases;
+        const JoinTotals radix = radix_hash_join(team, r, s, r_out, s_out, bits, &phases);
+        EXPECT_EQ(radix.matches, shared.matches) << bits << " " << words;
+        EXPECT_EQ(radix.checksum, shared.checksum) << bits << " " << words;
+        ASSERT_EQ(phases.size(), 2u);
+        // Every tuple lands once: the copies hold R and S (as multisets of keys).
+        std::vector<std::uint64_t> got;
+        std::vector<std::uint64_t> want;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+          got.push_back(s_out[i].key * 31 + s_out[i].value);
+          want.push_back(s[i].key * 31 + s[i].value);
+        }
+        std::sort(got.begin(), got.end());
+        std::sort(want.begin(), want.end());
+        EXPECT_EQ(got, want) << bits << " " << words;
+      }
     }
   }
   EXPECT_GT(shared.matches, 0u);
+  ThreadTeam team({kUnpinned});
+  std::vector<Tuple> r_out(r.size());
+  std::vector<Tuple> s_out(s.size());
+  EXPECT_THROW(radix_hash_join(team, r, s, r_out.data(), s_out.data(), -1, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(
+      radix_hash_join(team, r, s, r_out.data(), s_out.data(), kMaxRadixJoinBits + 1, nullptr),
+      std::invalid_argument);
 }
 
 }  // namespace

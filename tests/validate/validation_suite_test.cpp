@@ -117,6 +117,36 @@ TEST(ValidationSuiteTest, SuiteCoversEveryKernelAtOneAndTThreadsWithUniqueIds) {
   for (const sim::WorkloadSpec& spec : suite)
     os_default = os_default || (spec.placement.kind == sim::PlacementKind::kNone && spec.memory.init == sim::InitThreads::kLoader);
   EXPECT_TRUE(os_default);
+  // The radix join follows the hash join at 1 and T threads, on the same data, with its own id.
+  std::set<int> radix_threads;
+  for (std::size_t i = 0; i < suite.size(); ++i) {
+    if (suite[i].join_algorithm != sim::JoinAlgorithm::kRadix) continue;
+    radix_threads.insert(suite[i].threads);
+    ASSERT_GT(i, 0u);
+    const sim::WorkloadSpec& before = suite[i - 1];
+    EXPECT_EQ(suite[i].kind, sim::WorkloadKind::kHashJoin);
+    EXPECT_EQ(before.kind, sim::WorkloadKind::kHashJoin);
+    EXPECT_EQ(before.join_algorithm, sim::JoinAlgorithm::kNonPartitioned);
+    EXPECT_EQ(before.threads, suite[i].threads);
+    EXPECT_EQ(before.data.records, suite[i].data.records);
+    EXPECT_EQ(before.data.build_records, suite[i].data.build_records);
+    EXPECT_NE(comparison_id(t, before), comparison_id(t, suite[i]));
+  }
+  EXPECT_EQ(radix_threads, (std::set<int>{1, 2}));
+  for (const sim::WorkloadSpec& spec : switch_subset(suite, 2))
+    EXPECT_EQ(spec.join_algorithm, sim::JoinAlgorithm::kNonPartitioned) << comparison_id(t, spec);
+}
+
+TEST(ValidationSuiteTest, RadixJoinIdNamesItsAlgorithmAndTheNonPartitionedIdIsUnchanged) {
+  sim::WorkloadSpec spec;
+  spec.kind = sim::WorkloadKind::kHashJoin;
+  spec.threads = 1;
+  spec.placement.kind = sim::PlacementKind::kDense;
+  spec.memory.kind = sim::MemoryPolicyKind::kFirstTouch;
+  spec.data.keys = sim::parse_key_distribution("uniform", 2e6);
+  EXPECT_EQ(comparison_id(one_node(), spec), "hash-join-uniform-2000000g-1t-dense-first-touch");
+  spec.join_algorithm = sim::JoinAlgorithm::kRadix;
+  EXPECT_EQ(comparison_id(one_node(), spec), "hash-join-radix-uniform-2000000g-1t-dense-first-touch");
 }
 
 TEST(ValidationSuiteTest, CrossValidationPredictsEachFoldWithCostsFittedWithoutIt) {
@@ -175,6 +205,20 @@ TEST(ValidationReportTest, JsonHasTheGuisShapeAndCsvOneRowPerKernel) {
   while (std::getline(lines, line)) ++rows;
   EXPECT_EQ(rows, 3);
   EXPECT_EQ(csv.rfind("id,workload,", 0), 0u);
+}
+
+TEST(ValidationReportTest, HashJoinsNameTheirJoinAlgorithm) {
+  ValidationReport report;
+  report.machine = "this-machine";
+  report.kernels = {comparison(sim::WorkloadKind::kHashJoin, 1, 0.5), comparison(sim::WorkloadKind::kHashJoin, 1, 0.4)};
+  report.kernels[1].spec.join_algorithm = sim::JoinAlgorithm::kRadix;
+  const nlohmann::ordered_json j = to_json(one_node(), report);
+  EXPECT_EQ(j["kernels"][0]["algorithm"], "non-partitioned");
+  EXPECT_EQ(j["kernels"][1]["algorithm"], "radix");
+  EXPECT_FALSE(j["kernels"][1].contains("sync"));
+  const std::string csv = to_csv(report);
+  EXPECT_NE(csv.find(",hash-join,non-partitioned,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",hash-join,radix,"), std::string::npos) << csv;
 }
 
 }  // namespace

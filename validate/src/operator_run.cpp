@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/validate/aggregation_kernels.hpp"
 #include "numatwin/validate/hash_join_kernels.hpp"
@@ -299,9 +301,11 @@ void check_join(const JoinTotals& got, const JoinTotals& want, const char* what)
         std::to_string(got.checksum) + " (" + std::to_string(want.checksum) + ")");
 }
 
+// The non-partitioned join (no radix_bits) or the radix join on 2^radix_bits partitions.
 RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
-                      const sim::WorkloadSpec& spec, const RunOptions& options, int radix_bits) {
-  const bool radix = radix_bits >= 0;
+                      const sim::WorkloadSpec& spec, const RunOptions& options,
+                      std::optional<int> radix_bits) {
+  const bool radix = radix_bits.has_value();
   const std::uint64_t nr = build_rows(spec);
   const std::uint64_t ns = input_rows(spec);
   const BuildData build_gen(spec);
@@ -344,7 +348,7 @@ RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& hos
     if (radix) {
       const double t0 = now_seconds();
       result = radix_hash_join(team, {r, nr}, {s, ns}, sets[2]->as<Tuple>(), sets[3]->as<Tuple>(),
-                               radix_bits, &phases);
+                               *radix_bits, &phases);
       const double t1 = now_seconds();
       same_result(run, result.checksum, first);
       return t1 - t0;
@@ -375,6 +379,8 @@ RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& hos
     run.verified = true;
     run.verification = "matches the reference (R's value per key, direct-addressed): " +
                        std::to_string(result.matches) + " matches, checksum sum(r.value + s.value)";
+    if (radix)
+      run.verification += "; radix join on 2^" + std::to_string(*radix_bits) + " partitions";
   }
   return run;
 }
@@ -538,6 +544,14 @@ RealRun run_sort_merge_join(ThreadTeam& team, const TeamPlan& plan, const HostMa
 
 }  // namespace
 
+int radix_join_bits(const model::Topology& topology, const sim::WorkloadSpec& spec) {
+  const std::vector<sim::PlacedThread> threads =
+      sim::place_threads(topology, spec.threads, spec.placement);
+  const model::Node& node = topology.nodes.at(static_cast<std::size_t>(threads.front().node));
+  return sim::radix_partition_bits(static_cast<double>(build_rows(spec)),
+                                   sim::private_cache_bytes(node), spec.costs.entry_bytes);
+}
+
 double operator_memory_bytes(const sim::WorkloadSpec& spec) {
   const double n = spec.data.records;
   const double r = spec.data.build_records;
@@ -551,7 +565,10 @@ double operator_memory_bytes(const sim::WorkloadSpec& spec) {
       // input, table, values; reference: counts, starts, cursors, values
       return n * tuple + 2.0 * g * tuple + n * 8.0 + 3.0 * g * 8.0 + n * 8.0;
     case WorkloadKind::kHashJoin:
-      return (n + r) * tuple + 2.0 * r * tuple + r * 9.0;  // R, S, table, reference
+      // R, S, the partitioned copies (radix; its per-partition tables are cache-sized) or the
+      // shared table, the reference
+      if (spec.join_algorithm == sim::JoinAlgorithm::kRadix) return 2.0 * (n + r) * tuple + r * 9.0;
+      return (n + r) * tuple + 2.0 * r * tuple + r * 9.0;
     case WorkloadKind::kIndexJoin:
       // S, index; R and its sorted keys; reference: ranks, presence, sorted keys
       return n * tuple + r * 64.0 / 7.0 + r * (tuple + 8.0) + r * (8.0 + 1.0 + 8.0);
@@ -575,7 +592,10 @@ RealRun run_operator_workload(const model::Topology& topology, const HostMap& ho
       run = run_aggregation(team, plan, host, spec, options);
       break;
     case WorkloadKind::kHashJoin:
-      run = run_hash_join(team, plan, host, spec, options, -1);
+      run = run_hash_join(team, plan, host, spec, options,
+                          spec.join_algorithm == sim::JoinAlgorithm::kRadix
+                              ? std::optional<int>(radix_join_bits(topology, spec))
+                              : std::nullopt);
       break;
     case WorkloadKind::kIndexJoin:
       run = run_index_join(team, plan, host, spec, options);
@@ -586,27 +606,6 @@ RealRun run_operator_workload(const model::Topology& topology, const HostMap& ho
     default:
       break;
   }
-  run.work_unit = "tuples";
-  run.huge_pages = options.huge_pages;
-  return run;
-}
-
-RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host,
-                            const sim::WorkloadSpec& spec, const RunOptions& options,
-                            int radix_bits) {
-  if (spec.kind != WorkloadKind::kHashJoin)
-    throw std::invalid_argument("the radix join runs a hash-join spec");
-  check_operator_spec(spec);
-  if (radix_bits > 20) throw std::invalid_argument("radix bits must be <= 20");
-  // R, S, their partitioned copies, the reference.
-  check_free_memory(
-      (spec.data.records + spec.data.build_records) * 32.0 + spec.data.build_records * 9.0,
-      options);
-  const TeamPlan plan = plan_team(topology, host, spec);
-  ThreadTeam team(plan.os_cpus);
-  const int bits =
-      radix_bits >= 0 ? radix_bits : radix_bits_for(build_rows(spec), l2_cache_bytes());
-  RealRun run = run_hash_join(team, plan, host, spec, options, bits);
   run.work_unit = "tuples";
   run.huge_pages = options.huge_pages;
   return run;

@@ -34,6 +34,9 @@ double work_bytes(const sim::WorkloadSpec& spec) {
 
 std::string comparison_id(const model::Topology& topology, const sim::WorkloadSpec& spec) {
   std::string id = sim::workload_kind_name(spec.kind);
+  // The non-partitioned hash join keeps its old id, so earlier reports still match.
+  if (spec.kind == sim::WorkloadKind::kHashJoin && spec.join_algorithm != sim::JoinAlgorithm::kNonPartitioned)
+    id += "-" + sim::join_algorithm_name(spec.join_algorithm);
   if (sim::is_shuffle_family(spec.kind) || spec.kind == sim::WorkloadKind::kSortMergeJoin)
     id += "-" + sim::algorithm_name(spec.algorithm) + "-" + sim::sync_name(spec.sync);
   if (spec.kind == sim::WorkloadKind::kPartitionedAggregation)

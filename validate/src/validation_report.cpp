@@ -81,11 +81,14 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
     const KernelComparison& c = report.kernels[i];
     errors.push_back(c.error());
     Json k{{"id", c.id}, {"workload", sim::workload_kind_name(c.spec.kind)}};
-    // Algorithm and sync mean something only for the shuffle family and the merge orders.
+    // Algorithm and sync mean something only for the shuffle family and the merge orders; a hash
+    // join's algorithm is its join algorithm (radix or non-partitioned), without sync.
     if (sim::is_shuffle_family(c.spec.kind) || c.spec.kind == sim::WorkloadKind::kSortMergeJoin ||
         c.spec.kind == sim::WorkloadKind::kPartitionedAggregation) {
       k["algorithm"] = sim::algorithm_name(c.spec.algorithm);
       k["sync"] = sim::sync_name(c.spec.sync);
+    } else if (c.spec.kind == sim::WorkloadKind::kHashJoin) {
+      k["algorithm"] = sim::join_algorithm_name(c.spec.join_algorithm);
     }
     k["threads"] = c.spec.threads;
     k["predicted_gbps"] = c.predicted_gbps();
@@ -148,7 +151,9 @@ std::string to_csv(const ValidationReport& report) {
         fit += text;
       }
     }
-    out += model::csv_field(c.id) + "," + sim::workload_kind_name(c.spec.kind) + "," + sim::algorithm_name(c.spec.algorithm) + "," +
+    const std::string algorithm = c.spec.kind == sim::WorkloadKind::kHashJoin ? sim::join_algorithm_name(c.spec.join_algorithm)
+                                                                               : sim::algorithm_name(c.spec.algorithm);
+    out += model::csv_field(c.id) + "," + sim::workload_kind_name(c.spec.kind) + "," + algorithm + "," +
            sim::sync_name(c.spec.sync) + "," + std::to_string(c.spec.threads) + "," +
            model::csv_field(sim::placement_name(c.spec.placement)) + "," + c.allocator + "," +
            (c.measured.huge_pages ? "yes" : "no") + "," + numbers + "," + fit + "," + (c.measured.verified ? "yes" : "no") + "\n";

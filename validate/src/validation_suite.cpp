@@ -108,6 +108,10 @@ std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, c
       s.data.build_records = build;
       s.data.keys = sim::parse_key_distribution("uniform", build);
       add(s);
+      if (kind == sim::WorkloadKind::kHashJoin) {  // the radix join, same data
+        s.join_algorithm = sim::JoinAlgorithm::kRadix;
+        add(s);
+      }
     }
   }
   // The OS default at T threads: unpinned, first touch by one loader thread.
@@ -129,7 +133,8 @@ std::vector<sim::WorkloadSpec> switch_subset(const std::vector<sim::WorkloadSpec
     if (s.threads != threads || s.placement.kind != sim::PlacementKind::kDense || s.memory.init != sim::InitThreads::kWorkers) continue;
     const bool count = s.kind == sim::WorkloadKind::kCountAggregation && s.data.keys.distribution == sim::KeyDistribution::kUniform &&
                        s.data.keys.groups > 1e3;
-    if (count || s.kind == sim::WorkloadKind::kMedianAggregation || s.kind == sim::WorkloadKind::kHashJoin) out.push_back(s);
+    const bool hash_join = s.kind == sim::WorkloadKind::kHashJoin && s.join_algorithm == sim::JoinAlgorithm::kNonPartitioned;
+    if (count || s.kind == sim::WorkloadKind::kMedianAggregation || hash_join) out.push_back(s);
   }
   return out;
 }

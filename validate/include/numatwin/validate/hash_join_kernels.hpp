@@ -9,16 +9,21 @@
 //          distinct, so a lookup stops at the first match.
 // Both loops keep kPrefetchDistance table slots prefetched ahead.
 //
-// Radix-partitioned (not in the simulator's plan; selected outside the spec, see operator_run.hpp):
+// Radix-partitioned (WorkloadSpec::join_algorithm kRadix; radix_join_kernel.cpp):
 //   histogram  each worker counts its chunks of R and S per partition (the top `bits` bits of
-//              the key's Fibonacci hash; bits from radix_bits_for: partitions whose tables fit
-//              in half of the L2 cache);
+//              the key's Fibonacci hash; operator_run.hpp's radix_join_bits gives the bits:
+//              sim::radix_partition_bits, partitions whose tables fit in half of the core's
+//              private cache);
 //   scatter    after a prefix sum over (partition, worker), each worker copies its tuples to
-//              their partitions' ranges through one cache-line buffer per partition (software
-//              write combining), so each partition is contiguous in R' and S';
+//              their partitions' ranges through a buffer per partition (software write
+//              combining: 4 cache lines up to 128 partitions, 1 beyond), full buffers written
+//              with streaming (non-temporal) stores where SSE2 has them, so each partition is
+//              contiguous in R' and S' and no line is read for ownership;
 //   join       workers take partitions from a shared counter; per partition a private table of
 //              a power of two >= 2 |R_p| entries (the hash bits below the partition bits) is
-//              built from R'_p and probed with S'_p, both cache resident.
+//              built from R'_p and probed with S'_p, the table cache resident.
+// Every streaming loop (histogram, scatter, build, probe) prefetches its input 4 KiB ahead.
+// Keys must differ from kEmptyKey (as for the shared table).
 #pragma once
 
 #include <cstddef>
@@ -47,14 +52,11 @@ struct JoinTotals {
 void hash_join_build(TableView table, std::span<const Tuple> build, bool concurrent);
 JoinTotals hash_join_probe(TableView table, std::span<const Tuple> probe);
 
-// Partition bits for a build side of `build_tuples`: the fewest (at most 14) that make one
-// partition's table (2 entries of 16 bytes per tuple) fit in half of `cache_bytes`.
-int radix_bits_for(std::uint64_t build_tuples, std::uint64_t cache_bytes);
-// This machine's per-core L2 (sysconf), 256 KiB when unknown.
-std::uint64_t l2_cache_bytes();
+inline constexpr int kMaxRadixJoinBits = 20;
 
-// The radix-partitioned join on `team` (every worker takes its chunk of R and S). r_out and
-// s_out hold r.size() and s.size() tuples. Phase times ("partition", "join") go to `phases`.
+// The radix-partitioned join on `team` (every worker takes its chunk of R and S) over 2^bits
+// partitions. r_out and s_out hold r.size() and s.size() tuples. Phase times ("partition",
+// "join") go to `phases`. Throws std::invalid_argument for bits outside [0, kMaxRadixJoinBits].
 JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span<const Tuple> s,
                            Tuple* r_out, Tuple* s_out, int bits, std::vector<PhaseTime>* phases);
 

@@ -1,8 +1,8 @@
 // The database operators of sim/operator_plan.hpp run for real: COUNT and MEDIAN aggregation
-// over a shared hash table, the non-partitioned hash join, the index nested-loop join and the
-// merge phase of the sort-merge join (aggregation_kernels.hpp, hash_join_kernels.hpp,
-// index_join_kernel.hpp, sort_merge_join_kernel.hpp), plus a radix-partitioned hash join that
-// the spec cannot select yet (run_radix_hash_join).
+// over a shared hash table, the hash join (non-partitioned, or radix-partitioned when
+// spec.join_algorithm is kRadix), the index nested-loop join and the merge phase of the
+// sort-merge join (aggregation_kernels.hpp, hash_join_kernels.hpp, index_join_kernel.hpp,
+// sort_merge_join_kernel.hpp).
 //
 // Datasets mirror the simulator's, each a PlacedDataset under spec.memory with the same kind:
 //   count / median   input (partitioned, records tuples), hash table (shared, 2 G entries of 16
@@ -12,7 +12,8 @@
 //   index join       S (partitioned), index (shared, 64-byte nodes over R's keys, prebuilt)
 //   sort-merge join  fact runs (partitioned, records: S, each run sorted), dimension runs
 //                    (partitioned, build_records: R range-partitioned and sorted), prebuilt
-//   radix join       R, S (partitioned), R' and S' (shared: the partitioned copies)
+//   radix join       R, S (partitioned), "R partitions" and "S partitions" (shared: the
+//                    partitioned copies, |R| and |S| tuples); 2^radix_join_bits partitions
 // Data (data_generator.hpp, seed = spec.seed): aggregation input and S draw keys from
 // spec.data.keys (S with G = build_records, so every S key has its R partner); R's keys are a
 // bijection of [0, build_records) (seed + 1), values uniform in [0, 2^31). Generation is the
@@ -41,19 +42,17 @@ namespace numatwin::validate {
 // Bytes a run allocates: datasets plus the verification reference (when options verify).
 double operator_memory_bytes(const sim::WorkloadSpec& spec);
 
-// spec.kind: kCountAggregation, kMedianAggregation, kHashJoin, kIndexJoin, kSortMergeJoin
-// (spec.algorithm naive or ring, spec.sync). Throws std::invalid_argument before any work for
-// other kinds, tuple_bytes != 16, records or build_records < 1, groups < 1, bad key-distribution
-// parameters, fewer records than threads^2 (sort-merge), coordinated random order (sort-merge),
-// too little memory;
-// std::runtime_error when verification fails.
+// spec.kind: kCountAggregation, kMedianAggregation, kHashJoin (spec.join_algorithm), kIndexJoin,
+// kSortMergeJoin (spec.algorithm naive or ring, spec.sync). Throws std::invalid_argument before any
+// work for other kinds, tuple_bytes != 16, records or build_records < 1, groups < 1, bad
+// key-distribution parameters, fewer records than threads^2 (sort-merge), coordinated random order
+// (sort-merge), too little memory; std::runtime_error when verification fails.
 RealRun run_operator_workload(const model::Topology& topology, const HostMap& host,
                               const sim::WorkloadSpec& spec, const RunOptions& options);
 
-// The radix-partitioned hash join on spec (kind kHashJoin expected, same data as the
-// non-partitioned join). `radix_bits` < 0: radix_bits_for(build_records, l2_cache_bytes()).
-RealRun run_radix_hash_join(const model::Topology& topology, const HostMap& host,
-                            const sim::WorkloadSpec& spec, const RunOptions& options,
-                            int radix_bits = -1);
+// The radix join's partition bits for `spec` on `topology`: sim::radix_partition_bits with the
+// private cache (sim::private_cache_bytes) of the node of worker 0 and spec.costs.entry_bytes,
+// the rule the simulator uses, so model and kernel cut the same partitions.
+int radix_join_bits(const model::Topology& topology, const sim::WorkloadSpec& spec);
 
 }  // namespace numatwin::validate

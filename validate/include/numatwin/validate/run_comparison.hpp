@@ -40,8 +40,9 @@ struct KernelComparison {
   [[nodiscard]] double predicted_gbps() const { return work_bytes(spec) / predicted.seconds / 1e9; }
 };
 
-// A short stable id: workload, variant, key distribution and groups (operators), threads,
-// placement, memory policy (operators).
+// A short stable id: workload, variant (a radix hash join: "hash-join-radix-..."; the
+// non-partitioned join has none), key distribution and groups (operators), threads, placement,
+// memory policy (operators).
 std::string comparison_id(const model::Topology& topology, const sim::WorkloadSpec& spec);
 
 KernelComparison compare_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,

@@ -9,7 +9,8 @@
 //   partitioned     aggregation by shuffle and by migration (ring)
 //   aggregations    COUNT over few groups (cache-resident table) and many groups, uniform and
 //                   zipf(0.5) keys; MEDIAN, uniform keys
-//   joins           hash join and index nested-loop join, uniform keys
+//   joins           hash join (non-partitioned, then radix on the same data) and index
+//                   nested-loop join, uniform keys
 //   the OS default  COUNT and hash join at T threads unpinned with first touch by one loader
 //                   thread (what issue 9's advice is compared with)
 // Sizes scale with `scale` (quick: 1/16) and are checked against free memory before any run.
@@ -44,8 +45,8 @@ struct SuiteOptions {
 
 std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, const SuiteOptions& options);
 
-// The switch subset (allocators, huge pages): COUNT over many uniform groups, MEDIAN and hash
-// join, at `threads` threads, dense, first touch by the workers, taken from `suite`.
+// The switch subset (allocators, huge pages): COUNT over many uniform groups, MEDIAN and the
+// non-partitioned hash join, at `threads` threads, dense, first touch by the workers, taken from `suite`.
 std::vector<sim::WorkloadSpec> switch_subset(const std::vector<sim::WorkloadSpec>& suite, int threads);
 
 // The fitted kernel costs: OperatorCosts plus the shuffle consumer's cycles per element.
