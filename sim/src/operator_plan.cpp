@@ -389,6 +389,9 @@ class Builder {
   //   histogram  scan of the worker's chunks of R and S, scan_cycles_per_tuple each;
   //   scatter    copy of the chunks into the partitioned copies R' and S' (every worker writes to
   //              every partition: the whole copy's spread), partition_cycles_per_tuple each;
+  //              (the real kernel writes full lines with streaming stores, which skip the read
+  //              for ownership that the model's writes include: the model overstates the
+  //              scatter's memory traffic by that read, a third of its copy traffic);
   //   join       each worker takes 1 / n of the partitions (dynamically, in the kernel): a scan
   //              of its share of R' building a private table (hash_cycles_per_tuple, hits in the
   //              private cache), then of S' probing it. A partition's table of 2 |R_p| entries is
