@@ -31,7 +31,14 @@ void WorkloadOptions::add_common(CLI::App* app) {
     app->add_option("--os-move-probability", os_move_probability, "--placement none: chance the OS moves a thread per unit of work")
         ->capture_default_str();
     app->add_option("--random-lines-in-flight", costs.random_lines_in_flight, "Independent misses of a hash/probe loop")->capture_default_str();
-    app->add_option("--hash-cycles-per-tuple", costs.hash_cycles_per_tuple, "Core cycles per hash-table access")->capture_default_str();
+    app->add_option("--hash-cycles-per-tuple", costs.hash_cycles_per_tuple, "COUNT / MEDIAN: core cycles per table update")
+        ->capture_default_str();
+    app->add_option("--join-cycles-per-tuple", costs.join_cycles_per_tuple,
+                    "Joins: core cycles per build or probe access (index join: per lookup)")
+        ->capture_default_str();
+    app->add_option("--group-cycles-per-tuple", costs.group_cycles_per_tuple,
+                    "Partitioned aggregation: core cycles per private-table update")
+        ->capture_default_str();
     app->add_option("--llc-hit-ns", costs.llc_hit_ns, "Latency of a random access that hits the LLC")->capture_default_str();
     app->add_option("--private-hit-ns", costs.private_hit_ns, "Latency of a random access that hits the core's own cache")
         ->capture_default_str();

@@ -77,6 +77,7 @@ class Builder {
     if (!(c.private_hit_ns >= 0.0)) throw std::invalid_argument("--private-hit-ns must be >= 0");
     if (!(c.atomic_update_ns >= 0.0)) throw std::invalid_argument("--atomic-update-ns must be >= 0");
     if (!(c.llc_hit_ns >= 0.0) || !(c.scan_cycles_per_tuple >= 0.0) || !(c.hash_cycles_per_tuple >= 0.0) ||
+        !(c.join_cycles_per_tuple >= 0.0) || !(c.group_cycles_per_tuple >= 0.0) ||
         !(c.merge_cycles_per_tuple >= 0.0) || !(c.partition_cycles_per_tuple >= 0.0) || !(c.sort_cycles_per_comparison >= 0.0) || c.entry_bytes < 1) {
       throw std::invalid_argument("operator costs must be >= 0 (entry bytes >= 1)");
     }
@@ -372,14 +373,14 @@ class Builder {
       for (int b = 0; b < kBatches; ++b) {
         const double tuples = d.build_records / n / kBatches;
         table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
-                   build_hit, true, c.hash_cycles_per_tuple, -1, build_shared, build_own, n > 1);
+                   build_hit, true, c.join_cycles_per_tuple, -1, build_shared, build_own, n > 1);
         maybe_os_move(tp);
       }
       tp.ops.emplace_back(Barrier{});
       for (int b = 0; b < kBatches; ++b) {
         const double tuples = d.records / n / kBatches;
         table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
-                   probe_hit, false, c.hash_cycles_per_tuple, -1, 0.0, probe_own);
+                   probe_hit, false, c.join_cycles_per_tuple, -1, 0.0, probe_own);
         maybe_os_move(tp);
       }
     }
@@ -393,7 +394,7 @@ class Builder {
   //              for ownership that the model's writes include: the model overstates the
   //              scatter's memory traffic by that read, a third of its copy traffic);
   //   join       each worker takes 1 / n of the partitions (dynamically, in the kernel): a scan
-  //              of its share of R' building a private table (hash_cycles_per_tuple, hits in the
+  //              of its share of R' building a private table (join_cycles_per_tuple, hits in the
   //              private cache), then of S' probing it. A partition's table of 2 |R_p| entries is
   //              cached in the core's private cache, else the LLC, else memory, in the ratio of
   //              the cache to the table (radix_partition_bits sizes it to half the private cache).
@@ -433,9 +434,9 @@ class Builder {
       }
       tp.ops.emplace_back(Barrier{});
       table_loop(tp, w, r_parts.chunk(w, n), r_tuples * d.tuple_bytes, r_tuples * c.scan_cycles_per_tuple, r_parts.chunk(w, n),
-                 r_tuples, hit, true, c.hash_cycles_per_tuple, -1, 0.0, own);
+                 r_tuples, hit, true, c.join_cycles_per_tuple, -1, 0.0, own);
       table_loop(tp, w, s_parts.chunk(w, n), s_tuples * d.tuple_bytes, s_tuples * c.scan_cycles_per_tuple, r_parts.chunk(w, n),
-                 s_tuples, hit, false, c.hash_cycles_per_tuple, -1, 0.0, own);
+                 s_tuples, hit, false, c.join_cycles_per_tuple, -1, 0.0, own);
     }
   }
 
@@ -463,7 +464,7 @@ class Builder {
       for (int b = 0; b < kBatches; ++b) {
         const double tuples = d.records / n / kBatches;
         table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, index.spread(),
-                   tuples * depth, hit, false, c.hash_cycles_per_tuple / depth);
+                   tuples * depth, hit, false, c.join_cycles_per_tuple / depth);
         maybe_os_move(tp);
       }
     }
@@ -498,7 +499,7 @@ class Builder {
         switch (spec_.strategy) {
           case PartitionStrategy::kShuffle:
             table_loop(tp, w, piece, piece_records * d.tuple_bytes, piece_records * c.scan_cycles_per_tuple, home_table,
-                       piece_records, hit, true, c.hash_cycles_per_tuple, k, 0.0, own);
+                       piece_records, hit, true, c.group_cycles_per_tuple, k, 0.0, own);
             break;
           case PartitionStrategy::kMigration:
           case PartitionStrategy::kMigrationAndCopy: {
@@ -521,7 +522,7 @@ class Builder {
             const std::vector<model::NodeShare> table_now =
                 copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table;
             table_loop(tp, w, piece, piece_records * d.tuple_bytes, piece_records * c.scan_cycles_per_tuple, table_now,
-                       piece_records, 1.0 - cold, true, c.hash_cycles_per_tuple, k, 0.0, std::min(own, 1.0 - cold));
+                       piece_records, 1.0 - cold, true, c.group_cycles_per_tuple, k, 0.0, std::min(own, 1.0 - cold));
             break;
           }
         }

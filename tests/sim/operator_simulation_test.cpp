@@ -235,7 +235,7 @@ TEST(OperatorSimulationTest, SmallStateFavoursMigrationLargeStateFavoursShuffle)
   auto time_of = [&](PartitionStrategy strategy, double groups) {
     WorkloadSpec s = op(t, WorkloadKind::kPartitionedAggregation, "first-touch");
     s.costs.scan_cycles_per_tuple = 1.0;
-    s.costs.hash_cycles_per_tuple = 1.0;
+    s.costs.group_cycles_per_tuple = 1.0;
     s.algorithm = ShuffleAlgorithm::kRing;
     s.strategy = strategy;
     s.data.records = 1e8;

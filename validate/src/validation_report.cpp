@@ -14,6 +14,8 @@ Json costs_json(const KernelCosts& c) {
   return {{"cycles_per_element", c.cycles_per_element},
           {"scan_cycles_per_tuple", c.operators.scan_cycles_per_tuple},
           {"hash_cycles_per_tuple", c.operators.hash_cycles_per_tuple},
+          {"join_cycles_per_tuple", c.operators.join_cycles_per_tuple},
+          {"group_cycles_per_tuple", c.operators.group_cycles_per_tuple},
           {"random_lines_in_flight", c.operators.random_lines_in_flight},
           {"llc_hit_ns", c.operators.llc_hit_ns},
           {"private_hit_ns", c.operators.private_hit_ns},

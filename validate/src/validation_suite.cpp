@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <cstdio>
+#include <map>
 #include <future>
 #include <random>
 #include <stdexcept>
@@ -20,12 +22,14 @@ sim::WorkloadSpec base_spec(sim::WorkloadKind kind, int threads) {
   return s;
 }
 
-// A cost the fit may change: a name and where it lives.
+// A cost the fit may change: a name, where it lives, and the range of plausible values the fit
+// stays in (the model's own lower bounds are above 0; the upper ones keep degenerate directions,
+// where two costs trade freely, from running off).
 struct Parameter {
   const char* name;
   double* (*field)(KernelCosts&);
-  double smallest;  // the model's lower bound (check_workload)
-  double range = 10.0;  // searched within [start / range, start * range]
+  double smallest;
+  double largest;
 };
 
 // The fit minimises sum sqrt(l^2 + d^2) - d over l = log(predicted / measured): |l| for errors
@@ -33,22 +37,51 @@ struct Parameter {
 // stall on the kinks of |l| where two runs' errors cross.
 constexpr double kSmoothing = 0.02;
 constexpr int kSweeps = 16;
+constexpr double kStepRange = 10.0;  // one search looks within [x / 10, x * 10] (and the bounds)
 
+// Plausible ranges: cycles for loops of a few instructions per tuple up to a few hundred; cache
+// hits between an L1 hit and a remote LLC; lines in flight up to a core's fill buffers and
+// superqueue; the streaming factors within 2x of the calibration (one core) and 100x (the
+// controller, of which 2 cores see only a lower bound).
 const Parameter kParameters[] = {
-    {"cycles_per_element", [](KernelCosts& c) { return &c.cycles_per_element; }, 0.01},
-    {"scan_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.scan_cycles_per_tuple; }, 0.01},
-    {"hash_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.hash_cycles_per_tuple; }, 0.01},
-    {"random_lines_in_flight", [](KernelCosts& c) { return &c.operators.random_lines_in_flight; }, 1.0},
-    {"llc_hit_ns", [](KernelCosts& c) { return &c.operators.llc_hit_ns; }, 0.1},
-    {"private_hit_ns", [](KernelCosts& c) { return &c.operators.private_hit_ns; }, 0.1},
-    {"shared_line_transfer_ns", [](KernelCosts& c) { return &c.operators.shared_line_transfer_ns; }, 0.1},
-    {"atomic_update_ns", [](KernelCosts& c) { return &c.operators.atomic_update_ns; }, 0.1},
-    {"sort_cycles_per_comparison", [](KernelCosts& c) { return &c.operators.sort_cycles_per_comparison; }, 0.01},
-    {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.01},
-    {"partition_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_cycles_per_tuple; }, 0.01},
-    {"stream_scale", [](KernelCosts& c) { return &c.stream_scale; }, 0.01, 2.0},
-    {"memory_bandwidth_scale", [](KernelCosts& c) { return &c.memory_bandwidth_scale; }, 1e-4, 100.0},
+    {"cycles_per_element", [](KernelCosts& c) { return &c.cycles_per_element; }, 0.1, 50.0},
+    {"scan_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.scan_cycles_per_tuple; }, 0.1, 100.0},
+    {"hash_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.hash_cycles_per_tuple; }, 0.5, 300.0},
+    {"join_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.join_cycles_per_tuple; }, 0.5, 300.0},
+    {"group_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.group_cycles_per_tuple; }, 0.5, 300.0},
+    {"random_lines_in_flight", [](KernelCosts& c) { return &c.operators.random_lines_in_flight; }, 1.0, 32.0},
+    {"llc_hit_ns", [](KernelCosts& c) { return &c.operators.llc_hit_ns; }, 2.0, 150.0},
+    {"private_hit_ns", [](KernelCosts& c) { return &c.operators.private_hit_ns; }, 0.3, 30.0},
+    {"shared_line_transfer_ns", [](KernelCosts& c) { return &c.operators.shared_line_transfer_ns; }, 1.0, 500.0},
+    {"atomic_update_ns", [](KernelCosts& c) { return &c.operators.atomic_update_ns; }, 0.5, 100.0},
+    {"sort_cycles_per_comparison", [](KernelCosts& c) { return &c.operators.sort_cycles_per_comparison; }, 0.5, 100.0},
+    {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.5, 100.0},
+    {"partition_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_cycles_per_tuple; }, 0.5, 100.0},
+    {"stream_scale", [](KernelCosts& c) { return &c.stream_scale; }, 0.5, 2.0},
+    {"memory_bandwidth_scale", [](KernelCosts& c) { return &c.memory_bandwidth_scale; }, 0.01, 100.0},
 };
+
+double clamp_to(const Parameter& p, double x) { return std::clamp(x, p.smallest, p.largest); }
+
+// A run's family: its id without the thread count ("-2t-"), so that the same kernel at 1 and T
+// threads is one family.
+std::string family_of(const std::string& id) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < id.size()) {
+    if (id[i] == '-' && i + 1 < id.size() && std::isdigit(static_cast<unsigned char>(id[i + 1]))) {
+      std::size_t j = i + 1;
+      while (j < id.size() && std::isdigit(static_cast<unsigned char>(id[j]))) ++j;
+      if (j + 1 < id.size() && id[j] == 't' && id[j + 1] == '-') {
+        out += "-";
+        i = j + 1;
+        continue;
+      }
+    }
+    out += id[i++];
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -164,6 +197,17 @@ std::vector<double> cross_validated_errors(const model::Topology& topology, cons
                                            int restarts) {
   if (folds < 2) throw std::invalid_argument("cross-validation needs at least 2 folds");
   std::vector<double> errors(comparisons.size(), 0.0);
+  // Fold of each run: the families (family_of) in order of first appearance take folds round
+  // robin, and a family's later members take the next folds, so a kernel's runs at 1 and T
+  // threads fall in different folds: each is predicted from costs fitted on the other.
+  std::vector<int> fold_of(comparisons.size(), 0);
+  {
+    std::map<std::string, std::pair<int, int>> families;  // family -> (index, members so far)
+    for (std::size_t i = 0; i < comparisons.size(); ++i) {
+      auto [it, added] = families.try_emplace(family_of(comparisons[i].id), static_cast<int>(families.size()), 0);
+      fold_of[i] = (it->second.first + it->second.second++) % folds;
+    }
+  }
   // The folds are independent fits: one thread each.
   std::vector<std::vector<bool>> trainings;
   std::vector<std::future<CostFit>> fits;
@@ -172,7 +216,7 @@ std::vector<double> cross_validated_errors(const model::Topology& topology, cons
     bool any_test = false;
     bool any_training = false;
     for (std::size_t i = 0; i < comparisons.size(); ++i) {
-      training[i] = static_cast<int>(i % static_cast<std::size_t>(folds)) != f;
+      training[i] = fold_of[i] != f;
       (training[i] ? any_training : any_test) = true;
     }
     if (!any_test || !any_training) continue;
@@ -243,7 +287,7 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
       for (const double factor : {0.1, 10.0}) {
         KernelCosts probe = fit.before;
         double& value = *kParameters[p].field(probe);
-        value = std::max(kParameters[p].smallest, value * factor);
+        value = clamp_to(kParameters[p], value * factor);
         const model::Topology scaled = with_stream_scales(topology, probe);
         for (std::size_t i = 0; i < runs; ++i) {
           if (!training[i] || depends[p][i]) continue;
@@ -270,8 +314,8 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
       for (std::size_t p = 0; p < parameters; ++p) {
         if (!matters[p]) continue;
         const double start = std::log(*kParameters[p].field(best));
-        double a = std::max(start - std::log(kParameters[p].range), std::log(kParameters[p].smallest));
-        double b = start + std::log(kParameters[p].range);
+        double a = std::max(start - std::log(kStepRange), std::log(kParameters[p].smallest));
+        double b = std::min(start + std::log(kStepRange), std::log(kParameters[p].largest));
         std::vector<double> trial_errors;
         auto value_at = [&](double log_x) {
           KernelCosts trial = best;
@@ -318,13 +362,16 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
   // descend again from `restarts` starts drawn around the best point so far (each parameter times
   // a factor within [1/4, 4], log-uniform, fixed seed) and keep the best.
   double best_value = 0.0;
-  KernelCosts best = descend(fit.before, best_value);
+  KernelCosts first = fit.before;
+  for (std::size_t p = 0; p < parameters; ++p)
+    if (matters[p]) *kParameters[p].field(first) = clamp_to(kParameters[p], *kParameters[p].field(first));
+  KernelCosts best = descend(first, best_value);
   std::mt19937_64 random(20261122);
   std::uniform_real_distribution<double> factor(-std::log(4.0), std::log(4.0));
   for (int r = 0; r < restarts; ++r) {
     KernelCosts start = best;
     for (std::size_t p = 0; p < std::size(kParameters); ++p)
-      if (matters[p]) *kParameters[p].field(start) = std::max(kParameters[p].smallest, *kParameters[p].field(start) * std::exp(factor(random)));
+      if (matters[p]) *kParameters[p].field(start) = clamp_to(kParameters[p], *kParameters[p].field(start) * std::exp(factor(random)));
     double value = 0.0;
     const KernelCosts found = descend(start, value);
     if (value < best_value) {

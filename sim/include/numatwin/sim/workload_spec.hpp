@@ -44,7 +44,10 @@ struct DataSpec {
 // Costs of the operators' inner loops: model parameters the validator fits.
 struct OperatorCosts {
   double scan_cycles_per_tuple = 2.0;
-  double hash_cycles_per_tuple = 20.0;     // hashing, comparing, updating an entry
+  // Core work per table access, one cost per kind of inner loop (their instructions differ):
+  double hash_cycles_per_tuple = 20.0;   // COUNT / MEDIAN: hash, compare, update a shared entry
+  double join_cycles_per_tuple = 20.0;   // hash and radix joins' build and probe; index join (all levels)
+  double group_cycles_per_tuple = 20.0;  // partitioned aggregation: update a private entry
   double random_lines_in_flight = 4.0;     // independent misses a hash or probe loop keeps in flight
   double llc_hit_ns = 20.0;                 // a random access that hits the last-level cache
   double private_hit_ns = 5.0;              // ... that hits the core's own cache (L2 or L1)

@@ -16,8 +16,10 @@
 // Sizes scale with `scale` (quick: 1/16) and are checked against free memory before any run.
 //
 // Cost fit: coordinate descent over the logarithms of the costs and of the two streaming
-// factors of KernelCosts (golden-section search within a factor of 10 of the start, 100 for the
-// memory bandwidth factor; sweeps until one gains less than 0.01 %, at most eight), minimising the sum of absolute log errors
+// factors of KernelCosts (golden-section search within a factor of 10 of the current value and
+// always within each cost's plausible range, listed in validation_suite.cpp; sweeps until one
+// gains less than 0.01 %, at most 16; then restarts, see fit_kernel_costs), minimising the sum of
+// (smoothed) absolute log errors
 // |ln(predicted / measured)| over the training runs: a least-absolute-deviations fit, which
 // aims at the median error (the suite's figure of merit) and which a few runs the model cannot
 // describe (say, a cache-resident table on one thread) do not drag along. The suite fits on every run (the calibrated
@@ -89,7 +91,10 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
                          const std::function<Prediction(const model::Topology&, const sim::WorkloadSpec&)>& predict,
                          int restarts = kCostFitRestarts);
 
-// K-fold cross-validation of the fit: run i is in fold i mod K; each fold's runs are predicted
+// K-fold cross-validation of the fit: runs are grouped in families (the id without its thread
+// count: one kernel at 1 and T threads); families take folds round robin in order of first
+// appearance and a family's later runs the next folds, so no kernel is only ever predicted
+// without a run of itself in training. Each fold's runs are predicted
 // with the costs fitted on the other folds. Returns one error per comparison (a run whose fold
 // leaves no training run depending on a cost keeps that cost's value from before the fit).
 std::vector<double> cross_validated_errors(const model::Topology& topology, const std::vector<KernelComparison>& comparisons,
