@@ -45,6 +45,9 @@ void WorkloadOptions::add_common(CLI::App* app) {
     app->add_option("--partition-cycles-per-tuple", costs.partition_cycles_per_tuple,
                     "Radix join: core cycles to scatter one tuple to its partition")
         ->capture_default_str();
+    app->add_option("--partition-join-cycles-per-tuple", costs.partition_join_cycles_per_tuple,
+                    "Radix join: core cycles per build or probe access of a partition's cached table")
+        ->capture_default_str();
     app->add_option("--atomic-update-ns", costs.atomic_update_ns,
                     "A locked read-modify-write on a table several workers update (CAS, fetch_add)")
         ->capture_default_str();

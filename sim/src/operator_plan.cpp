@@ -77,7 +77,7 @@ class Builder {
     if (!(c.private_hit_ns >= 0.0)) throw std::invalid_argument("--private-hit-ns must be >= 0");
     if (!(c.atomic_update_ns >= 0.0)) throw std::invalid_argument("--atomic-update-ns must be >= 0");
     if (!(c.llc_hit_ns >= 0.0) || !(c.scan_cycles_per_tuple >= 0.0) || !(c.hash_cycles_per_tuple >= 0.0) ||
-        !(c.join_cycles_per_tuple >= 0.0) || !(c.group_cycles_per_tuple >= 0.0) ||
+        !(c.join_cycles_per_tuple >= 0.0) || !(c.group_cycles_per_tuple >= 0.0) || !(c.partition_join_cycles_per_tuple >= 0.0) ||
         !(c.merge_cycles_per_tuple >= 0.0) || !(c.partition_cycles_per_tuple >= 0.0) || !(c.sort_cycles_per_comparison >= 0.0) || c.entry_bytes < 1) {
       throw std::invalid_argument("operator costs must be >= 0 (entry bytes >= 1)");
     }
@@ -394,7 +394,8 @@ class Builder {
   //              for ownership that the model's writes include: the model overstates the
   //              scatter's memory traffic by that read, a third of its copy traffic);
   //   join       each worker takes 1 / n of the partitions (dynamically, in the kernel): a scan
-  //              of its share of R' building a private table (join_cycles_per_tuple, hits in the
+  //              of its share of R' building a private table (partition_join_cycles_per_tuple: a
+  //              small table's loop, without the misses a large one must hide; hits in the
   //              private cache), then of S' probing it. A partition's table of 2 |R_p| entries is
   //              cached in the core's private cache, else the LLC, else memory, in the ratio of
   //              the cache to the table (radix_partition_bits sizes it to half the private cache).
@@ -434,9 +435,9 @@ class Builder {
       }
       tp.ops.emplace_back(Barrier{});
       table_loop(tp, w, r_parts.chunk(w, n), r_tuples * d.tuple_bytes, r_tuples * c.scan_cycles_per_tuple, r_parts.chunk(w, n),
-                 r_tuples, hit, true, c.join_cycles_per_tuple, -1, 0.0, own);
+                 r_tuples, hit, true, c.partition_join_cycles_per_tuple, -1, 0.0, own);
       table_loop(tp, w, s_parts.chunk(w, n), s_tuples * d.tuple_bytes, s_tuples * c.scan_cycles_per_tuple, r_parts.chunk(w, n),
-                 s_tuples, hit, false, c.join_cycles_per_tuple, -1, 0.0, own);
+                 s_tuples, hit, false, c.partition_join_cycles_per_tuple, -1, 0.0, own);
     }
   }
 

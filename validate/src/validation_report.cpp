@@ -24,6 +24,7 @@ Json costs_json(const KernelCosts& c) {
           {"sort_cycles_per_comparison", c.operators.sort_cycles_per_comparison},
           {"merge_cycles_per_tuple", c.operators.merge_cycles_per_tuple},
           {"partition_cycles_per_tuple", c.operators.partition_cycles_per_tuple},
+          {"partition_join_cycles_per_tuple", c.operators.partition_join_cycles_per_tuple},
           {"stream_scale", c.stream_scale},
           {"memory_bandwidth_scale", c.memory_bandwidth_scale}};
 }

@@ -57,6 +57,7 @@ const Parameter kParameters[] = {
     {"sort_cycles_per_comparison", [](KernelCosts& c) { return &c.operators.sort_cycles_per_comparison; }, 0.5, 100.0},
     {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.5, 100.0},
     {"partition_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_cycles_per_tuple; }, 0.5, 100.0},
+    {"partition_join_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_join_cycles_per_tuple; }, 0.5, 300.0},
     {"stream_scale", [](KernelCosts& c) { return &c.stream_scale; }, 0.5, 2.0},
     {"memory_bandwidth_scale", [](KernelCosts& c) { return &c.memory_bandwidth_scale; }, 0.01, 100.0},
 };

@@ -53,6 +53,7 @@ struct OperatorCosts {
   double private_hit_ns = 5.0;              // ... that hits the core's own cache (L2 or L1)
   double merge_cycles_per_tuple = 10.0;
   double partition_cycles_per_tuple = 6.0;  // radix join's scatter: hash, cursor, line buffer (assumed)
+  double partition_join_cycles_per_tuple = 10.0;  // radix join: build / probe of a partition's cached table
   double sort_cycles_per_comparison = 4.0;  // MEDIAN sorts each group's values
   int entry_bytes = 16;                     // hash table entry (key + payload); tables are half full
   // An atomic update of a shared table whose line another core modified last: the line moves
