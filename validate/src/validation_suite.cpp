@@ -58,7 +58,7 @@ const Parameter kParameters[] = {
     {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.5, 100.0},
     {"partition_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_cycles_per_tuple; }, 0.5, 100.0},
     {"partition_join_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_join_cycles_per_tuple; }, 0.5, 300.0},
-    {"stream_scale", [](KernelCosts& c) { return &c.stream_scale; }, 0.5, 2.0},
+    {"stream_scale", [](KernelCosts& c) { return &c.stream_scale; }, 0.8, 1.25},
     {"memory_bandwidth_scale", [](KernelCosts& c) { return &c.memory_bandwidth_scale; }, 0.01, 100.0},
 };
 
