@@ -64,6 +64,9 @@ if grep -q qn_kernels=1 /proc/cmdline; then
   run bind --workload hash-join --records 2e5 --build-records 2e4 --groups 2e4 --memory-policy bind:n2
   check "bind verified" "verified: yes" /tmp/bind.txt
   check "bind puts the table on n2" "hash table: .*pages n2: 100%" /tmp/bind.txt
+  run radix --workload hash-join --join-algorithm radix --records 2e5 --build-records 2e4 --groups 2e4 --memory-policy interleave
+  check "radix join verified" "verified: yes" /tmp/radix.txt
+  check "radix partitions interleaved" "R partitions: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/radix.txt
   run loader --workload count --records 2e5 --groups 1000 --memory-policy first-touch:loader
   check "loader first touch on the loader's node" "input: .*pages n0: 100%" /tmp/loader.txt
   run workers --workload count --records 2e5 --groups 1000 --memory-policy first-touch
