@@ -177,8 +177,8 @@ void MainWindow::build_central() {
     if (!path.isEmpty()) open_validation_report(path);
   });
   report_top->addWidget(open_report);
-  report_label_ = new QLabel(tr("Measured next to predicted, per kernel. Reads the report shape documented in docs/gui.md "
-                                "(\"numatwin-validation-report\", version 1); the validator that writes it is being built (issue 7)."),
+  report_label_ = new QLabel(tr("Measured next to predicted, per kernel: the report `numatwin validate suite` writes "
+                                "(\"numatwin-validation-report\", version 1; docs/gui.md, docs/validation.md)."),
                              report);
   report_label_->setWordWrap(true);
   report_top->addWidget(report_label_, 1);

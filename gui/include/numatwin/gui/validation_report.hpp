@@ -1,6 +1,6 @@
 // The reading side of a validator report (measured next to predicted per kernel, and measured
 // link traffic where counters were available). The shape is small and documented in
-// docs/gui.md ("Validator reports"); the validator (issue 7) is meant to write it. A value the
+// docs/gui.md ("Validator reports"); `numatwin validate suite` and `validate run` write it. A value the
 // hardware could not give is absent or null with a reason, never 0.
 #pragma once
 
