@@ -109,6 +109,32 @@ class ValidateRun(unittest.TestCase):
         with open(out[:-5] + ".csv") as f:
             self.assertEqual(len(list(csv.DictReader(f))), len(report["kernels"]))
         self.assertIn("median |error|", r.stdout)
+        self.assertIn("radix", {k.get("algorithm") for k in report["kernels"] if k["workload"] == "hash-join"})
+
+        # Refit the saved runs without running a kernel: the same runs and measurements come back.
+        refit = os.path.join(self.dir.name, "refit.json")
+        r = run("validate", "suite", "--topology", self.host, "--quick", "--scale", "0.1", "--measurements", out, "--out", refit)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(refit) as f:
+            again = json.load(f)
+        self.assertEqual([k["id"] for k in again["kernels"]], [k["id"] for k in report["kernels"]])
+        self.assertEqual([k["details"]["measured_s"] for k in again["kernels"]],
+                         [k["details"]["measured_s"] for k in report["kernels"]])
+        self.assertEqual(again["measured_costs"]["shared_line_transfer_ns"], report["measured_costs"]["shared_line_transfer_ns"])
+        self.assertIn("cost_fit", again)
+
+        # A damaged report: one error naming the file and the field.
+        report["kernels"][2]["details"]["measured_s"] = "fast"
+        bad = os.path.join(self.dir.name, "bad.json")
+        with open(bad, "w") as f:
+            json.dump(report, f)
+        r = run("validate", "suite", "--topology", self.host, "--measurements", bad, "--out", refit)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(bad, r.stderr)
+        self.assertIn("/kernels/2/details/measured_s", r.stderr)
+        r = run("validate", "suite", "--measurements", out, "--out", refit)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--measurements needs --topology", r.stderr)
 
     def test_allocbench_reports_time_and_overhead_in_a_fresh_process(self):
         r = run("validate", "allocbench", "--allocator", "glibc", "--threads", "2", "--mib-per-thread", "8", "--rounds", "1",
