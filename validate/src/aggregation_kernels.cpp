@@ -5,35 +5,6 @@
 namespace numatwin::validate {
 namespace {
 
-// Runs handle(i, slot) over every tuple of `input` in order, with the slot of tuple
-// i + kPrefetchDistance computed and prefetched while tuple i is handled.
-template <bool ForWrite, typename Handle>
-inline void prefetched_loop(TableView table, const Tuple* __restrict input, std::size_t n,
-                            Handle&& handle) {
-  constexpr std::size_t d = kPrefetchDistance;
-  std::uint64_t ring[d];
-  const std::size_t head = std::min(n, d);
-  for (std::size_t i = 0; i < head; ++i) {
-    ring[i] = table.slot(input[i].key);
-    if constexpr (ForWrite)
-      table.prefetch(ring[i]);
-    else
-      table.prefetch_read(ring[i]);
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t s = ring[i % d];
-    if (i + d < n) {
-      const std::uint64_t ahead = table.slot(input[i + d].key);
-      ring[i % d] = ahead;
-      if constexpr (ForWrite)
-        table.prefetch(ahead);
-      else
-        table.prefetch_read(ahead);
-    }
-    handle(i, s);
-  }
-}
-
 template <bool Concurrent>
 void count_impl(TableView table, const Tuple* __restrict input, std::size_t n) {
   prefetched_loop<true>(table, input, n, [&](std::size_t i, std::uint64_t s) {

@@ -1,6 +1,5 @@
 #include "numatwin/validate/hash_join_kernels.hpp"
 
-#include <algorithm>
 #include <atomic>
 
 #include "numatwin/validate/aggregation_kernels.hpp"
@@ -10,21 +9,7 @@ namespace {
 
 template <bool Concurrent>
 void build_impl(TableView table, const Tuple* __restrict r, std::size_t n) {
-  constexpr std::size_t d = kPrefetchDistance;
-  std::uint64_t ring[d];
-  const std::size_t head = std::min(n, d);
-  for (std::size_t i = 0; i < head; ++i) {
-    ring[i] = table.slot(r[i].key);
-    table.prefetch(ring[i]);
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t s = ring[i % d];
-    if (i + d < n) {
-      ring[i % d] = table.slot(r[i + d].key);
-      table.prefetch(ring[i % d]);
-    }
-    table.insert<Concurrent>(r[i].key, r[i].value, s);
-  }
+  prefetched_loop<true>(table, r, n, [&](std::size_t i, std::uint64_t s) { table.insert<Concurrent>(r[i].key, r[i].value, s); });
 }
 
 }  // namespace
@@ -39,22 +24,9 @@ void hash_join_build(TableView table, std::span<const Tuple> build, bool concurr
 
 JoinTotals hash_join_probe(TableView table, std::span<const Tuple> probe) {
   const Tuple* __restrict s = probe.data();
-  const std::size_t n = probe.size();
-  constexpr std::size_t d = kPrefetchDistance;
-  std::uint64_t ring[d];
-  const std::size_t head = std::min(n, d);
-  for (std::size_t i = 0; i < head; ++i) {
-    ring[i] = table.slot(s[i].key);
-    table.prefetch_read(ring[i]);
-  }
   std::uint64_t matches = 0;
   std::uint64_t checksum = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t slot = ring[i % d];
-    if (i + d < n) {
-      ring[i % d] = table.slot(s[i + d].key);
-      table.prefetch_read(ring[i % d]);
-    }
+  prefetched_loop<false>(table, s, probe.size(), [&](std::size_t i, std::uint64_t slot) {
     const std::uint64_t key = s[i].key;
     for (;;) {
       const TableEntry& e = table.entries[slot];
@@ -62,12 +34,12 @@ JoinTotals hash_join_probe(TableView table, std::span<const Tuple> probe) {
       if (current == key) {
         ++matches;
         checksum += e.payload.load(std::memory_order_relaxed) + s[i].value;
-        break;
+        return;
       }
-      if (current == kEmptyKey) break;
+      if (current == kEmptyKey) return;
       slot = table.next(slot);
     }
-  }
+  });
   return {matches, checksum};
 }
 

@@ -33,6 +33,31 @@ namespace numatwin::validate {
 
 inline constexpr std::size_t kPrefetchDistance = 32;
 
+// Runs handle(i, slot) over every tuple of `input` in order, with the slot of tuple
+// i + kPrefetchDistance computed and prefetched (for writing, or for reading) while tuple i is
+// handled: the inner loop of every kernel on a shared table (COUNT, the hash join's build and
+// probe).
+template <bool ForWrite, typename Handle>
+inline void prefetched_loop(TableView table, const Tuple* __restrict input, std::size_t n, Handle&& handle) {
+  constexpr std::size_t d = kPrefetchDistance;
+  std::uint64_t ring[d];
+  const auto fetch = [&](std::size_t i) {
+    const std::uint64_t s = table.slot(input[i].key);
+    if constexpr (ForWrite)
+      table.prefetch(s);
+    else
+      table.prefetch_read(s);
+    return s;
+  };
+  const std::size_t head = n < d ? n : d;
+  for (std::size_t i = 0; i < head; ++i) ring[i] = fetch(i);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t s = ring[i % d];
+    if (i + d < n) ring[i % d] = fetch(i + d);
+    handle(i, s);
+  }
+}
+
 // COUNT over `input` (one worker's chunk). `concurrent`: other workers update the table too.
 void count_aggregate(TableView table, std::span<const Tuple> input, bool concurrent);
 
