@@ -10,23 +10,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json costs_json(const KernelCosts& c) {
-  return {{"cycles_per_element", c.cycles_per_element},
-          {"scan_cycles_per_tuple", c.operators.scan_cycles_per_tuple},
-          {"hash_cycles_per_tuple", c.operators.hash_cycles_per_tuple},
-          {"join_cycles_per_tuple", c.operators.join_cycles_per_tuple},
-          {"group_cycles_per_tuple", c.operators.group_cycles_per_tuple},
-          {"random_lines_in_flight", c.operators.random_lines_in_flight},
-          {"llc_hit_ns", c.operators.llc_hit_ns},
-          {"private_hit_ns", c.operators.private_hit_ns},
-          {"shared_line_transfer_ns", c.operators.shared_line_transfer_ns},
-          {"atomic_update_ns", c.operators.atomic_update_ns},
-          {"sort_cycles_per_comparison", c.operators.sort_cycles_per_comparison},
-          {"merge_cycles_per_tuple", c.operators.merge_cycles_per_tuple},
-          {"partition_cycles_per_tuple", c.operators.partition_cycles_per_tuple},
-          {"partition_join_cycles_per_tuple", c.operators.partition_join_cycles_per_tuple},
-          {"stream_scale", c.stream_scale},
-          {"memory_bandwidth_scale", c.memory_bandwidth_scale}};
+Json costs_json(KernelCosts c) {
+  Json out = Json::object();
+  for (const CostParameter& p : cost_parameters()) out[p.name] = *p.field(c);
+  return out;
 }
 
 double largest_abs(const std::vector<double>& v) {

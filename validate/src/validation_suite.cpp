@@ -22,16 +22,6 @@ sim::WorkloadSpec base_spec(sim::WorkloadKind kind, int threads) {
   return s;
 }
 
-// A cost the fit may change: a name, where it lives, and the range of plausible values the fit
-// stays in (the model's own lower bounds are above 0; the upper ones keep degenerate directions,
-// where two costs trade freely, from running off).
-struct Parameter {
-  const char* name;
-  double* (*field)(KernelCosts&);
-  double smallest;
-  double largest;
-};
-
 // The fit minimises sum sqrt(l^2 + d^2) - d over l = log(predicted / measured): |l| for errors
 // well above d (least absolute deviations), smooth near 0 so that coordinate descent does not
 // stall on the kinks of |l| where two runs' errors cross.
@@ -43,7 +33,7 @@ constexpr double kStepRange = 10.0;  // one search looks within [x / 10, x * 10]
 // hits between an L1 hit and a remote LLC; lines in flight up to a core's fill buffers and
 // superqueue; the streaming factors within 2x of the calibration (one core) and 100x (the
 // controller, of which 2 cores see only a lower bound).
-const Parameter kParameters[] = {
+const CostParameter kParameters[] = {
     {"cycles_per_element", [](KernelCosts& c) { return &c.cycles_per_element; }, 0.1, 50.0},
     {"scan_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.scan_cycles_per_tuple; }, 0.1, 100.0},
     {"hash_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.hash_cycles_per_tuple; }, 0.5, 300.0},
@@ -62,7 +52,7 @@ const Parameter kParameters[] = {
     {"memory_bandwidth_scale", [](KernelCosts& c) { return &c.memory_bandwidth_scale; }, 0.01, 100.0},
 };
 
-double clamp_to(const Parameter& p, double x) { return std::clamp(x, p.smallest, p.largest); }
+double clamp_to(const CostParameter& p, double x) { return std::clamp(x, p.smallest, p.largest); }
 
 // A run's family: its id without the thread count ("-2t-"), so that the same kernel at 1 and T
 // threads is one family.
@@ -172,6 +162,8 @@ std::vector<sim::WorkloadSpec> switch_subset(const std::vector<sim::WorkloadSpec
   }
   return out;
 }
+
+std::span<const CostParameter> cost_parameters() { return kParameters; }
 
 KernelCosts costs_of(const sim::WorkloadSpec& spec) { return {spec.costs, spec.cycles_per_element}; }
 
@@ -293,9 +285,9 @@ CostFit fit_kernel_costs(const model::Topology& topology, const std::vector<Kern
         for (std::size_t i = 0; i < runs; ++i) {
           if (!training[i] || depends[p][i]) continue;
           depends[p][i] = std::abs(error_of(i, probe, scaled) - base[i]) > 1e-12 * (1.0 + std::abs(base[i]));
-          matters[p] = matters[p] || depends[p][i];
         }
       }
+      matters[p] = std::find(depends[p].begin(), depends[p].end(), true) != depends[p].end();
       if (!matters[p]) {
         char text[160];
         std::snprintf(text, sizeof text, "%s: no training run depends on it; kept at %g", kParameters[p].name,

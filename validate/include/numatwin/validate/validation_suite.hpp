@@ -28,6 +28,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,18 @@ struct KernelCosts {
   double stream_scale = 1.0;
   double memory_bandwidth_scale = 1.0;
 };
+
+// A cost the fit may change: its name (as in reports), where it lives, and the range of
+// plausible values the fit stays in (the model's own lower bounds are above 0; the upper ones
+// keep degenerate directions, where two costs trade freely, from running off).
+struct CostParameter {
+  const char* name;
+  double* (*field)(KernelCosts&);
+  double smallest;
+  double largest;
+};
+// Every cost the fit may change, in the order reports list them.
+std::span<const CostParameter> cost_parameters();
 
 // `topology` with the streaming factors of `costs` applied.
 model::Topology with_stream_scales(const model::Topology& topology, const KernelCosts& costs);
