@@ -11,6 +11,7 @@
 
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/input_error.hpp"
+#include "numatwin/model/input_json.hpp"
 #include "numatwin/model/topology_check.hpp"
 
 namespace numatwin::model {
@@ -21,123 +22,7 @@ using OrderedJson = nlohmann::ordered_json;
 
 constexpr int kFormatVersion = 1;
 
-const char* type_name(const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::boolean: return "a boolean";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return "an integer";
-    case Json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
-  }
-}
-
-// A cursor into the document that knows its JSON pointer, so every failure names the field.
-class Reader {
- public:
-  Reader(const Json& value, std::string pointer, const std::string& file)
-      : value_(&value), pointer_(std::move(pointer)), file_(&file) {}
-
-  [[noreturn]] void fail(const std::string& expectation) const {
-    throw InputError(*file_, pointer_, expectation);
-  }
-
-  [[nodiscard]] const std::string& pointer() const { return pointer_; }
-  [[nodiscard]] const Json& json() const { return *value_; }
-
-  void expect_object(const char* what) const {
-    if (!value_->is_object()) fail(std::string("expected ") + what + " (a JSON object), found " + type_name(*value_));
-  }
-
-  void expect_array(const char* what) const {
-    if (!value_->is_array()) fail(std::string("expected ") + what + " (a JSON array), found " + type_name(*value_));
-  }
-
-  // Rejects any key not in `allowed`, naming the first unknown key and the allowed ones.
-  void allow_only(std::initializer_list<std::string_view> allowed) const {
-    for (const auto& item : value_->items()) {
-      bool known = false;
-      for (std::string_view key : allowed) known = known || item.key() == key;
-      if (!known) {
-        std::string list;
-        for (std::string_view key : allowed) {
-          if (!list.empty()) list += ", ";
-          list += key;
-        }
-        Reader(item.value(), pointer_ + "/" + escape_pointer_token(item.key()), *file_)
-            .fail("unknown field \"" + item.key() + "\"; expected one of: " + list);
-      }
-    }
-  }
-
-  [[nodiscard]] bool has(const char* key) const { return value_->contains(key); }
-
-  [[nodiscard]] Reader field(const char* key) const {
-    auto it = value_->find(key);
-    if (it == value_->end()) {
-      Reader(*value_, pointer_ + "/" + key, *file_).fail("missing required field");
-    }
-    return Reader(*it, pointer_ + "/" + key, *file_);
-  }
-
-  [[nodiscard]] Reader element(std::size_t index) const {
-    return Reader((*value_)[index], pointer_ + "/" + std::to_string(index), *file_);
-  }
-
-  [[nodiscard]] std::size_t size() const { return value_->size(); }
-
-  [[nodiscard]] std::string string(bool non_empty) const {
-    if (!value_->is_string()) fail(std::string("expected a string, found ") + type_name(*value_));
-    std::string text = value_->get<std::string>();
-    if (non_empty && text.empty()) fail("expected a non-empty string");
-    return text;
-  }
-
-  [[nodiscard]] double number() const {
-    if (!value_->is_number()) fail(std::string("expected a number, found ") + type_name(*value_));
-    const double x = value_->get<double>();
-    if (!std::isfinite(x)) fail("expected a finite number");
-    return x;
-  }
-
-  [[nodiscard]] std::int64_t integer(std::int64_t min_value, std::int64_t max_value) const {
-    std::int64_t x = 0;
-    if (value_->is_number_unsigned()) {
-      const auto u = value_->get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-        fail("expected an integer at most " + std::to_string(max_value));
-      }
-      x = static_cast<std::int64_t>(u);
-    } else if (value_->is_number_integer()) {
-      x = value_->get<std::int64_t>();
-    } else {
-      fail(std::string("expected an integer, found ") + type_name(*value_));
-    }
-    if (x < min_value) fail("expected an integer >= " + std::to_string(min_value) + ", found " + std::to_string(x));
-    if (x > max_value) fail("expected an integer <= " + std::to_string(max_value) + ", found " + std::to_string(x));
-    return x;
-  }
-
-  [[nodiscard]] int small_integer(int min_value) const {
-    // Counts (cores, levels) stay far below this; the bound keeps products in range.
-    return static_cast<int>(integer(min_value, 1 << 20));
-  }
-
-  [[nodiscard]] std::vector<std::string> string_list() const {
-    expect_array("a list of strings");
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < size(); ++i) out.push_back(element(i).string(false));
-    return out;
-  }
-
- private:
-  const Json* value_;
-  std::string pointer_;
-  const std::string* file_;
-};
+using Reader = JsonReader;
 
 CacheLevel read_cache(const Reader& r) {
   r.expect_object("a cache description");
@@ -382,7 +267,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
     throw InputError(source_name, "", std::string("unreadable JSON (") + e.what() + "): expected a topology document");
   }
   const Reader root(document, "", source_name);
-  if (!document.is_object()) root.fail(std::string("expected a topology object at the top level, found ") + type_name(document));
+  if (!document.is_object()) root.fail(std::string("expected a topology object at the top level, found ") + json_type_name(document));
   root.allow_only({"format_version", "name", "description", "nodes", "links", "routes", "coherence",
                    "performance", "measurements", "provenance"});
   const Reader version = root.field("format_version");

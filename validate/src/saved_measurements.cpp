@@ -6,99 +6,59 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/input_error.hpp"
+#include "numatwin/model/input_json.hpp"
 
 namespace numatwin::validate {
-namespace {
-
-using Json = nlohmann::json;
-
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const std::string& pointer, const std::string& expectation) const {
-    throw model::InputError(file_, pointer, expectation);
-  }
-
-  const Json& field(const Json& object, const std::string& pointer, const char* name) const {
-    if (!object.is_object() || !object.contains(name)) fail(pointer + "/" + name, "missing");
-    return object[name];
-  }
-
-  double number(const Json& object, const std::string& pointer, const char* name, bool positive) const {
-    const Json& v = field(object, pointer, name);
-    if (!v.is_number() || (positive && !(v.get<double>() > 0.0))) fail(pointer + "/" + name, positive ? "expected a number > 0" : "expected a number");
-    return v.get<double>();
-  }
-
-  std::string text(const Json& object, const std::string& pointer, const char* name) const {
-    const Json& v = field(object, pointer, name);
-    if (!v.is_string()) fail(pointer + "/" + name, "expected a string");
-    return v.get<std::string>();
-  }
-
-  bool flag(const Json& object, const std::string& pointer, const char* name) const {
-    const Json& v = field(object, pointer, name);
-    if (!v.is_boolean()) fail(pointer + "/" + name, "expected true or false");
-    return v.get<bool>();
-  }
-
- private:
-  std::string file_;
-};
-
-}  // namespace
 
 SavedMeasurements read_saved_measurements(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw model::InputError(path, "", "cannot read the file");
-  const Reader r(path);
-  Json doc;
+  nlohmann::json doc;
   try {
-    doc = Json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
-  } catch (const Json::parse_error& e) {
-    r.fail("", std::string("expected JSON: ") + e.what());
+    doc = nlohmann::json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw model::InputError(path, "", std::string("expected JSON: ") + e.what());
   }
-  if (!doc.is_object() || doc.value("format", "") != "numatwin-validation-report")
-    r.fail("/format", "expected \"numatwin-validation-report\" (a report of numatwin validate suite)");
-  const Json& kernels = r.field(doc, "", "kernels");
-  if (!kernels.is_array()) r.fail("/kernels", "expected an array");
+  const model::JsonReader root(doc, "", path);
+  root.expect_object("a validation report");
+  if (root.field("format").string(false) != "numatwin-validation-report")
+    root.field("format").fail("expected \"numatwin-validation-report\" (a report of numatwin validate suite)");
+  const model::JsonReader kernels = root.field("kernels");
+  kernels.expect_array("the report's kernels");
   SavedMeasurements out;
   out.file = path;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const std::string at = "/kernels/" + std::to_string(i);
-    const Json& k = kernels[i];
-    const std::string id = r.text(k, at, "id");
-    const Json& d = r.field(k, at, "details");
-    const std::string dp = at + "/details";
+    const model::JsonReader k = kernels.element(i);
+    k.expect_object("a kernel");
+    const model::JsonReader d = k.field("details");
+    d.expect_object("the kernel's details");
     SavedRun run;
     RealRun& m = run.measured;
-    m.seconds = r.number(d, dp, "measured_s", true);
-    m.work = r.number(d, dp, "work", false);
-    m.work_unit = r.text(d, dp, "work_unit");
-    m.verified = r.flag(d, dp, "verified");
-    m.verification = r.text(d, dp, "verification");
-    m.huge_pages = r.flag(d, dp, "huge_pages");
-    run.allocator = r.text(d, dp, "allocator");
-    const Json& reps = r.field(d, dp, "repetition_s");
-    if (!reps.is_array()) r.fail(dp + "/repetition_s", "expected an array of seconds");
-    for (std::size_t j = 0; j < reps.size(); ++j) {
-      if (!reps[j].is_number()) r.fail(dp + "/repetition_s/" + std::to_string(j), "expected a number");
-      m.repetition_seconds.push_back(reps[j].get<double>());
-    }
-    const Json& phases = r.field(d, dp, "phases");
-    if (!phases.is_array()) r.fail(dp + "/phases", "expected an array");
+    m.seconds = d.field("measured_s").number();
+    if (!(m.seconds > 0.0)) d.field("measured_s").fail("expected a number > 0");
+    m.work = d.field("work").number();
+    m.work_unit = d.field("work_unit").string(true);
+    m.verified = d.field("verified").boolean();
+    m.verification = d.field("verification").string(false);
+    m.huge_pages = d.field("huge_pages").boolean();
+    m.checksum = d.field("checksum").unsigned_integer();
+    run.allocator = d.field("allocator").string(true);
+    const model::JsonReader reps = d.field("repetition_s");
+    reps.expect_array("the repetitions' seconds");
+    for (std::size_t j = 0; j < reps.size(); ++j) m.repetition_seconds.push_back(reps.element(j).number());
+    const model::JsonReader phases = d.field("phases");
+    phases.expect_array("the phases");
     for (std::size_t j = 0; j < phases.size(); ++j) {
-      const std::string pp = dp + "/phases/" + std::to_string(j);
-      m.phases.push_back({r.text(phases[j], pp, "name"), r.number(phases[j], pp, "seconds", false)});
+      const model::JsonReader p = phases.element(j);
+      m.phases.push_back({p.field("name").string(true), p.field("seconds").number()});
     }
-    const Json& checksum = r.field(d, dp, "checksum");
-    if (!checksum.is_number_unsigned() && !checksum.is_number_integer()) r.fail(dp + "/checksum", "expected an integer");
-    m.checksum = checksum.get<std::uint64_t>();
-    if (!out.runs.emplace(id, std::move(run)).second) r.fail(at + "/id", "kernel \"" + id + "\" appears twice");
+    const model::JsonReader id = k.field("id");
+    if (!out.runs.emplace(id.string(true), std::move(run)).second) id.fail("this kernel appears twice");
   }
-  if (doc.contains("measured_costs")) {
-    out.shared_line_transfer_ns = r.number(doc["measured_costs"], "/measured_costs", "shared_line_transfer_ns", true);
+  if (root.has("measured_costs")) {
+    const model::JsonReader ns = root.field("measured_costs").field("shared_line_transfer_ns");
+    out.shared_line_transfer_ns = ns.number();
+    if (!(*out.shared_line_transfer_ns > 0.0)) ns.fail("expected a number > 0");
   }
   return out;
 }
