@@ -1,0 +1,225 @@
+#include "operator_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace numatwin::sim::operators {
+namespace {
+
+constexpr double kOsMoveOverheadSeconds = 5e-6;
+
+}  // namespace
+
+double llc_bytes(const model::Node& node) {
+  double best = 0.0;
+  int level = 0;
+  for (const model::CacheLevel& c : node.caches) {
+    if (c.level < level) continue;
+    level = c.level;
+    best = static_cast<double>(c.size_bytes) * std::max(1, node.cores / std::max(1, c.shared_by_cores));
+  }
+  return best;
+}
+
+OperatorBuilder::OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition)
+    : t_(topology), spec_(spec), definition_(definition), routing_(topology), os_random_(spec.placement.seed * 7919 + 17) {}
+
+Plan OperatorBuilder::build(PlanReport* report) {
+  check();
+  place_threads_for_data();
+  plan_.threads.resize(threads_.size());
+  for (std::size_t i = 0; i < threads_.size(); ++i) plan_.threads[i].core = threads_[i].core;
+  definition_.plan(*this);
+  if (report != nullptr) {
+    report->threads = threads_;
+    report->datasets = datasets_;
+    report->notes = notes_;
+  }
+  return plan_;
+}
+
+void OperatorBuilder::check() const {
+  const DataSpec& d = spec_.data;
+  if (!(d.records >= 1.0) || !std::isfinite(d.records)) throw std::invalid_argument("--records must be >= 1");
+  if (!(d.build_records >= 1.0) || !std::isfinite(d.build_records)) throw std::invalid_argument("--build-records must be >= 1");
+  if (d.tuple_bytes < 1) throw std::invalid_argument("--tuple-bytes must be >= 1");
+  if (!(d.keys.groups >= 1.0)) throw std::invalid_argument("--groups must be >= 1");
+  const OperatorCosts& c = spec_.costs;
+  if (!(c.random_lines_in_flight >= 1.0)) throw std::invalid_argument("--random-lines-in-flight must be >= 1");
+  if (!(c.shared_line_transfer_ns >= 0.0)) throw std::invalid_argument("--shared-line-transfer-ns must be >= 0");
+  if (!(c.private_hit_ns >= 0.0)) throw std::invalid_argument("--private-hit-ns must be >= 0");
+  if (!(c.atomic_update_ns >= 0.0)) throw std::invalid_argument("--atomic-update-ns must be >= 0");
+  if (!(c.llc_hit_ns >= 0.0) || !(c.scan_cycles_per_tuple >= 0.0) || !(c.hash_cycles_per_tuple >= 0.0) ||
+      !(c.join_cycles_per_tuple >= 0.0) || !(c.group_cycles_per_tuple >= 0.0) || !(c.partition_join_cycles_per_tuple >= 0.0) ||
+      !(c.merge_cycles_per_tuple >= 0.0) || !(c.partition_cycles_per_tuple >= 0.0) || !(c.sort_cycles_per_comparison >= 0.0) ||
+      c.entry_bytes < 1) {
+    throw std::invalid_argument("operator costs must be >= 0 (entry bytes >= 1)");
+  }
+  if (definition_.needs_a_record_per_piece) {
+    const double pieces = static_cast<double>(spec_.threads) * spec_.threads;
+    if (d.records < pieces) {
+      throw std::invalid_argument("--records " + std::to_string(d.records) + " gives fewer than one record per piece for " +
+                                  std::to_string(spec_.threads) + " threads");
+    }
+  }
+}
+
+// The operator's datasets, in allocation order, placed for the current thread nodes.
+void OperatorBuilder::place_datasets() {
+  std::vector<model::NodeIndex> nodes;
+  for (const PlacedThread& p : threads_) nodes.push_back(p.node);
+  MemoryPlacer placer(t_, routing_, nodes, threads_.front().node);
+  datasets_.clear();
+  for (const DatasetRequest& r : definition_.datasets(spec_)) {
+    datasets_.push_back(placer.place(r.name, r.bytes, r.kind, spec_.memory));
+  }
+}
+
+// Thread placement; "shared" moves each thread to the node holding most of its input chunk.
+void OperatorBuilder::place_threads_for_data() {
+  threads_ = place_threads(t_, spec_.threads, spec_.placement);
+  place_datasets();
+  if (spec_.placement.kind != PlacementKind::kShared) return;
+  const DataPlacement& input = datasets_.front();
+  std::vector<int> free_slots(t_.nodes.size(), 0);
+  for (std::size_t n = 0; n < t_.nodes.size(); ++n) free_slots[n] = t_.nodes[n].hardware_threads();
+  std::vector<model::NodeIndex> wanted(threads_.size(), 0);
+  for (int w = 0; w < workers(); ++w) {
+    std::vector<model::NodeShare> spread = input.chunk(w, workers());
+    std::stable_sort(spread.begin(), spread.end(), [](const auto& a, const auto& b) { return a.fraction > b.fraction; });
+    model::NodeIndex chosen = -1;
+    for (const model::NodeShare& s : spread) {
+      if (t_.nodes[s.node].has_cores() && free_slots[s.node] > 0) {
+        chosen = s.node;
+        break;
+      }
+    }
+    if (chosen < 0) {  // the data's nodes are full: nearest node with a free hardware thread
+      const model::NodeIndex home = spread.empty() ? 0 : spread.front().node;
+      for (std::size_t n = 0; n < t_.nodes.size(); ++n) {
+        if (free_slots[n] <= 0 || !t_.nodes[n].has_cores()) continue;
+        if (chosen < 0 || routing_.access_latency_ns(static_cast<model::NodeIndex>(n), home) <
+                              routing_.access_latency_ns(chosen, home)) {
+          chosen = static_cast<model::NodeIndex>(n);
+        }
+      }
+    }
+    wanted[w] = chosen;
+    --free_slots[chosen];
+  }
+  // Cores on each node: one per core first, then siblings (as dense does within a node).
+  std::vector<int> used(t_.nodes.size(), 0);
+  const int total_cores = t_.total_cores();
+  for (int w = 0; w < workers(); ++w) {
+    const model::NodeIndex n = wanted[w];
+    const int slot = used[n]++;
+    int first = 0;
+    for (model::NodeIndex m = 0; m < n; ++m) first += t_.nodes[m].cores;
+    PlacedThread p;
+    p.node = n;
+    p.core = first + slot % t_.nodes[n].cores;
+    p.hardware_thread = slot / t_.nodes[n].cores;
+    p.cpu = p.hardware_thread * total_cores + p.core;
+    threads_[w] = p;
+  }
+  place_datasets();  // first-touch pages follow the threads' final nodes
+}
+
+const DataPlacement& OperatorBuilder::dataset(const char* name) const {
+  for (const DataPlacement& d : datasets_) {
+    if (d.name == name) return d;
+  }
+  throw std::logic_error(std::string("no dataset ") + name);
+}
+
+void OperatorBuilder::maybe_os_move(ThreadPlan& tp) {
+  if (spec_.placement.kind != PlacementKind::kNone) return;
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  if (coin(os_random_) >= spec_.placement.os_move_probability) return;
+  std::vector<model::NodeIndex> with_cores;
+  for (std::size_t n = 0; n < t_.nodes.size(); ++n) {
+    if (t_.nodes[n].has_cores()) with_cores.push_back(static_cast<model::NodeIndex>(n));
+  }
+  std::uniform_int_distribution<std::size_t> pick(0, with_cores.size() - 1);
+  tp.ops.emplace_back(Bind{with_cores[pick(os_random_)], kOsMoveOverheadSeconds});
+}
+
+void OperatorBuilder::scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step) {
+  if (bytes <= 0.0) return;
+  Transfer tr;
+  tr.read_spread = std::move(spread);
+  tr.bytes = bytes;
+  tr.cycles_per_byte = cycles / bytes;
+  tr.step = step;
+  tp.ops.emplace_back(std::move(tr));
+}
+
+void OperatorBuilder::write_stream(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes) {
+  if (bytes <= 0.0) return;
+  Transfer tr;
+  tr.write_spread = std::move(spread);
+  tr.bytes = bytes;
+  tp.ops.emplace_back(std::move(tr));
+}
+
+void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes,
+                                 double scan_cycles, std::vector<model::NodeShare> table_spread, double accesses, double hit,
+                                 bool update, double cycles_per_access, int step, double shared_transfers, double private_hit,
+                                 bool atomic) const {
+  const OperatorCosts& c = spec_.costs;
+  const double f = frequency_hz(worker);
+  private_hit = std::min(private_hit, hit);
+  const double hit_ns = private_hit * c.private_hit_ns + (hit - private_hit) * c.llc_hit_ns;
+  const double core_seconds = scan_cycles / f +
+                              accesses * (cycles_per_access / f + hit_ns * 1e-9 / c.random_lines_in_flight +
+                                          shared_transfers * c.shared_line_transfer_ns * 1e-9 +
+                                          (atomic ? c.atomic_update_ns * 1e-9 : 0.0));
+  if (scan_bytes > 0.0) {
+    scan(tp, std::move(scan_spread), scan_bytes, core_seconds * f, step);
+  } else if (core_seconds > 0.0) {
+    tp.ops.emplace_back(Compute{core_seconds});
+  }
+  const double misses = accesses * (1.0 - hit);
+  const double bytes = misses * line_bytes();
+  if (bytes < 1.0) return;
+  Transfer tr;
+  (update ? tr.write_spread : tr.read_spread) = std::move(table_spread);
+  tr.bytes = bytes;
+  tr.lines_in_flight = c.random_lines_in_flight;
+  tr.step = step;
+  tp.ops.emplace_back(std::move(tr));
+}
+
+double OperatorBuilder::cached_entries(int worker, double entry_bytes, bool private_table) const {
+  const model::NodeIndex n = threads_[worker].node;
+  double llc = llc_bytes(t_.nodes[n]);
+  if (private_table) {
+    int on_node = 0;
+    for (const PlacedThread& p : threads_) on_node += p.node == n ? 1 : 0;
+    llc /= std::max(1, on_node);
+  }
+  return llc / entry_bytes;
+}
+
+double OperatorBuilder::shared_line_share(int worker, const KeySpec& keys, double entry_bytes, double accesses, int updaters) const {
+  if (updaters < 2) return 0.0;
+  return (updaters - 1.0) / updaters * private_hit_ratio(worker, keys, entry_bytes, accesses);
+}
+
+double OperatorBuilder::private_hit_ratio(int worker, const KeySpec& keys, double entry_bytes, double accesses) const {
+  const double private_entries = private_cache_bytes(node_of(worker)) / entry_bytes;
+  return private_entries > 0.0 ? cache_hit_ratio(keys, private_entries, accesses) : 0.0;
+}
+
+void OperatorBuilder::note_hit(const std::string& what, double hit) {
+  notes_.push_back(what + ": LLC hit ratio " + std::to_string(hit).substr(0, 6));
+}
+
+void OperatorBuilder::note_shared(const std::string& what, double share) {
+  if (share > 0.0) {
+    notes_.push_back(what + ": share of updates finding the line modified by another core " + std::to_string(share).substr(0, 6));
+  }
+}
+
+}  // namespace numatwin::sim::operators

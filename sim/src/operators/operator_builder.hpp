@@ -1,0 +1,132 @@
+// The shared part of every operator's plan (operator_plan.hpp has the model's maths): threads
+// placed, datasets placed by the memory policy, and the loop helpers every operator builds its
+// plan from — streaming scans, write streams, and table loops (a scan whose core work overlaps
+// the stream, followed by the LLC misses as a latency-bound transfer).
+//
+// An operator is a file in this folder that defines an OperatorDefinition: the datasets it
+// allocates (in allocation order) and how its workers' plans are built from the helpers below.
+// A new operator is a new file and one line in operator_definition() (operator_plan.cpp).
+#pragma once
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "numatwin/model/routing.hpp"
+#include "numatwin/model/topology.hpp"
+#include "numatwin/sim/key_distribution.hpp"
+#include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/plan.hpp"
+#include "numatwin/sim/workload_spec.hpp"
+
+namespace numatwin::sim::operators {
+
+// A dataset an operator allocates: memory_policy.hpp decides its pages.
+struct DatasetRequest {
+  std::string name;
+  double bytes = 0.0;
+  DatasetKind kind = DatasetKind::kPartitioned;
+};
+
+class OperatorBuilder;
+
+struct OperatorDefinition {
+  // The datasets, in allocation order (the first is the input that "shared" placement follows).
+  std::vector<DatasetRequest> (*datasets)(const WorkloadSpec& spec);
+  // Fills every worker's ThreadPlan (builder.thread_plan(w)).
+  void (*plan)(OperatorBuilder& builder);
+  // Operators whose input is cut into threads x threads pieces need a record per piece.
+  bool needs_a_record_per_piece = false;
+};
+
+// The definitions, one per file of this folder.
+OperatorDefinition aggregation_operator();  // COUNT and MEDIAN (aggregation.cpp)
+OperatorDefinition hash_join_operator();    // non-partitioned (hash_join.cpp)
+OperatorDefinition radix_join_operator();   // radix_join.cpp
+OperatorDefinition index_join_operator();   // index_join.cpp
+OperatorDefinition partitioned_aggregation_operator();  // partitioned_aggregation.cpp
+OperatorDefinition sort_merge_join_operator();          // sort_merge_join.cpp
+
+// Last-level cache of a node in bytes: the largest level, times its instances on the node.
+double llc_bytes(const model::Node& node);
+
+class OperatorBuilder {
+ public:
+  OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition);
+
+  // Checks the spec, places threads and datasets, runs the operator's plan.
+  Plan build(PlanReport* report);
+
+  [[nodiscard]] const model::Topology& topology() const { return t_; }
+  [[nodiscard]] const WorkloadSpec& spec() const { return spec_; }
+  [[nodiscard]] const DataSpec& data() const { return spec_.data; }
+  [[nodiscard]] const OperatorCosts& costs() const { return spec_.costs; }
+  [[nodiscard]] int workers() const { return static_cast<int>(threads_.size()); }
+  [[nodiscard]] const std::vector<PlacedThread>& threads() const { return threads_; }
+  [[nodiscard]] const model::Node& node_of(int worker) const { return t_.nodes[threads_[worker].node]; }
+  [[nodiscard]] double line_bytes() const { return t_.performance.cache_line_bytes; }
+  [[nodiscard]] double frequency_hz(int worker) const { return node_of(worker).frequency_ghz * 1e9; }
+  [[nodiscard]] const DataPlacement& dataset(const char* name) const;
+  ThreadPlan& thread_plan(int worker) { return plan_.threads[worker]; }
+  void set_steps(int steps) { plan_.steps = steps; }
+
+  // ── Loop helpers ──────────────────────────────────────────────────────────────────────────
+  // The OS moves unpinned threads now and then ("none"): a Bind to a random node.
+  void maybe_os_move(ThreadPlan& tp);
+  // A streaming read of `bytes` from `spread` with `cycles` of core work in all.
+  static void scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step = -1);
+  static void write_stream(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes);
+
+  // One batch of a table loop: a scan of `scan_bytes` from `scan_spread` with `scan_cycles` of
+  // core work, and per scanned tuple-batch `accesses` random accesses to a table spread as given,
+  // of which a share `hit` hits the LLC and a share `private_hit` (<= hit) the core's own cache.
+  // `shared_transfers`: the share of the accesses that find their line modified by another core
+  // (shared_line_share), each paying shared_line_transfer_ns. `atomic`: every access is a locked
+  // read-modify-write (the kernels use them when several workers update one table), which pays
+  // atomic_update_ns.
+  //
+  // Overlap: the core's work on the table (cycles_per_access, the cache hits' latency over
+  // random_lines_in_flight, the shared-line transfers) runs while the prefetchers stream the
+  // input, so it is put on the scan as its compute limit: the scan takes
+  // max(bytes / bandwidth, core work). The accesses that miss the LLC then follow as their own
+  // latency-bound transfer (random_lines_in_flight misses in flight); updates read the line for
+  // ownership and write it back.
+  void table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes, double scan_cycles,
+                  std::vector<model::NodeShare> table_spread, double accesses, double hit, bool update, double cycles_per_access,
+                  int step = -1, double shared_transfers = 0.0, double private_hit = 0.0, bool atomic = false) const;
+
+  // Entries of a table that the LLC of `worker`'s node holds; `private_table`: the LLC is split
+  // between the node's workers, each with its own table.
+  [[nodiscard]] double cached_entries(int worker, double entry_bytes, bool private_table) const;
+  // Atomic updates by `updaters` workers of one shared table of entries of `entry_bytes`: the
+  // share of updates whose line another worker modified last and still holds in its private
+  // cache: (k - 1) / k x the chance that the line is in a private cache, which is the cache hit
+  // ratio of the key distribution for a cache of the private cache's size (key_distribution.hpp).
+  [[nodiscard]] double shared_line_share(int worker, const KeySpec& keys, double entry_bytes, double accesses, int updaters) const;
+  // The share of `accesses` random accesses to a table of entries of `entry_bytes` that hit the
+  // core's own cache (key_distribution.hpp with the private cache's size).
+  [[nodiscard]] double private_hit_ratio(int worker, const KeySpec& keys, double entry_bytes, double accesses) const;
+
+  // ── Notes for reports ─────────────────────────────────────────────────────────────────────
+  void note(std::string text) { notes_.push_back(std::move(text)); }
+  void note_hit(const std::string& what, double hit);
+  void note_shared(const std::string& what, double share);
+
+ private:
+  void check() const;
+  void place_datasets();
+  void place_threads_for_data();
+
+  const model::Topology& t_;
+  const WorkloadSpec& spec_;
+  OperatorDefinition definition_;
+  model::Routing routing_;
+  std::mt19937_64 os_random_;
+  std::vector<PlacedThread> threads_;
+  std::vector<DataPlacement> datasets_;
+  std::vector<std::string> notes_;
+  Plan plan_;
+};
+
+}  // namespace numatwin::sim::operators
