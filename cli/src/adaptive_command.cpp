@@ -12,7 +12,7 @@
 
 #include "adaptive_scenario_io.hpp"
 #include "numatwin/sim/adaptive_engine.hpp"
-#include "numatwin/sim/adaptive_stealing.hpp"
+#include "numatwin/sim/adaptive_stealing_calibration.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 

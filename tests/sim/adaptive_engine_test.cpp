@@ -8,7 +8,7 @@
 
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/adaptive_engine.hpp"
-#include "numatwin/sim/adaptive_stealing.hpp"
+#include "numatwin/sim/adaptive_stealing_calibration.hpp"
 
 namespace numatwin::sim {
 namespace {

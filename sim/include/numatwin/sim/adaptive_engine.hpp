@@ -7,29 +7,13 @@
 // Rates: every running task is a stream on its own core (worker socket -> the memory of its
 // part's socket, rate limit frequency / cycles_per_byte), a placer operation is a copy stream
 // limited to page_bytes / cost_per_page; the bandwidth model (model/bandwidth_model.hpp) shares
-// memory controllers and links max-min among all of them. Cores of a socket are
-// interchangeable, so rates depend only on how many tasks of each (worker socket, data socket,
-// class) run, which keys a cache of solutions; a change of counts alone is solved again after
-// at most rate_refresh_s (AdaptiveRunOptions), a new group or copy at once.
-// Time advances to the next event:
-//     dt = min(task remaining / rate, operation phase remaining / rate, next sample,
-//              next placer period, next timeline bin, next client start, end)
-// and between events rates are constant, so utilisation integrals are exact.
+// memory controllers and links max-min among all of them. Time advances from event to event
+// (task or copy phase done, sample, placer period, timeline bin, client start, end); rates are
+// constant between events, so utilisation integrals are exact.
 //
-// Placer operations (one at a time; their copy stream holds one worker of the socket it runs on):
-//     move       copy the part to the cold socket (pages x move cost at full speed), then switch;
-//     partition  rewrite the part locally (pages x partition cost), then copy half of it to the
-//                cold socket (pages / 2 x move cost), then split it into two parts;
-//     merge      copy every part of the table that is elsewhere to the target, one after the other,
-//                then join them into one part.
-// Queries keep reading the old layout meanwhile (slowed by the copy's traffic and the held
-// worker); queued tasks follow their data when the layout switches. The placer takes no
-// snapshot until a whole period has passed since the last switch, so every socket's recent
-// window describes the current layout (not the parts that just left it, nor the copy).
-//
-// Default per-page costs when the scenario gives none (derived_page_costs): one copy stream on
-// an idle machine, mean over socket pairs, move = page_bytes / remote copy rate and
-// partition = page_bytes / local copy rate. Reported as derived, never silently.
+// The engine's parts (event loop, queries, dispatch and stealing, rates, the placer's
+// operations, timeline) are files in sim/src, each with its rules at the top; their shared
+// state and the list of files are in sim/src/adaptive_engine_state.hpp.
 #pragma once
 
 #include <limits>
@@ -45,6 +29,9 @@ namespace numatwin::sim {
 // Nodes with cores and memory, in topology order: socket k of a scenario is element k.
 std::vector<model::NodeIndex> adaptive_sockets(const model::Topology& topology);
 
+// Default per-page costs when the scenario gives none: one copy stream on an idle machine, mean
+// over socket pairs, move = page_bytes / remote copy rate and partition = page_bytes / local
+// copy rate. Reported as derived (AdaptiveResult::costs_derived), never silently.
 PageCosts derived_page_costs(const model::Topology& topology, double page_bytes);
 
 struct AdaptiveRunOptions {

@@ -1,60 +1,22 @@
-// Adaptive task stealing (Psaroudakis et al., docs/adaptive.md).
+// Adaptive task stealing (Psaroudakis et al., docs/adaptive.md): the run-time rule.
 //
-// Run time: an idle worker whose socket's queue is empty may take a queued task of another
-// socket (the longest queue first, then the nearest socket, then the lowest index), if
+// An idle worker whose socket's queue is empty may take a queued task of another socket (the
+// longest queue first, then the nearest socket, then the lowest index), if
 //     allow: always;   deny: never;
 //     adaptive: the task's class has a moving average of memory throughput per task and it is
 //               <= the machine's threshold. A class without a sample yet is not stolen: its
 //               first tasks run where their data is, so the first samples are not lowered by
 //               the remote traffic that stealing adds (once stolen and contended, a memory-bound
 //               class would look light and stay stealable).
-//
-// Calibration (run in the adaptive engine itself): the first half of the sockets hold one
-// table each; clients keep every queue full of tasks that sum x^n over a vector of doubles,
-//     cycles per byte = (1 + n) / 8          (one load-and-add plus n multiplies per element:
-//                                             an assumption, not a measurement)
-// for n in `powers`; each n runs with stealing denied and allowed. With T_deny, T_allow the
-// bytes streamed per second and m_n the mean memory throughput of one task with stealing denied,
-// stealing pays at n when T_allow >= (1 + margin) T_deny. The threshold is the geometric mean of
-// m at the last n where it does not pay and the first n where it pays (n ascending: m falls);
-// +inf when it pays at every n, m at the largest n when it never pays.
+// The threshold comes from the scenario or from the calibration (adaptive_stealing_calibration.hpp).
 #pragma once
 
-#include <limits>
 #include <optional>
-#include <string>
-#include <vector>
 
-#include "numatwin/model/topology.hpp"
 #include "numatwin/sim/adaptive_scenario.hpp"
 
 namespace numatwin::sim {
 
 bool stealing_allowed(StealingMode mode, std::optional<double> class_task_bytes_per_s, double threshold_bytes_per_s);
-
-struct StealingCalibrationOptions {
-  std::vector<int> powers = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
-  double margin = 0.05;     // stealing must gain at least 5 % (assumption)
-  double duration_s = 2.0;  // simulated seconds per run
-  double task_bytes = 64.0 * 1048576.0;
-};
-
-struct StealingCalibrationPoint {
-  int power = 0;
-  double cycles_per_byte = 0.0;
-  double task_bytes_per_s = 0.0;         // m_n: mean per task, stealing denied
-  double deny_bytes_per_s = 0.0;         // T_deny
-  double allow_bytes_per_s = 0.0;        // T_allow
-  double gain = 0.0;                     // T_allow / T_deny - 1
-};
-
-struct StealingCalibration {
-  std::vector<StealingCalibrationPoint> points;
-  double threshold_bytes_per_s = std::numeric_limits<double>::infinity();
-  std::string summary;
-};
-
-// Throws std::invalid_argument for a machine with fewer than two sockets (nodes with cores and memory).
-StealingCalibration calibrate_stealing(const model::Topology& topology, const StealingCalibrationOptions& options = {});
 
 }  // namespace numatwin::sim
