@@ -11,6 +11,7 @@
 #include <set>
 
 #include "numatwin/model/file_io.hpp"
+#include "numatwin/model/cost_transfer.hpp"
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/microbenchmark.hpp"
@@ -178,6 +179,20 @@ std::string show_text(const Topology& t, const model::Routing& routing) {
                    fmt::format("{:g}", t.links[l].latency_ns)});
   }
   out += links.render() + "\n" + hops_text(t, routing) + measurements_text(t, routing);
+  TextTable costs({"operator cost", "value", "range", "unit", "origin"});
+  int defaults = 0;
+  for (const model::OperatorCostInfo& info : model::operator_cost_table()) {
+    const model::CostValue c = model::cost_or_default(t.operator_costs, info.name);
+    defaults += c.origin == model::CostOrigin::kDefault ? 1 : 0;
+    costs.add_row({std::string(info.name), fmt::format("{:.3g}", c.value), fmt::format("{:.3g} - {:.3g}", c.low, c.high),
+                   std::string(info.unit), model::cost_origin_name(c.origin)});
+  }
+  out += "\n" + costs.render();
+  if (defaults > 0) {
+    out += fmt::format("{} of {} operator costs are defaults, calibrated nowhere (numatwin validate measure; topo transfer-costs)\n",
+                       defaults, model::operator_cost_table().size());
+  }
+  for (const model::NamedCost& c : t.operator_costs) out += "  " + c.name + ": " + c.cost.source + "\n";
   if (!t.provenance.notes.empty()) out += "\nnotes: " + t.provenance.notes + "\n";
   return out;
 }
@@ -365,6 +380,25 @@ void register_topo_commands(CLI::App& app) {
         params->coherence.directory_probe_fraction = *directory_fraction;
       }
       write_output(model::topology_to_json_text(model::generate_topology(*params)), *out);
+    });
+  }
+  {
+    auto from = std::make_shared<std::string>();
+    auto to = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    CLI::App* transfer = topo->add_subcommand(
+        "transfer-costs",
+        "Carry a calibrated machine's operator costs over to another machine (cycles kept, latencies at its clock, ranges widened)");
+    transfer->add_option("--from", *from, "Machine whose costs were measured or calibrated (bundled name or file)")->required();
+    transfer->add_option("--to", *to, "Machine to carry them to (bundled name or file)")->required();
+    transfer->add_option("--out", *out, "Output topology file (written atomically); default: standard output");
+    transfer->callback([from, to, out] {
+      const Topology result = model::transfer_operator_costs(find_topology(*from), find_topology(*to));
+      write_output(model::topology_to_json_text(result), *out);
+      if (!out->empty()) {
+        std::cerr << fmt::format("{}: {} operator costs transferred from {} (model/cost_transfer.hpp has the rule)\n", *out,
+                                 result.operator_costs.size(), *from);
+      }
     });
   }
 }

@@ -51,8 +51,9 @@ void JsonReader::allow_only(std::initializer_list<std::string_view> allowed) con
 
 JsonReader JsonReader::field(const char* key) const {
   auto it = value_->find(key);
-  if (it == value_->end()) JsonReader(*value_, pointer_ + "/" + key, *file_).fail("missing required field");
-  return JsonReader(*it, pointer_ + "/" + key, *file_);
+  const std::string pointer = pointer_ + "/" + escape_pointer_token(key);
+  if (it == value_->end()) JsonReader(*value_, pointer, *file_).fail("missing required field");
+  return JsonReader(*it, pointer, *file_);
 }
 
 JsonReader JsonReader::element(std::size_t index) const {

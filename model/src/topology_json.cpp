@@ -1,6 +1,7 @@
 #include "numatwin/model/topology_json.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <initializer_list>
 #include <limits>
@@ -153,6 +154,50 @@ PerformanceParameters read_performance(const Reader& r) {
   return p;
 }
 
+// "operator_costs": {"name": {"value": v, "low": l, "high": h, "origin": o, "source": s}, ...}
+std::vector<NamedCost> read_operator_costs(const Reader& r) {
+  r.expect_object("operator costs by name {\"scan_cycles_per_tuple\": {\"value\", \"low\", \"high\", \"origin\", \"source\"}, ...}");
+  std::vector<NamedCost> costs;
+  for (const auto& item : r.json().items()) {
+    const std::string& name = item.key();
+    const Reader entry = r.field(name.c_str());
+    const OperatorCostInfo* info = find_operator_cost(name);
+    if (info == nullptr) {
+      std::string known;
+      for (const OperatorCostInfo& i : operator_cost_table()) known += (known.empty() ? "" : ", ") + std::string(i.name);
+      entry.fail("unknown operator cost \"" + name + "\" (expected one of " + known + ")");
+    }
+    entry.expect_object("a cost {\"value\", \"low\", \"high\", \"origin\", \"source\"}");
+    entry.allow_only({"value", "low", "high", "origin", "source"});
+    NamedCost c;
+    c.name = name;
+    const auto g = [](double x) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%g", x);
+      return std::string(buffer);
+    };
+    const Reader v = entry.field("value");
+    c.cost.value = v.number();
+    if (c.cost.value < info->smallest) v.fail("expected a number >= " + g(info->smallest) + ", found " + g(c.cost.value));
+    const Reader low = entry.field("low");
+    c.cost.low = low.number();
+    if (c.cost.low > c.cost.value || c.cost.low < info->smallest) {
+      low.fail("expected a number between " + g(info->smallest) + " and the value " + g(c.cost.value) + ", found " + g(c.cost.low));
+    }
+    const Reader high = entry.field("high");
+    c.cost.high = high.number();
+    if (c.cost.high < c.cost.value) high.fail("expected a number >= the value " + g(c.cost.value) + ", found " + g(c.cost.high));
+    const Reader origin = entry.field("origin");
+    const std::string origin_text = origin.string(true);
+    const std::optional<CostOrigin> parsed = parse_cost_origin(origin_text);
+    if (!parsed) origin.fail("expected \"measured\", \"calibrated\", \"transferred\" or \"default\", found \"" + origin_text + "\"");
+    c.cost.origin = *parsed;
+    c.cost.source = entry.field("source").string(true);
+    costs.push_back(std::move(c));
+  }
+  return costs;
+}
+
 Measurement read_measurement(const Reader& r, const std::map<std::string, NodeIndex>& ids) {
   r.expect_object("a measurement");
   r.allow_only({"id", "description", "metric", "streams", "value", "source"});
@@ -269,7 +314,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
   const Reader root(document, "", source_name);
   if (!document.is_object()) root.fail(std::string("expected a topology object at the top level, found ") + json_type_name(document));
   root.allow_only({"format_version", "name", "description", "nodes", "links", "routes", "coherence",
-                   "performance", "measurements", "provenance"});
+                   "performance", "measurements", "operator_costs", "provenance"});
   const Reader version = root.field("format_version");
   if (version.integer(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()) != kFormatVersion) {
     version.fail("expected format_version " + std::to_string(kFormatVersion));
@@ -316,6 +361,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
       topology.measurements.push_back(read_measurement(measurements.element(i), ids));
     }
   }
+  if (root.has("operator_costs")) topology.operator_costs = read_operator_costs(root.field("operator_costs"));
   topology.provenance = read_provenance(root.field("provenance"));
   check_topology(topology, source_name);
   return topology;
@@ -377,6 +423,17 @@ std::string topology_to_json_text(const Topology& t) {
       entry["source"] = m.source;
       j["measurements"].push_back(entry);
     }
+  }
+  if (!t.operator_costs.empty()) {
+    OrderedJson costs = OrderedJson::object();
+    for (const NamedCost& c : t.operator_costs) {
+      costs[c.name] = OrderedJson{{"value", c.cost.value},
+                                  {"low", c.cost.low},
+                                  {"high", c.cost.high},
+                                  {"origin", cost_origin_name(c.cost.origin)},
+                                  {"source", c.cost.source}};
+    }
+    j["operator_costs"] = costs;
   }
   j["provenance"] = OrderedJson{{"source", t.provenance.source},
                                 {"measured", t.provenance.measured},

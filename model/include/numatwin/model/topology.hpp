@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "numatwin/model/operator_costs.hpp"
+
 namespace numatwin::model {
 
 using NodeIndex = int;  // index into Topology::nodes
@@ -155,6 +157,9 @@ struct Topology {
   Coherence coherence;
   PerformanceParameters performance;
   std::vector<Measurement> measurements;
+  // The operator model's costs on this machine, each with its origin and range
+  // (operator_costs.hpp); a cost not listed is its default.
+  std::vector<NamedCost> operator_costs;
   Provenance provenance;
 
   bool operator==(const Topology&) const = default;
