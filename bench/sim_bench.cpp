@@ -1,12 +1,17 @@
 // Whole simulations. Target (issue: model/simulator): the tight ring shuffle of all 576 threads
 // of sgi-uv300h-32s (576 steps) in under 1 s on the development machine.
 //   ./build/release/bench/sim_bench --benchmark_filter=Sgi
+// Target (issue 17): `predict` on the 4-socket machines with its 90 % interval (64 samples and
+// the probe of which costs matter: 78 simulations) in under 0.2 s:
+//   ./build/release/bench/sim_bench --benchmark_filter=Interval
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
 
 #include "numatwin/model/topology_json.hpp"
+#include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/placement_search.hpp"
+#include "numatwin/sim/prediction_interval.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
 
@@ -73,5 +78,44 @@ void BM_SandyBridgePlacements12(benchmark::State& state) {
 BENCHMARK(BM_SandyBridgePlacements12)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
+
+// What `numatwin predict` does with intervals on (the default): the point prediction, then
+// sim::prediction_uncertainty with 64 samples, on the machine's cost basis (defaults: every cost
+// uncertain).
+void predict_with_interval(benchmark::State& state, const char* machine, sim::WorkloadKind kind, int threads) {
+  const model::Topology t =
+      model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (std::string(machine) + ".json"));
+  sim::WorkloadSpec spec;
+  spec.kind = kind;
+  spec.threads = threads;
+  spec.total_bytes = 12.8e9;
+  const sim::CostBasis basis = sim::machine_cost_basis(t);
+  spec.costs = sim::operator_costs_of(basis);
+  const auto rate = [](const sim::WorkloadSpec&, const sim::SimulationResult& r) { return 1.0 / r.time_s; };
+  std::size_t uncertain = 0;
+  for (auto _ : state) {
+    const sim::SimulationResult point = sim::Simulation(t).run(sim::build_plan(t, spec));
+    const sim::PredictionUncertainty u = sim::prediction_uncertainty(t, spec, basis, 64, rate);
+    uncertain = u.uncertain.size();
+    benchmark::DoNotOptimize(point.time_s);
+    benchmark::DoNotOptimize(u.time_s.median);
+  }
+  state.counters["uncertain_costs"] = static_cast<double>(uncertain);
+}
+
+void BM_IntervalCountXeon4s60(benchmark::State& state) {
+  predict_with_interval(state, "xeon-e7-4880v2-4s", sim::WorkloadKind::kCountAggregation, 60);
+}
+BENCHMARK(BM_IntervalCountXeon4s60)->Unit(benchmark::kMillisecond);
+
+void BM_IntervalHashJoinXeon4s60(benchmark::State& state) {
+  predict_with_interval(state, "xeon-e7-4880v2-4s", sim::WorkloadKind::kHashJoin, 60);
+}
+BENCHMARK(BM_IntervalHashJoinXeon4s60)->Unit(benchmark::kMillisecond);
+
+void BM_IntervalPartitionedNehalem4s32(benchmark::State& state) {
+  predict_with_interval(state, "nehalem-ex-4s", sim::WorkloadKind::kPartitionedAggregation, 32);
+}
+BENCHMARK(BM_IntervalPartitionedNehalem4s32)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -14,6 +14,10 @@
 
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/sim/advise.hpp"
+#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/prediction_interval.hpp"
+#include "numatwin/sim/cost_basis.hpp"
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/validate/allocator.hpp"
 #include "numatwin/validate/switch_advice.hpp"
@@ -75,6 +79,50 @@ std::vector<std::string> measured_plan(const MeasuredAdvice& m) {
   return lines;
 }
 
+// Whether the first and second choices swap within the costs' ranges: both are predicted under
+// the same draws of the uncertain costs (sim/prediction_interval.hpp), and the draws in which
+// the second is faster are counted.
+struct ChoiceStability {
+  std::string basis;  // the costs the first choice rests on
+  std::vector<std::string> uncertain;
+  int samples = 0;  // 0: fewer than two choices, or nothing uncertain
+  int second_faster = 0;
+};
+
+ChoiceStability choice_stability(const model::Topology& t, const sim::Advice& advice, const sim::CostBasis& basis) {
+  ChoiceStability out;
+  if (advice.ranked.empty()) return out;
+  const auto time_of = [&](const sim::WorkloadSpec& s) { return sim::Simulation(t).run(sim::build_plan(t, s)).time_s; };
+  const sim::WorkloadSpec& first = advice.ranked[0].spec;
+  std::vector<std::string> depends = sim::costs_depended_on(first, time_of);
+  out.basis = sim::cost_basis_summary(basis, depends);
+  if (advice.ranked.size() < 2) return out;
+  const sim::WorkloadSpec& second = advice.ranked[1].spec;
+  for (const std::string& name : sim::costs_depended_on(second, time_of)) {
+    if (std::find(depends.begin(), depends.end(), name) == depends.end()) depends.push_back(name);
+  }
+  out.uncertain = sim::uncertain_costs(basis, depends);
+  if (out.uncertain.empty()) return out;
+  const std::vector<sim::WorkloadSpec> a = sim::cost_samples(first, basis, out.uncertain);
+  const std::vector<sim::WorkloadSpec> b = sim::cost_samples(second, basis, out.uncertain);  // same seed: same draws
+  out.samples = static_cast<int>(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) out.second_faster += time_of(b[i]) < time_of(a[i]) ? 1 : 0;
+  return out;
+}
+
+std::string stability_text(const ChoiceStability& s) {
+  std::string out = s.basis;
+  if (s.samples == 0) return out;
+  out += "\n";
+  if (s.second_faster == 0) {
+    return out + fmt::format("#1 stays ahead of #2 in all {} samples of the uncertain costs' ranges", s.samples);
+  }
+  std::string names;
+  for (const std::string& n : s.uncertain) names += (names.empty() ? "" : ", ") + n;
+  return out + fmt::format("#1 and #2 swap within the costs' ranges: #2 is faster in {} of {} samples ({})", s.second_faster,
+                           s.samples, names);
+}
+
 }  // namespace
 
 void register_advise_command(CLI::App& app) {
@@ -109,6 +157,7 @@ void register_advise_command(CLI::App& app) {
         report->empty() ? std::nullopt : std::optional<MeasuredAdvice>(read_measured_advice(*report, sim::workload_kind_name(spec.kind)));
     const sim::Advice advice = sim::advise(t, spec, options);
     const int k = std::min<int>(*top, static_cast<int>(advice.ranked.size()));
+    const ChoiceStability stability = choice_stability(t, advice, o->cost_basis(t));
     const std::string allocator_note =
         "allocator, transparent huge pages, automatic NUMA balancing: not predicted by the model; measure them with numatwin validate";
     if (*json) {
@@ -128,7 +177,12 @@ void register_advise_command(CLI::App& app) {
       Json ranked = Json::array();
       for (int i = 0; i < k; ++i) ranked.push_back(row(advice.ranked[i]));
       Json out{{"topology", t.name}, {"default", row(advice.os_default)}, {"recommendations", ranked},
-               {"evaluated", advice.evaluated}, {"candidates", advice.candidates}, {"not_predicted", allocator_note}};
+               {"evaluated", advice.evaluated}, {"candidates", advice.candidates}, {"not_predicted", allocator_note},
+               {"costs", stability.basis}};
+      if (stability.samples > 0) {
+        out["first_vs_second"] = Json{{"samples", stability.samples}, {"second_faster", stability.second_faster},
+                                      {"uncertain_costs", stability.uncertain}};
+      }
       if (measured) {
         Json items = Json::array();
         for (const validate::SwitchAdvice& a : measured->switches)
@@ -159,7 +213,8 @@ void register_advise_command(CLI::App& app) {
                      fmt::format("{:.2f}x", c.speedup),
                      c.bottleneck.empty() ? "-" : fmt::format("{} {:.0f}%", c.bottleneck, 100.0 * c.bottleneck_saturated), c.reason});
     }
-    std::cout << table.render() << "\n";
+    std::cout << table.render();
+    std::cout << stability_text(stability) << "\n\n";
     if (!measured) {
       std::cout << allocator_note << "\n";
     } else {

@@ -13,6 +13,7 @@
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
+#include "prediction_intervals.hpp"
 #include "text_table.hpp"
 #include "workload_options.hpp"
 #include "topology_lookup.hpp"
@@ -132,19 +133,49 @@ std::string spread_text(const model::Topology& t, const std::vector<model::NodeS
   return out;
 }
 
-void print_predict(const model::Topology& t, const Outcome& o, bool steps, const std::vector<double>& seed_times) {
+// The headline rate: GB/s shuffled for shuffles, M input tuples/s for operators.
+double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result) {
+  const Outcome o{spec, result, {}};
+  return sim::is_shuffle_family(spec.kind) ? o.shuffle_gbps() : o.mtuples_per_s();
+}
+
+PredictionUncertainty uncertainty_of(const model::Topology& t, const sim::WorkloadSpec& spec, const sim::CostBasis& basis,
+                                     int samples) {
+  return sim::prediction_uncertainty(t, spec, basis, samples, headline_rate);
+}
+
+void print_uncertainty(const sim::WorkloadSpec& spec, const PredictionUncertainty& u) {
+  if (u.samples > 0) {
+    const bool shuffle = sim::is_shuffle_family(spec.kind);
+    std::cout << fmt::format("  90 % interval ({} samples over {} uncertain cost{}): time {}, {}\n", u.samples, u.uncertain.size(),
+                             u.uncertain.size() == 1 ? "" : "s", interval_text(u.time_s, " s"),
+                             interval_text(u.rate, shuffle ? " GB/s" : " M tuples/s"));
+  } else if (!u.depends_on.empty()) {
+    std::cout << "  no interval: every cost it rests on is exact (given)\n";
+  } else {
+    std::cout << "  no interval: the figure rests on no operator cost, only on the topology's bandwidths and latencies, "
+                 "which are taken as exact\n";
+    return;
+  }
+  std::cout << "  " << u.basis << "\n";
+}
+
+void print_predict(const model::Topology& t, const Outcome& o, bool steps, const std::vector<double>& seed_times,
+                   const PredictionUncertainty& u) {
   const sim::SimulationResult& r = o.result;
   if (sim::is_shuffle_family(o.spec.kind)) {
     std::cout << fmt::format("{} on {} threads ({}), {:g} GB\n", label(o.spec), o.spec.threads,
                              sim::placement_name(o.spec.placement), o.spec.total_bytes / 1e9);
     std::cout << fmt::format("  time {:.4g} s, {:.2f} GB/s, local access ratio {:.3f}, {} events\n", r.time_s,
                              o.shuffle_gbps(), r.local_access_ratio(), r.events);
+    print_uncertainty(o.spec, u);
   } else {
     std::cout << fmt::format("{} on {} threads ({}), memory {}, {:g} M records, {:g} groups ({})\n", label(o.spec),
                              o.spec.threads, sim::placement_name(o.spec.placement), sim::memory_policy_name(o.spec.memory, t),
                              o.spec.data.records / 1e6, o.spec.data.keys.groups, sim::key_distribution_name(o.spec.data.keys));
     std::cout << fmt::format("  time {:.4g} s, {:.1f} M tuples/s, memory traffic {:.2f} GB/s, local access ratio {:.3f}\n",
                              r.time_s, o.mtuples_per_s(), r.bytes / r.time_s / 1e9, r.local_access_ratio());
+    print_uncertainty(o.spec, u);
     for (const sim::DataPlacement& d : o.report.datasets) {
       std::cout << fmt::format("  {}: {:.3g} GB on {}\n", d.name, d.size_bytes / 1e9, spread_text(t, d.spread()));
     }
@@ -249,10 +280,17 @@ void register_sim_commands(CLI::App& app) {
     predict->add_option("--out", *out, "Write the JSON to this file (atomically) instead of standard output");
     auto seeds = std::make_shared<int>(5);
     predict->add_option("--seeds", *seeds, "--placement none: simulate this many seeds and report the spread")->capture_default_str();
-    predict->callback([o, json, steps, timeline, out, seeds] {
+    auto samples = std::make_shared<int>(64);
+    predict->add_option("--interval-samples", *samples,
+                        "Samples of the uncertain costs for the 90 % interval (0: no interval)")
+        ->capture_default_str();
+    predict->callback([o, json, steps, timeline, out, seeds, samples] {
       const model::Topology t = find_topology(o->topology);
       const sim::WorkloadSpec spec = o->spec(t, o->threads);
+      if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
       const Outcome outcome = simulate(t, spec, *timeline || *steps || *json);
+      const sim::CostBasis basis = o->cost_basis(t);
+      const PredictionUncertainty uncertainty = uncertainty_of(t, spec, basis, *samples);
       std::vector<double> seed_times{outcome.result.time_s};
       if (spec.placement.kind == sim::PlacementKind::kNone) {
         if (*seeds < 1) throw std::invalid_argument("--seeds must be >= 1");
@@ -273,6 +311,7 @@ void register_sim_commands(CLI::App& app) {
           datasets.push_back(Json{{"name", d.name}, {"bytes", d.size_bytes}, {"nodes", spread}});
         }
         detail["datasets"] = datasets;
+        detail["uncertainty"] = uncertainty_json(uncertainty, basis, sim::is_shuffle_family(spec.kind) ? "bandwidth_gbps" : "mtuples_per_s");
         const std::string text = detail.dump(2) + "\n";
         if (out->empty()) {
           std::cout << text;
@@ -280,7 +319,7 @@ void register_sim_commands(CLI::App& app) {
           model::write_file_atomically(*out, text);
         }
       } else {
-        print_predict(t, outcome, *steps, seed_times);
+        print_predict(t, outcome, *steps, seed_times, uncertainty);
       }
     });
   }
@@ -295,7 +334,12 @@ void register_sim_commands(CLI::App& app) {
     compare->add_option("--threads", o->threads, "Threads (default: one per core)");
     compare->add_flag("--policies", *policies, "Operators: memory policies side by side (with the local access ratio)");
     compare->add_flag("--json", *json, "Print JSON");
-    compare->callback([o, json, policies] {
+    auto samples = std::make_shared<int>(64);
+    compare->add_option("--interval-samples", *samples,
+                        "Samples of the uncertain costs for each variant's 90 % interval (0: no intervals)")
+        ->capture_default_str();
+    compare->callback([o, json, policies, samples] {
+      if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
       const model::Topology t = find_topology(o->topology);
       const sim::WorkloadSpec base = o->spec(t, o->threads);
       std::vector<sim::WorkloadSpec> runs;
@@ -329,26 +373,39 @@ void register_sim_commands(CLI::App& app) {
       }
       Json rows = Json::array();
       const bool operators = !sim::is_shuffle_family(base.kind);
-      TextTable table({"variant", "memory", "threads", operators ? "Mtuples/s" : "GB/s", "time s", "LAR",
-                       "busiest (mean util)", "bottleneck (saturated)"});
+      TextTable table({"variant", "memory", "threads", operators ? "Mtuples/s" : "GB/s",
+                       "90 % interval", "time s", "LAR", "busiest (mean util)",
+                       "bottleneck (saturated)"});
+      const sim::CostBasis basis = o->cost_basis(t);
+      std::vector<std::string> rested_on;
       for (std::size_t i = 0; i < runs.size(); ++i) {
         const sim::WorkloadSpec& s = runs[i];
         const Outcome outcome = simulate(t, s, false);
+        const PredictionUncertainty u = uncertainty_of(t, s, basis, *samples);
+        for (const std::string& name : u.depends_on) {
+          if (std::find(rested_on.begin(), rested_on.end(), name) == rested_on.end()) rested_on.push_back(name);
+        }
         Json row = summary_json(outcome);
+        row["uncertainty"] = uncertainty_json(u, basis, operators ? "mtuples_per_s" : "bandwidth_gbps");
         // A shuffle's buffers live with their threads by definition: no memory policy applies.
         const std::string memory = operators ? sim::memory_policy_name(s.memory, t) : "-";
         if (operators) row["memory_policy"] = memory;
         rows.push_back(row);
         table.add_row({label(s), memory, sim::placement_name(s.placement),
                        operators ? fmt::format("{:.1f}", outcome.mtuples_per_s()) : fmt::format("{:.2f}", outcome.shuffle_gbps()),
+                       u.samples > 0 ? fmt::format("{:.3g} - {:.3g}", u.rate.low, u.rate.high) : "-",
                        fmt::format("{:.4g}", outcome.result.time_s), fmt::format("{:.3f}", outcome.result.local_access_ratio()),
                        busiest_text(outcome.result), bottleneck_text(outcome.result)});
       }
       if (*json) {
-        std::cout << Json{{"topology", t.name}, {"threads", base.threads}, {"runs", rows}}.dump(2) << "\n";
+        std::cout << Json{{"topology", t.name}, {"threads", base.threads}, {"costs", sim::cost_basis_summary(basis, rested_on)},
+                          {"runs", rows}}
+                         .dump(2)
+                  << "\n";
       } else {
         std::cout << fmt::format("{}: {} on {} threads\n", t.name, sim::workload_kind_name(base.kind), base.threads)
-                  << table.render();
+                  << table.render() << sim::cost_basis_summary(basis, rested_on)
+                  << (*samples > 0 ? fmt::format("; intervals: {} samples of each variant's uncertain costs\n", *samples) : "\n");
       }
     });
   }

@@ -1,6 +1,8 @@
 #include "workload_options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <optional>
 
 #include "numatwin/sim/memory_policy.hpp"
 
@@ -30,30 +32,16 @@ void WorkloadOptions::add_common(CLI::App* app) {
         ->capture_default_str();
     app->add_option("--os-move-probability", os_move_probability, "--placement none: chance the OS moves a thread per unit of work")
         ->capture_default_str();
-    app->add_option("--random-lines-in-flight", costs.random_lines_in_flight, "Independent misses of a hash/probe loop")->capture_default_str();
-    app->add_option("--hash-cycles-per-tuple", costs.hash_cycles_per_tuple, "COUNT / MEDIAN: core cycles per table update")
-        ->capture_default_str();
-    app->add_option("--join-cycles-per-tuple", costs.join_cycles_per_tuple,
-                    "Joins: core cycles per build or probe access (index join: per lookup)")
-        ->capture_default_str();
-    app->add_option("--group-cycles-per-tuple", costs.group_cycles_per_tuple,
-                    "Partitioned aggregation: core cycles per private-table update")
-        ->capture_default_str();
-    app->add_option("--llc-hit-ns", costs.llc_hit_ns, "Latency of a random access that hits the LLC")->capture_default_str();
-    app->add_option("--private-hit-ns", costs.private_hit_ns, "Latency of a random access that hits the core's own cache")
-        ->capture_default_str();
-    app->add_option("--partition-cycles-per-tuple", costs.partition_cycles_per_tuple,
-                    "Radix join: core cycles to scatter one tuple to its partition")
-        ->capture_default_str();
-    app->add_option("--partition-join-cycles-per-tuple", costs.partition_join_cycles_per_tuple,
-                    "Radix join: core cycles per build or probe access of a partition's cached table")
-        ->capture_default_str();
-    app->add_option("--atomic-update-ns", costs.atomic_update_ns,
-                    "A locked read-modify-write on a table several workers update (CAS, fetch_add)")
-        ->capture_default_str();
-    app->add_option("--shared-line-transfer-ns", costs.shared_line_transfer_ns,
-                    "An atomic update finding its line modified by another core (validate run measures it)")
-        ->capture_default_str();
+    // One option per operator cost (model/operator_costs.hpp): --scan-cycles-per-tuple, ...; a cost
+    // not given is the machine's figure (its topology file), or the model's default.
+    const auto table = model::operator_cost_table();
+    given_costs.assign(table.size(), std::nullopt);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      std::string flag = "--" + std::string(table[i].name);
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      app->add_option(flag, given_costs[i],
+                      std::string(table[i].meaning) + ", " + std::string(table[i].unit) + " (default: the machine's figure)");
+    }
   }
 void WorkloadOptions::add_algorithm(CLI::App* app) {
     app->add_option("--workload", workload, "shuffle, migration or migration-copy")->capture_default_str();
@@ -83,8 +71,20 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.data.build_records = build_records;
     s.data.tuple_bytes = tuple_bytes;
     s.data.keys = sim::parse_key_distribution(keys, groups);
-    s.costs = costs;
+    s.costs = sim::operator_costs_of(cost_basis(t));
     return s;
   }
+
+sim::CostBasis WorkloadOptions::cost_basis(const model::Topology& t) const {
+  sim::CostBasis basis = sim::machine_cost_basis(t);
+  const auto table = model::operator_cost_table();
+  for (std::size_t i = 0; i < given_costs.size() && i < table.size(); ++i) {
+    if (!given_costs[i]) continue;
+    sim::BasisCost& c = basis.at(table[i].name);
+    c.cost = model::CostValue{*given_costs[i], *given_costs[i], *given_costs[i], c.cost.origin, "given on the command line"};
+    c.given = true;
+  }
+  return basis;
+}
 
 }  // namespace numatwin::cli

@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "numatwin/model/topology.hpp"
+#include "numatwin/sim/cost_basis.hpp"
 #include "numatwin/sim/workload_spec.hpp"
 
 namespace CLI {
@@ -39,11 +42,13 @@ struct WorkloadOptions {
   double groups = 1e6;
   std::string keys = "uniform";
   double os_move_probability = 0.1;
-  sim::OperatorCosts costs;
+  std::vector<std::optional<double>> given_costs;  // per model::operator_cost_table() entry
 
   void add_common(CLI::App* app);
   void add_algorithm(CLI::App* app);
   [[nodiscard]] sim::WorkloadSpec spec(const model::Topology& t, int thread_count) const;
+  // The costs the spec's OperatorCosts come from: the machine's, with the given ones marked.
+  [[nodiscard]] sim::CostBasis cost_basis(const model::Topology& t) const;
 };
 
 }  // namespace numatwin::cli

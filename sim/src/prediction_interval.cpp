@@ -1,0 +1,85 @@
+#include "numatwin/sim/prediction_interval.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/simulation.hpp"
+
+namespace numatwin::sim {
+
+std::vector<std::string> uncertain_costs(const CostBasis& basis, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& name : names) {
+    const BasisCost& c = basis.at(name);
+    if (!c.given && c.cost.low < c.cost.high) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<WorkloadSpec> cost_samples(const WorkloadSpec& spec, const CostBasis& basis, const std::vector<std::string>& uncertain,
+                                       const IntervalOptions& options) {
+  if (options.samples < 2) throw std::invalid_argument("--interval-samples must be >= 2");
+  const int n = options.samples;
+  std::vector<WorkloadSpec> samples(n, spec);
+  std::mt19937_64 rng(options.seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (const std::string& name : uncertain) {
+    const model::CostValue& c = basis.at(name).cost;
+    // Log-uniform within [low, high]; a range starting at 0 starts at high / 1e3 instead.
+    const double lo = std::log(c.low > 0.0 ? c.low : c.high * 1e-3);
+    const double hi = std::log(c.high);
+    std::vector<int> strata(n);
+    std::iota(strata.begin(), strata.end(), 0);
+    std::shuffle(strata.begin(), strata.end(), rng);
+    for (int s = 0; s < n; ++s) {
+      const double u = (strata[s] + unit(rng)) / n;
+      cost_field(samples[s].costs, name) = std::exp(lo + u * (hi - lo));
+    }
+  }
+  return samples;
+}
+
+double quantile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) throw std::invalid_argument("quantile of no values");
+  const double position = p * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  const double w = position - static_cast<double>(below);
+  return sorted[below] * (1.0 - w) + sorted[above] * w;
+}
+
+Interval interval_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return Interval{quantile(values, 0.5), quantile(values, 0.05), quantile(values, 0.95)};
+}
+
+PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,
+                                             int samples,
+                                             const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of) {
+  if (samples < 0 || samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
+  const auto simulate = [&](const WorkloadSpec& s) { return Simulation(topology).run(build_plan(topology, s)); };
+  PredictionUncertainty u;
+  u.depends_on = costs_depended_on(spec, [&](const WorkloadSpec& s) { return simulate(s).time_s; });
+  u.uncertain = uncertain_costs(basis, u.depends_on);
+  u.basis = cost_basis_summary(basis, u.depends_on);
+  if (samples == 0 || u.uncertain.empty()) return u;
+  IntervalOptions options;
+  options.samples = samples;
+  std::vector<double> times;
+  std::vector<double> rates;
+  for (const WorkloadSpec& s : cost_samples(spec, basis, u.uncertain, options)) {
+    const SimulationResult r = simulate(s);
+    times.push_back(r.time_s);
+    rates.push_back(rate_of(s, r));
+  }
+  u.samples = samples;
+  u.time_s = interval_of(times);
+  u.rate = interval_of(rates);
+  return u;
+}
+
+}  // namespace numatwin::sim
