@@ -317,6 +317,10 @@ std::vector<ResolvedFlow> load_flows_file(const std::string& path, const model::
     const model::JsonReader f = list.element(i);
     f.expect_object("a flow: {\"cpus\": \"s0:4\", \"read\": \"s2\", ...}");
     f.allow_only({"cpus", "read", "write", "copy", "bytes", "rate_gbps", "lines_in_flight"});
+    if (!f.has("cpus")) f.fail("missing required field \"cpus\" (where the threads run, e.g. \"s0:4\")");
+    if (!f.has("read") && !f.has("write") && !f.has("copy")) {
+      f.fail("missing \"read\", \"write\" or \"copy\" (what the threads access, e.g. \"read\": \"s2\")");
+    }
     FlowRequest r;
     for (auto [key, slot] : {std::pair{"cpus", &r.cpus}, {"read", &r.read}, {"write", &r.write}, {"copy", &r.copy}}) {
       if (f.has(key)) *slot = f.field(key).string(true);

@@ -182,7 +182,8 @@ void register_flows_command(CLI::App& app) {
   cmd->add_option("--flows-file", *file, "A JSON file of flows: {\"flows\": [{\"cpus\": \"s0:4\", \"read\": \"s2\"}, ...]}");
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->callback([topology, specs, file, json] {
-    if (specs->empty() == file->empty()) throw std::invalid_argument("give flows with --flow SPEC (one or more) or --flows-file F.json, not both");
+    if (specs->empty() && file->empty()) throw std::invalid_argument("no flows: give --flow SPEC (one or more) or --flows-file F.json");
+    if (!specs->empty() && !file->empty()) throw std::invalid_argument("give flows with --flow or with --flows-file, not both");
     const model::Topology t = find_topology(*topology);
     const std::vector<ResolvedFlow> flows = file->empty() ? resolve_flow_specs(*specs, t) : load_flows_file(*file, t);
     std::vector<sim::Flow> plain;
