@@ -113,8 +113,11 @@ Json result_json(const model::Topology& t, const std::vector<ResolvedFlow>& flow
     for (const sim::FlowState& s : p.snapshot.flows) rates.push_back(s.rate_bytes_per_s / 1e9);
     phases.push_back(Json{{"begin_s", p.begin_s}, {"end_s", p.end_s}, {"flow_gbps", rates}, {"resources", resources_json(r, p.snapshot)}});
   }
+  double total = 0.0;
+  for (const sim::FlowState& s : r.start.flows) total += s.rate_bytes_per_s;
   return Json{{"topology", t.name},
               {"flows", list},
+              {"total_gbps", total / 1e9},
               {"resources", resources_json(r, r.start)},
               {"converged", r.start.converged},
               {"time_s", r.time_s},
@@ -132,7 +135,9 @@ void print_result(const model::Topology& t, const std::vector<ResolvedFlow>& flo
                    fmt::format("{:.2f}", s.rate_bytes_per_s / 1e9), fmt::format("{:.3f}", s.rate_bytes_per_s / 1e9 / s.running_threads),
                    fmt::format("{:.0f}", s.latency_ns), limited_by(r, s)});
   }
-  std::cout << table.render();
+  double total = 0.0;
+  for (const sim::FlowState& s : r.start.flows) total += s.rate_bytes_per_s;
+  std::cout << table.render() << fmt::format("all flows together: {:.2f} GB/s\n", total / 1e9);
   if (!r.start.converged) std::cout << "note: the bandwidth model's fixed point did not converge; rates are approximate\n";
   if (!r.phases.empty()) {
     std::cout << fmt::format("\nuntil every flow with bytes is done ({:.4g} s):\n", r.time_s);
