@@ -51,15 +51,17 @@ void set_access(const std::vector<model::NodeShare>& spread, model::NodeIndex& n
   }
 }
 
+// The value most threads share among those `counted` (the first to reach the top count wins
+// ties), or `none` when no thread is counted.
 template <typename T>
-T most_common(const FlowState& state, const std::vector<T>& values) {
+T most_common(const std::vector<T>& values, const std::vector<bool>& counted, T none) {
   std::map<T, int> count;
-  T best{};
+  T best = none;
   int best_count = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!state.thread_running[i]) continue;
+    if (!counted[i]) continue;
     const int c = ++count[values[i]];
-    if (c > best_count) {  // first to reach the highest count wins ties
+    if (c > best_count) {
       best = values[i];
       best_count = c;
     }
@@ -76,17 +78,16 @@ double FlowsResult::mean_rate_bytes_per_s(const std::vector<Flow>& flows, int fl
 }
 
 int flow_bottleneck(const FlowState& state) {
-  std::vector<int> resource_bound;
-  for (std::size_t i = 0; i < state.thread_bottleneck.size(); ++i) {
-    resource_bound.push_back(state.thread_limit[i] == model::StreamLimit::kResource ? state.thread_bottleneck[i] : -1);
+  std::vector<bool> resource_bound(state.thread_running.size(), false);
+  for (std::size_t i = 0; i < resource_bound.size(); ++i) {
+    resource_bound[i] = state.thread_running[i] && state.thread_limit[i] == model::StreamLimit::kResource && state.thread_bottleneck[i] >= 0;
   }
-  FlowState only_bound = state;
-  for (std::size_t i = 0; i < resource_bound.size(); ++i) only_bound.thread_running[i] = state.thread_running[i] && resource_bound[i] >= 0;
-  const bool any = std::any_of(only_bound.thread_running.begin(), only_bound.thread_running.end(), [](bool b) { return b; });
-  return any ? most_common(only_bound, resource_bound) : -1;
+  return most_common(state.thread_bottleneck, resource_bound, -1);
 }
 
-model::StreamLimit flow_limit(const FlowState& state) { return most_common(state, state.thread_limit); }
+model::StreamLimit flow_limit(const FlowState& state) {
+  return most_common(state.thread_limit, state.thread_running, model::StreamLimit::kResource);
+}
 
 FlowsResult run_flows(const model::Topology& topology, const std::vector<Flow>& flows) {
   const model::Routing routing(topology);
