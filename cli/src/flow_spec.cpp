@@ -181,7 +181,9 @@ std::vector<model::NodeShare> parse_memory(const std::string& text, const model:
         const std::size_t colon = item.rfind(':');
         id = item.substr(0, colon);
         const std::optional<double> w = positive_number(item.substr(colon + 1));
-        if (!w) throw PartError(key, "'" + item + "': expected NODE:WEIGHT with a WEIGHT > 0, found '" + item.substr(colon + 1) + "'");
+        if (!w || *w > 1e9) {
+          throw PartError(key, "'" + item + "': expected NODE:WEIGHT with 0 < WEIGHT <= 1e9, found '" + item.substr(colon + 1) + "'");
+        }
         weight = *w;
       }
       const std::optional<model::NodeIndex> node = t.find_node(id);
