@@ -183,6 +183,19 @@ TEST(FlowsTest, ALocalCopyNeedsTwoMissesPerLineAndLoadsItsControllerTwice) {
   EXPECT_NEAR(r.start.resource_load_bytes_per_s[resource(r, "mc:a")] / kGB, 9.6, 1e-9);
 }
 
+TEST(FlowsTest, TrafficPassingThroughANodeLoadsItsForwardingResource) {
+  // b forwards at most 4 GB/s: a's read of c enters b on c->b and leaves on b->a, so the flow
+  // (bound 12.8 GB/s by its miss buffers, 10 by the links) gets 4 GB/s, held by fwd:b; b's own
+  // read of c does not pass through b and is not limited by it.
+  model::Topology t = line();
+  t.nodes[1].forwarding_bandwidth_gbps = 4.0;
+  const FlowsResult r = run_flows(t, {reading(0, 4, 2)});
+  EXPECT_NEAR(r.start.flows[0].rate_bytes_per_s / kGB, 4.0, 1e-6);
+  EXPECT_EQ(flow_bottleneck(r.start.flows[0]), resource(r, "fwd:b"));
+  const FlowsResult own = run_flows(t, {reading(1, 1, 2)});
+  EXPECT_NEAR(own.start.flows[0].rate_bytes_per_s / kGB, 640.0 / 150.0, 1e-6);  // miss buffers, one hop
+}
+
 TEST(FlowsTest, BadFlowsAreRejected) {
   const model::Topology t = line();
   Flow none = reading(0, 1, 2);
