@@ -7,6 +7,7 @@
 #include "adaptive_command.hpp"
 #include "advise_command.hpp"
 #include "allocator_exec.hpp"
+#include "flows_command.hpp"
 #include "placement_commands.hpp"
 #include "render_command.hpp"
 #include "sim_commands.hpp"
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   numatwin::cli::register_topo_commands(app);
   numatwin::cli::register_sim_commands(app);
+  numatwin::cli::register_flows_command(app);
   numatwin::cli::register_placement_commands(app);
   numatwin::cli::register_advise_command(app);
   numatwin::cli::register_adaptive_command(app);

@@ -13,6 +13,7 @@
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/workload_input.hpp"
 #include "prediction_intervals.hpp"
 #include "text_table.hpp"
 #include "workload_options.hpp"
@@ -27,15 +28,12 @@ struct Outcome {
   sim::WorkloadSpec spec;
   sim::SimulationResult result;
   sim::PlanReport report;
-  // Shuffles: bytes shuffled per second. Operators: memory payload per second.
-  [[nodiscard]] double shuffle_gbps() const {
-    return (sim::is_shuffle_family(spec.kind) ? spec.total_bytes : result.bytes) / result.time_s / 1e9;
-  }
-  // Operators: input tuples (both sides of a join) per second.
-  [[nodiscard]] double mtuples_per_s() const {
-    const bool join = spec.kind == sim::WorkloadKind::kHashJoin || spec.kind == sim::WorkloadKind::kSortMergeJoin;
-    return (spec.data.records + (join ? spec.data.build_records : 0.0)) / result.time_s / 1e6;
-  }
+  // Every rate says what it counts (sim/workload_input.hpp): the work rate is the workload's input
+  // per second (shuffles: bytes shuffled; operators: input tuples, both sides of a join); memory
+  // traffic is every byte the run moved per second (state moves, table misses, partition writes).
+  [[nodiscard]] double input_gbps() const { return sim::workload_input(spec).bytes / result.time_s / 1e9; }
+  [[nodiscard]] double input_mtuples_per_s() const { return sim::workload_input(spec).tuples / result.time_s / 1e6; }
+  [[nodiscard]] double memory_traffic_gbps() const { return result.memory_traffic_gbps(); }
 };
 
 Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool timeline) {
@@ -75,10 +73,11 @@ Json summary_json(const Outcome& o) {
     out["build_records"] = o.spec.data.build_records;
     out["keys"] = sim::key_distribution_name(o.spec.data.keys);
     out["groups"] = o.spec.data.keys.groups;
-    out["mtuples_per_s"] = o.mtuples_per_s();
   }
   out.update(Json{{"time_s", r.time_s},
-              {"bandwidth_gbps", o.shuffle_gbps()},
+              {"input_gbps", o.input_gbps()},
+              {"input_mtuples_per_s", o.input_mtuples_per_s()},
+              {"memory_traffic_gbps", o.memory_traffic_gbps()},
               {"bytes_moved", r.bytes},
               {"local_access_ratio", r.local_access_ratio()},
               {"busiest_resource", busiest >= 0 ? r.resources[busiest].name : ""},
@@ -117,6 +116,28 @@ Json detail_json(const Outcome& o, bool timeline) {
   return out;
 }
 
+// Table columns `before`, then the rates, each named by what it counts (operators: input tuples
+// and bytes per second; shuffles: bytes shuffled per second; both: memory traffic), then `after`.
+std::vector<std::string> with_rate_columns(std::vector<std::string> before, bool operators, const std::vector<std::string>& after) {
+  if (operators) {
+    before.insert(before.end(), {"input Mtuples/s", "input GB/s"});
+  } else {
+    before.emplace_back("shuffled GB/s");
+  }
+  before.emplace_back("memory GB/s");
+  before.insert(before.end(), after.begin(), after.end());
+  return before;
+}
+
+std::vector<std::string> with_rates(std::vector<std::string> before, const Outcome& o, bool operators,
+                                    const std::vector<std::string>& after) {
+  if (operators) before.push_back(fmt::format("{:.1f}", o.input_mtuples_per_s()));
+  before.push_back(fmt::format("{:.2f}", o.input_gbps()));
+  before.push_back(fmt::format("{:.2f}", o.memory_traffic_gbps()));
+  before.insert(before.end(), after.begin(), after.end());
+  return before;
+}
+
 std::string busiest_text(const sim::SimulationResult& r) {
   const int b = r.busiest_resource();
   return b < 0 ? "-" : fmt::format("{} {:.0f}%", r.resources[b].name, 100.0 * r.mean_utilisation[b]);
@@ -136,7 +157,7 @@ std::string spread_text(const model::Topology& t, const std::vector<model::NodeS
 // The headline rate: GB/s shuffled for shuffles, M input tuples/s for operators.
 double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result) {
   const Outcome o{spec, result, {}};
-  return sim::is_shuffle_family(spec.kind) ? o.shuffle_gbps() : o.mtuples_per_s();
+  return sim::is_shuffle_family(spec.kind) ? o.input_gbps() : o.input_mtuples_per_s();
 }
 
 PredictionUncertainty uncertainty_of(const model::Topology& t, const sim::WorkloadSpec& spec, const sim::CostBasis& basis,
@@ -166,15 +187,15 @@ void print_predict(const model::Topology& t, const Outcome& o, bool steps, const
   if (sim::is_shuffle_family(o.spec.kind)) {
     std::cout << fmt::format("{} on {} threads ({}), {:g} GB\n", label(o.spec), o.spec.threads,
                              sim::placement_name(o.spec.placement), o.spec.total_bytes / 1e9);
-    std::cout << fmt::format("  time {:.4g} s, {:.2f} GB/s, local access ratio {:.3f}, {} events\n", r.time_s,
-                             o.shuffle_gbps(), r.local_access_ratio(), r.events);
+    std::cout << fmt::format("  time {:.4g} s, {:.2f} GB/s shuffled (input), memory traffic {:.2f} GB/s, local access ratio {:.3f}, {} events\n",
+                             r.time_s, o.input_gbps(), o.memory_traffic_gbps(), r.local_access_ratio(), r.events);
     print_uncertainty(o.spec, u);
   } else {
     std::cout << fmt::format("{} on {} threads ({}), memory {}, {:g} M records, {:g} groups ({})\n", label(o.spec),
                              o.spec.threads, sim::placement_name(o.spec.placement), sim::memory_policy_name(o.spec.memory, t),
                              o.spec.data.records / 1e6, o.spec.data.keys.groups, sim::key_distribution_name(o.spec.data.keys));
-    std::cout << fmt::format("  time {:.4g} s, {:.1f} M tuples/s, memory traffic {:.2f} GB/s, local access ratio {:.3f}\n",
-                             r.time_s, o.mtuples_per_s(), r.bytes / r.time_s / 1e9, r.local_access_ratio());
+    std::cout << fmt::format("  time {:.4g} s, input {:.1f} M tuples/s ({:.2f} GB/s), memory traffic {:.2f} GB/s, local access ratio {:.3f}\n",
+                             r.time_s, o.input_mtuples_per_s(), o.input_gbps(), o.memory_traffic_gbps(), r.local_access_ratio());
     print_uncertainty(o.spec, u);
     for (const sim::DataPlacement& d : o.report.datasets) {
       std::cout << fmt::format("  {}: {:.3g} GB on {}\n", d.name, d.size_bytes / 1e9, spread_text(t, d.spread()));
@@ -311,7 +332,7 @@ void register_sim_commands(CLI::App& app) {
           datasets.push_back(Json{{"name", d.name}, {"bytes", d.size_bytes}, {"nodes", spread}});
         }
         detail["datasets"] = datasets;
-        detail["uncertainty"] = uncertainty_json(uncertainty, basis, sim::is_shuffle_family(spec.kind) ? "bandwidth_gbps" : "mtuples_per_s");
+        detail["uncertainty"] = uncertainty_json(uncertainty, basis, sim::is_shuffle_family(spec.kind) ? "input_gbps" : "input_mtuples_per_s");
         const std::string text = detail.dump(2) + "\n";
         if (out->empty()) {
           std::cout << text;
@@ -373,9 +394,8 @@ void register_sim_commands(CLI::App& app) {
       }
       Json rows = Json::array();
       const bool operators = !sim::is_shuffle_family(base.kind);
-      TextTable table({"variant", "memory", "threads", operators ? "Mtuples/s" : "GB/s",
-                       "90 % interval", "time s", "LAR", "busiest (mean util)",
-                       "bottleneck (saturated)"});
+      TextTable table(with_rate_columns({"variant", "memory", "threads"}, operators,
+                                        {"90 % interval", "time s", "LAR", "busiest (mean util)", "bottleneck (saturated)"}));
       const sim::CostBasis basis = o->cost_basis(t);
       std::vector<std::string> rested_on;
       for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -386,16 +406,17 @@ void register_sim_commands(CLI::App& app) {
           if (std::find(rested_on.begin(), rested_on.end(), name) == rested_on.end()) rested_on.push_back(name);
         }
         Json row = summary_json(outcome);
-        row["uncertainty"] = uncertainty_json(u, basis, operators ? "mtuples_per_s" : "bandwidth_gbps");
+        row["uncertainty"] = uncertainty_json(u, basis, operators ? "input_mtuples_per_s" : "input_gbps");
         // A shuffle's buffers live with their threads by definition: no memory policy applies.
         const std::string memory = operators ? sim::memory_policy_name(s.memory, t) : "-";
         if (operators) row["memory_policy"] = memory;
         rows.push_back(row);
-        table.add_row({label(s), memory, sim::placement_name(s.placement),
-                       operators ? fmt::format("{:.1f}", outcome.mtuples_per_s()) : fmt::format("{:.2f}", outcome.shuffle_gbps()),
-                       u.samples > 0 ? fmt::format("{:.3g} - {:.3g}", u.rate.low, u.rate.high) : "-",
-                       fmt::format("{:.4g}", outcome.result.time_s), fmt::format("{:.3f}", outcome.result.local_access_ratio()),
-                       busiest_text(outcome.result), bottleneck_text(outcome.result)});
+        table.add_row(with_rates({label(s), memory, sim::placement_name(s.placement)}, outcome, operators,
+                                 {u.samples > 0 ? fmt::format("{:.4g} - {:.4g} {}", u.rate.low, u.rate.high,
+                                                              operators ? "Mtuples/s" : "GB/s")
+                                                : "-",
+                                  fmt::format("{:.4g}", outcome.result.time_s), fmt::format("{:.3f}", outcome.result.local_access_ratio()),
+                                  busiest_text(outcome.result), bottleneck_text(outcome.result)}));
       }
       if (*json) {
         std::cout << Json{{"topology", t.name}, {"threads", base.threads}, {"costs", sim::cost_basis_summary(basis, rested_on)},
@@ -433,9 +454,9 @@ void register_sim_commands(CLI::App& app) {
       if (partitioned && !groups_range->empty()) group_counts = parse_factor_range(*groups_range);
       Json rows = Json::array();
       std::string csv_text =
-          "threads,groups_per_partition,workload,strategy,algorithm,sync,time_s,bandwidth_gbps,local_access_ratio,busiest_resource,"
-          "busiest_mean_utilisation\n";
-      TextTable table({"threads", "groups/partition", "variant", partitioned ? "Mtuples/s" : "GB/s", "LAR", "busiest resource"});
+          "threads,groups_per_partition,workload,strategy,algorithm,sync,time_s,input_gbps,input_mtuples_per_s,memory_traffic_gbps,"
+          "local_access_ratio,busiest_resource,busiest_mean_utilisation\n";
+      TextTable table(with_rate_columns({"threads", "groups/partition", "variant"}, partitioned, {"LAR", "busiest resource"}));
       for (int n : parse_thread_range(*range, t.total_hardware_threads())) {
         for (double per_partition : group_counts) {
           sim::WorkloadSpec base = o->spec(t, n);
@@ -447,16 +468,17 @@ void register_sim_commands(CLI::App& app) {
             Json row = summary_json(outcome);
             if (partitioned) row["groups_per_partition"] = groups_per_partition;
             rows.push_back(row);
-            csv_text += fmt::format("{},{},{},{},{},{},{:.9g},{:.6g},{:.6f},{},{:.6f}\n", n,
+            csv_text += fmt::format("{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6f},{},{:.6f}\n", n,
                                     partitioned ? fmt::format("{:g}", groups_per_partition) : std::string(),
                                     sim::workload_kind_name(s.kind), partitioned ? sim::strategy_name(s.strategy) : std::string(),
                                     sim::algorithm_name(s.algorithm), sim::sync_name(s.sync), outcome.result.time_s,
-                                    outcome.shuffle_gbps(), outcome.result.local_access_ratio(),
+                                    outcome.input_gbps(), outcome.input_mtuples_per_s(), outcome.memory_traffic_gbps(),
+                                    outcome.result.local_access_ratio(),
                                     model::csv_field(row["busiest_resource"].get<std::string>()),
                                     row["busiest_mean_utilisation"].get<double>());
-            table.add_row({std::to_string(n), partitioned ? fmt::format("{:g}", groups_per_partition) : "-", label(s),
-                           partitioned ? fmt::format("{:.1f}", outcome.mtuples_per_s()) : fmt::format("{:.2f}", outcome.shuffle_gbps()),
-                           fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)});
+            table.add_row(with_rates({std::to_string(n), partitioned ? fmt::format("{:g}", groups_per_partition) : "-", label(s)},
+                                     outcome, partitioned,
+                                     {fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)}));
           }
         }
       }

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Runs `numatwin predict | compare | sweep` as a user would: outputs parse, bad specs fail cleanly.
+"""Runs `numatwin predict | compare | sweep | flows` as a user would: outputs parse, bad specs fail cleanly.
 
 usage: cli_sim_test.py NUMATWIN_BINARY
 """
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 BINARY = sys.argv[1]
@@ -27,7 +29,11 @@ class SimCommands(unittest.TestCase):
         self.assertEqual(len(d["steps"]), 32)
         self.assertEqual(len(d["resources"]), 4 + 12)  # 4 controllers, 12 directed links
         self.assertAlmostEqual(d["bytes_moved"], 1.28e9, delta=1.0)
-        self.assertAlmostEqual(d["bandwidth_gbps"], 1.28e9 / d["time_s"] / 1e9, places=6)
+        # A shuffle's input is the bytes shuffled; without migration they are all the traffic there is.
+        self.assertAlmostEqual(d["input_gbps"], 1.28e9 / d["time_s"] / 1e9, places=6)
+        self.assertAlmostEqual(d["input_mtuples_per_s"], 1.28e9 / 8 / d["time_s"] / 1e6, places=3)
+        self.assertAlmostEqual(d["memory_traffic_gbps"], d["bytes_moved"] / d["time_s"] / 1e9, places=6)
+        self.assertNotIn("bandwidth_gbps", d)
 
     def test_compare_lists_every_variant(self):
         r = run("compare", "--topology", "nehalem-ex-4s", "--bytes", "1.28e9", "--json")
@@ -40,8 +46,11 @@ class SimCommands(unittest.TestCase):
         self.assertIn(("migration", "ring", "tight"), variants)
         self.assertIn(("migration-copy", "ring", "loose"), variants)
         by = {(x["workload"], x["algorithm"], x["sync"]): x for x in runs}
-        self.assertGreater(by[("shuffle", "ring", "tight")]["bandwidth_gbps"],
-                           by[("shuffle", "naive", "tight")]["bandwidth_gbps"])
+        self.assertGreater(by[("shuffle", "ring", "tight")]["input_gbps"],
+                           by[("shuffle", "naive", "tight")]["input_gbps"])
+        # Migration moves the threads' state besides the data: more traffic than input.
+        migration = by[("migration", "ring", "tight")]
+        self.assertGreater(migration["memory_traffic_gbps"], migration["input_gbps"])
 
     def test_sweep_csv_has_a_row_per_thread_count_and_variant(self):
         r = run("sweep", "--topology", "skylake-4114-2s", "--threads", "2:6:2", "--bytes", "1e8", "--csv")
@@ -50,7 +59,9 @@ class SimCommands(unittest.TestCase):
         self.assertEqual(sorted({int(x["threads"]) for x in rows}), [2, 4, 6])
         self.assertEqual(len(rows) % 3, 0)
         for x in rows:
-            self.assertGreater(float(x["bandwidth_gbps"]), 0.0)
+            self.assertGreater(float(x["input_gbps"]), 0.0)
+            self.assertGreaterEqual(float(x["memory_traffic_gbps"]), float(x["input_gbps"]) * (1 - 1e-6))
+        self.assertNotIn("bandwidth_gbps", rows[0])
 
     def test_sweep_partitioned_aggregation_over_groups(self):
         r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "8",
@@ -59,6 +70,10 @@ class SimCommands(unittest.TestCase):
         rows = list(csv.DictReader(io.StringIO(r.stdout)))
         self.assertEqual(sorted({float(x["groups_per_partition"]) for x in rows}), [10.0, 100.0, 1000.0])
         self.assertEqual({x["strategy"] for x in rows}, {"shuffle", "migration", "migration-copy"})
+        for x in rows:  # the input is 1e6 records of 16 bytes, whatever the state: rates count it
+            time_s = float(x["time_s"])
+            self.assertAlmostEqual(float(x["input_mtuples_per_s"]), 1e6 / time_s / 1e6, delta=1e-4 * 1e6 / time_s / 1e6)
+            self.assertAlmostEqual(float(x["input_gbps"]), 1.6e7 / time_s / 1e9, delta=1e-4 * 1.6e7 / time_s / 1e9)
         r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "8",
                 "--groups-per-partition", "10:1")
         self.assertEqual(r.returncode, 1)
@@ -148,6 +163,169 @@ class SimCommands(unittest.TestCase):
             self.assertIn(message, r.stderr, extra)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
+
+class PartitionedAggregationRates(unittest.TestCase):
+    def test_memory_traffic_and_input_are_reported_apart(self):
+        # Issue 17: as the state outgrows the caches, the naive shuffle's table updates miss and its
+        # memory traffic grows while its input rate falls; the figures must not be confused.
+        r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "32",
+                "--groups-per-partition", "1e3:1e7:1e4", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        naive = {x["groups_per_partition"]: x for x in json.loads(r.stdout)
+                 if x["strategy"] == "shuffle" and x["algorithm"] == "naive"}
+        small, large = naive[1e3], naive[1e7]
+        self.assertLess(large["input_mtuples_per_s"], small["input_mtuples_per_s"])
+        self.assertGreater(large["memory_traffic_gbps"], large["input_gbps"])
+        self.assertAlmostEqual(large["input_gbps"], large["records"] * 16 / large["time_s"] / 1e9, places=6)
+        r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "32",
+                "--groups-per-partition", "1e3:1e3:10")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        header = r.stdout.splitlines()[0]
+        for column in ("input Mtuples/s", "input GB/s", "memory GB/s"):
+            self.assertIn(column, header)
+
+
+def flows(*args):
+    return run("flows", "--topology", "nehalem-ex-4s-4link", *args)
+
+
+class FlowsCommand(unittest.TestCase):
+    # nehalem-ex-4s-4link: ring s0-s1-s2-s3-s0, every link 10.9 GB/s per direction, controllers
+    # 24.7 GB/s. A read of s2 by s0 goes s2->s1->s0 (routes tie-break on the lower predecessor).
+
+    def test_the_two_hop_stream_with_a_cross_stream_is_one_line(self):
+        # Li et al.'s setting as one question: 12 threads of s0 read s2 (two hops) while 12 threads
+        # of s1 read s2 over the same link s2->s1. Alone each would take the whole 10.9 GB/s of
+        # that link (the file's measured one-link and two-hop figures); together max-min fairness
+        # splits it: 10.9 / 2 = 5.45 GB/s each, both held by s2->s1.
+        r = flows("--flow", "cpus=s0:12,read=s2", "--flow", "cpus=s1:12,read=s2", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        for f in d["flows"]:
+            self.assertEqual(f["threads"], 12)
+            self.assertAlmostEqual(f["start"]["gbps"], 5.45, delta=1e-3)
+            self.assertEqual(f["start"]["limit"], "resource")
+            self.assertEqual(f["start"]["bottleneck"], "s2->s1")
+        self.assertEqual(d["resources"][0]["name"], "s2->s1")
+        self.assertAlmostEqual(d["resources"][0]["utilisation"], 1.0, delta=1e-6)
+        utilisations = [x["utilisation"] for x in d["resources"]]
+        self.assertEqual(utilisations, sorted(utilisations, reverse=True))
+        self.assertEqual(len(d["resources"]), 4 + 8)  # 4 controllers, 8 directed links
+        r = flows("--flow", "cpus=s0:12,read=s2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"s0:12\s+read s2\s+10\.90")
+
+    def test_a_rate_cap_leaves_the_rest_to_the_other_flow(self):
+        # Flow 1 capped at 2 GB/s; flow 2 gets the rest of s2->s1: 10.9 - 2 = 8.9 GB/s.
+        r = flows("--flow", "cpus=s0:12,read=s2,rate-gbps=2", "--flow", "cpus=s1:12,read=s2", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        a, b = json.loads(r.stdout)["flows"]
+        self.assertAlmostEqual(a["start"]["gbps"], 2.0, delta=1e-3)
+        self.assertEqual(a["start"]["limit"], "rate cap")
+        self.assertAlmostEqual(b["start"]["gbps"], 8.9, delta=1e-3)
+
+    def test_flows_with_bytes_run_until_the_last_is_done(self):
+        # 1 GB and 2 GB over the shared link: 5.45 GB/s each until flow 1 is done at 1 / 5.45 s,
+        # then flow 2 alone at 10.9 GB/s for its last GB: 1 / 5.45 + 1 / 10.9 = 0.27523 s.
+        r = flows("--flow", "cpus=s0:12,read=s2,bytes=1e9", "--flow", "cpus=s1:12,read=s2,bytes=2e9", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertAlmostEqual(d["flows"][0]["finish_s"], 1 / 5.45, delta=1e-4)
+        self.assertAlmostEqual(d["time_s"], 1 / 5.45 + 1 / 10.9, delta=1e-4)
+        self.assertAlmostEqual(d["flows"][1]["mean_gbps"], 2 / (1 / 5.45 + 1 / 10.9), delta=1e-3)
+        self.assertEqual(len(d["phases"]), 2)
+
+    def test_cpu_sets_memory_spreads_and_copies(self):
+        r = flows("--flow", "cpus=0-3+s1:2,read=interleave:s0+s1", "--flow", "cpus=s1:1,copy=s1>s3",
+                  "--flow", "cpus=s2,write=s2:3+s3:1,lines-in-flight=4", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        a, b, c = json.loads(r.stdout)["flows"]
+        # CPUs 0-3 are the first hardware threads of s0's cores 0-3; s1:2 takes s1's first two
+        # cores (CPUs 8, 9); the copy's one thread takes s1's next free core (CPU 10); s2 alone is
+        # one thread per core (CPUs 16-23).
+        self.assertEqual(a["cpu_ids"], [0, 1, 2, 3, 8, 9])
+        self.assertEqual(a["read"], {"s0": 0.5, "s1": 0.5})
+        self.assertEqual(b["cpu_ids"], [10])
+        self.assertEqual((b["read"], b["write"]), ({"s1": 1.0}, {"s3": 1.0}))
+        self.assertEqual(c["cpu_ids"], list(range(16, 24)))
+        self.assertEqual(c["write"], {"s2": 0.75, "s3": 0.25})
+        self.assertEqual(c["lines_in_flight"], 4)
+
+    def test_every_malformed_part_is_one_clear_error(self):
+        cases = [
+            (["cpus=s0:4,rd=s1"], "--flow 1: 'rd=s1': unknown key 'rd' (expected cpus, read, write, copy, bytes, rate-gbps, lines-in-flight)"),
+            (["cpus=s0:4,read=s1", "cpus=s1:4,rd=s1"], "--flow 2: 'rd=s1': unknown key 'rd'"),
+            (["read=s1"], "--flow 1: missing cpus="),
+            (["cpus=s0:4"], "--flow 1: missing read=..., write=... or copy="),
+            (["cpus=s9:4,read=s1"], "--flow 1: 'cpus=s9:4': no node 's9' (nodes with cores: s0, s1, s2, s3)"),
+            (["cpus=s0:x,read=s1"], "expected NODE:COUNT with a whole COUNT >= 1, found 'x'"),
+            (["cpus=s0:17,read=s1"], "s0 has 16 hardware threads and 16 of them are free"),
+            (["cpus=s0:12,read=s1", "cpus=s0:8,read=s1"], "--flow 2: 'cpus=s0:8': s0:8 asks for 8 threads; s0 has 16 hardware threads and 4 of them are free"),
+            (["cpus=0-3,read=s1", "cpus=3,read=s1"], "--flow 2: 'cpus=3': CPU 3 already runs a thread of flow 1"),
+            (["cpus=64,read=s1"], "CPU 64 does not exist on nehalem-ex-4s-4link (64 hardware threads)"),
+            (["cpus=3-1,read=s1"], "the range 3-1 runs backwards"),
+            (["cpus=abc,read=s1"], "'abc' is neither a node"),
+            (["cpus=s0:4,read=s7"], "--flow 1: 'read=s7': no node 's7' (nodes with memory: s0, s1, s2, s3)"),
+            (["cpus=s0:4,read=s1,read=s2"], "'read=s2': 'read' is given twice"),
+            (["cpus=s0:4,,read=s1"], "--flow 1: part 2 is empty"),
+            (["cpus=s0:4,read"], "'read': expected KEY=VALUE"),
+            (["cpus=s0:4,read="], "'read=': no value after '='"),
+            (["cpus=s0:4,read=s1,bytes=-1"], "'bytes=-1': expected the flow's payload in bytes, a number > 0"),
+            (["cpus=s0:4,read=s1,bytes=1e9x"], "found '1e9x'"),
+            (["cpus=s0:4,read=s1,rate-gbps=0"], "'rate-gbps=0': expected the flow's rate cap in GB/s, a number > 0"),
+            (["cpus=s0:4,read=s1,lines-in-flight=nan"], "'lines-in-flight=nan': expected the misses each thread keeps in flight"),
+            (["cpus=s0:4,copy=s1"], "'copy=s1': expected SOURCE>TARGET"),
+            (["cpus=s0:4,copy=s1>s2,read=s1"], "cannot be combined with read or write"),
+            (["cpus=s0:4,read=s1:0+s2"], "'s1:0': expected NODE:WEIGHT with 0 < WEIGHT <= 1e9"),
+            (["cpus=s0:4,read=s1:1e308+s2:1e308"], "'s1:1e308': expected NODE:WEIGHT with 0 < WEIGHT <= 1e9"),
+            (["cpus=s0:4,read=s1+s1"], "node s1 is listed twice"),
+            (["cpus=s0:4,read=s1++s2"], "an empty item"),
+            ([""], "--flow 1: empty"),
+        ]
+        for specs, message in cases:
+            args = [x for spec in specs for x in ("--flow", spec)]
+            r = flows(*args)
+            self.assertEqual(r.returncode, 1, (specs, r.stderr))
+            self.assertIn(message, r.stderr, specs)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = flows()
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no flows", r.stderr)
+
+    def test_a_flows_file_gives_the_same_answer_and_names_bad_fields(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            def write(name, document):
+                path = os.path.join(tmp, name)
+                with open(path, "w") as f:
+                    f.write(document if isinstance(document, str) else json.dumps(document))
+                return path
+            good = write("good.json", {"description": "two-hop stream and a cross stream",
+                                       "flows": [{"cpus": "s0:12", "read": "s2"}, {"cpus": "s1:12", "read": "s2"}]})
+            from_file = flows("--flows-file", good, "--json")
+            from_specs = flows("--flow", "cpus=s0:12,read=s2", "--flow", "cpus=s1:12,read=s2", "--json")
+            self.assertEqual(from_file.returncode, 0, from_file.stderr)
+            self.assertEqual(json.loads(from_file.stdout), json.loads(from_specs.stdout))
+            cases = [
+                ({"flows": [{"cpus": "s0:4", "read": "s1"}, {"cpus": "s1:4", "read": "s9"}]}, "/flows/1/read: no node 's9'"),
+                ({"flows": [{"cpus": "s0:4", "rd": "s1"}]}, "/flows/0/rd: unknown field"),
+                ({"flows": [{"cpus": "s0:4", "read": "s1", "bytes": -1}]}, "/flows/0/bytes: expected a number > 0"),
+                ({"flows": [{"cpus": "s0:4", "read": "s1", "rate_gbps": "5"}]}, "/flows/0/rate_gbps: expected a number"),
+                ({"flows": [{"read": "s1"}]}, "/flows/0: missing required field \"cpus\""),
+                ({"flows": [{"cpus": "s0:99", "read": "s1"}]}, "/flows/0/cpus: s0:99 asks for 99 threads"),
+                ({"flows": []}, "/flows: expected at least one flow"),
+                ({"flow": []}, "/flow: unknown field"),
+                ("{not json", "not valid JSON"),
+            ]
+            for document, message in cases:
+                path = write("bad.json", document)
+                r = flows("--flows-file", path)
+                self.assertEqual(r.returncode, 1, (document, r.stderr))
+                self.assertIn(path + ": " if "not valid" not in message else path, r.stderr)
+                self.assertIn(message, r.stderr, document)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            r = flows("--flows-file", good, "--flow", "cpus=s0:1,read=s0")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("not both", r.stderr)
 
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])

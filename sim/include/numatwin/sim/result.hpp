@@ -33,7 +33,7 @@ struct StepStats {
 
 struct SimulationResult {
   double time_s = 0.0;
-  double bytes = 0.0;        // payload of every transfer
+  double bytes = 0.0;        // payload of every transfer (memory traffic; a copy counts once)
   double local_bytes = 0.0;  // memory accesses by a thread to its own node's memory
   double remote_bytes = 0.0;
   std::vector<ResourceInfo> resources;
@@ -44,7 +44,10 @@ struct SimulationResult {
   int events = 0;
   int solver_rounds = 0;  // bandwidth-model rounds over all events
 
-  [[nodiscard]] double bandwidth_gbps() const { return time_s > 0.0 ? bytes / time_s / 1e9 : 0.0; }
+  // Memory traffic per second. Not the work rate: an operator's input per second is
+  // workload_input(spec) / time_s (workload_input.hpp); for a shuffle the two differ by the
+  // state that migration moves.
+  [[nodiscard]] double memory_traffic_gbps() const { return time_s > 0.0 ? bytes / time_s / 1e9 : 0.0; }
   [[nodiscard]] double local_access_ratio() const {
     const double all = local_bytes + remote_bytes;
     return all > 0.0 ? local_bytes / all : 1.0;
