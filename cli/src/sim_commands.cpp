@@ -13,6 +13,7 @@
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
+#include "sweep_crossover.hpp"
 #include "numatwin/sim/workload_input.hpp"
 #include "prediction_intervals.hpp"
 #include "text_table.hpp"
@@ -447,26 +448,70 @@ void register_sim_commands(CLI::App& app) {
                       "partitioned-aggregation: FIRST:LAST:FACTOR groups per partition (e.g. 10:1e7:10)");
     sweep->add_flag("--csv", *csv, "Print CSV");
     sweep->add_flag("--json", *json, "Print JSON");
-    sweep->callback([o, range, csv, json, groups_range] {
+    auto samples = std::make_shared<int>(64);
+    sweep->add_option("--interval-samples", *samples,
+                      "Samples of the uncertain costs for every row's 90 % interval and the crossover's (0: none)")
+        ->capture_default_str();
+    sweep->callback([o, range, csv, json, groups_range, samples] {
       const model::Topology t = find_topology(o->topology);
+      if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
       const bool partitioned = o->workload == "partitioned-aggregation";
       std::vector<double> group_counts{0.0};  // 0: keep --groups
       if (partitioned && !groups_range->empty()) group_counts = parse_factor_range(*groups_range);
+      const sim::CostBasis basis = o->cost_basis(t);
+      // One set of uncertain costs for the whole sweep (every cost a variant at the first point
+      // rests on), drawn once: sample k is the same machine in every row, so crossovers can be
+      // taken per sample.
+      std::vector<std::string> uncertain;
+      {  // the costs that matter at the sweep's corners: a cost may matter only at large sizes
+        const std::vector<int> counts = parse_thread_range(*range, t.total_hardware_threads());
+        for (int n : {counts.front(), counts.back()}) {
+          for (double g : {group_counts.front(), group_counts.back()}) {
+            sim::WorkloadSpec corner = o->spec(t, n);
+            if (g > 0.0) corner.data.keys.groups = g * n;
+            for (const sim::WorkloadSpec& s : sim::algorithm_variants(corner)) {
+              const auto time_of = [&](const sim::WorkloadSpec& x) { return simulate(t, x, false).result.time_s; };
+              for (const std::string& name : sim::uncertain_costs(basis, sim::costs_depended_on(s, time_of))) {
+                if (std::find(uncertain.begin(), uncertain.end(), name) == uncertain.end()) uncertain.push_back(name);
+              }
+            }
+          }
+        }
+      }
+      const int drawn = uncertain.empty() ? 0 : *samples;
+      // times[n][variant][group point]: the point prediction, then each sample's.
+      SweepTimes times;
       Json rows = Json::array();
       std::string csv_text =
           "threads,groups_per_partition,workload,strategy,algorithm,sync,time_s,input_gbps,input_mtuples_per_s,memory_traffic_gbps,"
           "local_access_ratio,busiest_resource,busiest_mean_utilisation\n";
-      TextTable table(with_rate_columns({"threads", "groups/partition", "variant"}, partitioned, {"LAR", "busiest resource"}));
+      TextTable table(with_rate_columns({"threads", "groups/partition", "variant"}, partitioned,
+                                        {partitioned ? "Mtuples/s 90 %" : "GB/s 90 %", "LAR", "busiest resource"}));
       for (int n : parse_thread_range(*range, t.total_hardware_threads())) {
         for (double per_partition : group_counts) {
           sim::WorkloadSpec base = o->spec(t, n);
           if (per_partition > 0.0) base.data.keys.groups = per_partition * n;
           const std::vector<sim::WorkloadSpec> runs = sim::algorithm_variants(base);
           const double groups_per_partition = base.data.keys.groups / n;
-          for (const sim::WorkloadSpec& s : runs) {
+          for (std::size_t v = 0; v < runs.size(); ++v) {
+            const sim::WorkloadSpec& s = runs[v];
             const Outcome outcome = simulate(t, s, false);
             Json row = summary_json(outcome);
             if (partitioned) row["groups_per_partition"] = groups_per_partition;
+            std::vector<double> sample_times;
+            std::vector<double> sample_rates;
+            if (drawn > 0) {
+              sim::IntervalOptions options;
+              options.samples = drawn;
+              for (const sim::WorkloadSpec& x : sim::cost_samples(s, basis, uncertain, options)) {
+                const sim::SimulationResult r = simulate(t, x, false).result;
+                sample_times.push_back(r.time_s);
+                sample_rates.push_back(headline_rate(x, r));
+              }
+              const sim::Interval rate = sim::interval_of(sample_rates);
+              row["rate_interval"] = Json{{"median", rate.median}, {"p5", rate.low}, {"p95", rate.high}};
+            }
+            times.add(n, label(s), groups_per_partition, outcome.result.time_s, sample_times);
             rows.push_back(row);
             csv_text += fmt::format("{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6f},{},{:.6f}\n", n,
                                     partitioned ? fmt::format("{:g}", groups_per_partition) : std::string(),
@@ -478,16 +523,41 @@ void register_sim_commands(CLI::App& app) {
                                     row["busiest_mean_utilisation"].get<double>());
             table.add_row(with_rates({std::to_string(n), partitioned ? fmt::format("{:g}", groups_per_partition) : "-", label(s)},
                                      outcome, partitioned,
-                                     {fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)}));
+                                     {row.contains("rate_interval")
+                                          ? fmt::format("{:.4g} - {:.4g}", row["rate_interval"]["p5"].get<double>(),
+                                                        row["rate_interval"]["p95"].get<double>())
+                                          : "-",
+                                      fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)}));
           }
+        }
+      }
+      // The study's question (Li et al.): up to which state does ring migration beat the ring shuffle?
+      std::vector<SweepCrossover> crossovers;
+      if (partitioned && group_counts.size() > 1) {
+        for (int n : times.thread_counts()) {
+          SweepCrossover c = times.crossover(n, "partitioned-aggregation migration ring tight",
+                                             "partitioned-aggregation shuffle ring tight");
+          c.a = "ring migration";
+          c.b = "ring shuffle";
+          c.x_name = "groups per partition";
+          crossovers.push_back(c);
         }
       }
       if (*csv) {
         std::cout << csv_text;
       } else if (*json) {
-        std::cout << rows.dump(2) << "\n";
+        Json out{{"topology", t.name}, {"costs", sim::cost_basis_summary(basis, uncertain)}, {"samples", drawn}, {"runs", rows}};
+        Json list = Json::array();
+        for (const SweepCrossover& c : crossovers) list.push_back(crossover_json(c));
+        out["crossovers"] = list;
+        std::cout << out.dump(2) << "\n";
       } else {
         std::cout << table.render();
+        if (drawn > 0) {
+          std::cout << fmt::format("intervals: {} samples of {} uncertain costs; {}\n", drawn, uncertain.size(),
+                                   sim::cost_basis_summary(basis, uncertain));
+        }
+        for (const SweepCrossover& c : crossovers) std::cout << crossover_text(c) << "\n";
       }
     });
   }

@@ -171,7 +171,7 @@ class PartitionedAggregationRates(unittest.TestCase):
         r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "32",
                 "--groups-per-partition", "1e3:1e7:1e4", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
-        naive = {x["groups_per_partition"]: x for x in json.loads(r.stdout)
+        naive = {x["groups_per_partition"]: x for x in json.loads(r.stdout)["runs"]
                  if x["strategy"] == "shuffle" and x["algorithm"] == "naive"}
         small, large = naive[1e3], naive[1e7]
         self.assertLess(large["input_mtuples_per_s"], small["input_mtuples_per_s"])
@@ -183,6 +183,50 @@ class PartitionedAggregationRates(unittest.TestCase):
         header = r.stdout.splitlines()[0]
         for column in ("input Mtuples/s", "input GB/s", "memory GB/s"):
             self.assertIn(column, header)
+
+
+class Intervals(unittest.TestCase):
+    def test_predict_says_what_it_rests_on_and_gives_an_interval(self):
+        r = run("predict", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--threads", "15", "--records", "1e7",
+                "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        u = json.loads(r.stdout)["uncertainty"]
+        names = {c["name"] for c in u["costs"]}
+        self.assertIn("hash_cycles_per_tuple", names)
+        self.assertNotIn("sort_cycles_per_comparison", names)  # MEDIAN's, not COUNT's
+        self.assertTrue(all(c["origin"] == "default" for c in u["costs"]))  # shipped machines: calibrated nowhere
+        self.assertEqual(u["samples"], 64)
+        t = u["time_s"]
+        self.assertLessEqual(t["p5"], t["median"])
+        self.assertLessEqual(t["median"], t["p95"])
+        # Every cost it rests on given: exact, no interval, and the basis says "given".
+        given = []
+        for c in u["costs"]:
+            given += ["--" + c["name"].replace("_", "-"), str(c["value"])]
+        r = run("predict", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--threads", "15", "--records", "1e7",
+                "--json", *given)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        u = json.loads(r.stdout)["uncertainty"]
+        self.assertEqual(u["samples"], 0)
+        self.assertTrue(all(c["origin"] == "given" for c in u["costs"]))
+        r = run("predict", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--interval-samples", "1")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--interval-samples", r.stderr)
+
+    def test_sweep_crossover_counts_every_sample(self):
+        r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "8",
+                "--records", "1e6", "--groups-per-partition", "1e2:1e6:100", "--interval-samples", "16", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertEqual(d["samples"], 16)
+        (c,) = d["crossovers"]
+        self.assertEqual((c["a"], c["b"], c["threads"]), ("ring migration", "ring shuffle", 8))
+        self.assertEqual(c["samples_crossing"] + c["samples_a_faster_everywhere"] + c["samples_b_faster_everywhere"], 16)
+        if c["samples_crossing"]:
+            self.assertLessEqual(1e2, c["x"]["p5"])
+            self.assertLessEqual(c["x"]["p95"], 1e6)
+        for row in d["runs"]:
+            self.assertLessEqual(row["rate_interval"]["p5"], row["rate_interval"]["p95"])
 
 
 def flows(*args):
