@@ -21,6 +21,7 @@
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/validate/allocator.hpp"
 #include "numatwin/validate/switch_advice.hpp"
+#include "parallel_for.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"
@@ -94,11 +95,11 @@ ChoiceStability choice_stability(const model::Topology& t, const sim::Advice& ad
   if (advice.ranked.empty()) return out;
   const auto time_of = [&](const sim::WorkloadSpec& s) { return sim::Simulation(t).run(sim::build_plan(t, s)).time_s; };
   const sim::WorkloadSpec& first = advice.ranked[0].spec;
-  std::vector<std::string> depends = sim::costs_depended_on(first, time_of);
+  std::vector<std::string> depends = sim::costs_depended_on(t, first, parallel_for);
   out.basis = sim::cost_basis_summary(basis, depends);
   if (advice.ranked.size() < 2) return out;
   const sim::WorkloadSpec& second = advice.ranked[1].spec;
-  for (const std::string& name : sim::costs_depended_on(second, time_of)) {
+  for (const std::string& name : sim::costs_depended_on(t, second, parallel_for)) {
     if (std::find(depends.begin(), depends.end(), name) == depends.end()) depends.push_back(name);
   }
   out.uncertain = sim::uncertain_costs(basis, depends);
@@ -106,7 +107,9 @@ ChoiceStability choice_stability(const model::Topology& t, const sim::Advice& ad
   const std::vector<sim::WorkloadSpec> a = sim::cost_samples(first, basis, out.uncertain);
   const std::vector<sim::WorkloadSpec> b = sim::cost_samples(second, basis, out.uncertain);  // same seed: same draws
   out.samples = static_cast<int>(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) out.second_faster += time_of(b[i]) < time_of(a[i]) ? 1 : 0;
+  std::vector<int> faster(a.size(), 0);
+  parallel_for(a.size(), [&](std::size_t i) { faster[i] = time_of(b[i]) < time_of(a[i]) ? 1 : 0; });
+  for (int f : faster) out.second_faster += f;
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "numatwin/sim/simulation.hpp"
 #include "sweep_crossover.hpp"
 #include "numatwin/sim/workload_input.hpp"
+#include "parallel_for.hpp"
 #include "prediction_intervals.hpp"
 #include "text_table.hpp"
 #include "workload_options.hpp"
@@ -163,7 +164,7 @@ double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult&
 
 PredictionUncertainty uncertainty_of(const model::Topology& t, const sim::WorkloadSpec& spec, const sim::CostBasis& basis,
                                      int samples) {
-  return sim::prediction_uncertainty(t, spec, basis, samples, headline_rate);
+  return sim::prediction_uncertainty(t, spec, basis, samples, headline_rate, parallel_for);
 }
 
 void print_uncertainty(const sim::WorkloadSpec& spec, const PredictionUncertainty& u) {
@@ -470,8 +471,7 @@ void register_sim_commands(CLI::App& app) {
             sim::WorkloadSpec corner = o->spec(t, n);
             if (g > 0.0) corner.data.keys.groups = g * n;
             for (const sim::WorkloadSpec& s : sim::algorithm_variants(corner)) {
-              const auto time_of = [&](const sim::WorkloadSpec& x) { return simulate(t, x, false).result.time_s; };
-              for (const std::string& name : sim::uncertain_costs(basis, sim::costs_depended_on(s, time_of))) {
+              for (const std::string& name : sim::uncertain_costs(basis, sim::costs_depended_on(t, s, parallel_for))) {
                 if (std::find(uncertain.begin(), uncertain.end(), name) == uncertain.end()) uncertain.push_back(name);
               }
             }
@@ -503,11 +503,14 @@ void register_sim_commands(CLI::App& app) {
             if (drawn > 0) {
               sim::IntervalOptions options;
               options.samples = drawn;
-              for (const sim::WorkloadSpec& x : sim::cost_samples(s, basis, uncertain, options)) {
-                const sim::SimulationResult r = simulate(t, x, false).result;
-                sample_times.push_back(r.time_s);
-                sample_rates.push_back(headline_rate(x, r));
-              }
+              const std::vector<sim::WorkloadSpec> drawn_specs = sim::cost_samples(s, basis, uncertain, options);
+              sample_times.assign(drawn_specs.size(), 0.0);
+              sample_rates.assign(drawn_specs.size(), 0.0);
+              parallel_for(drawn_specs.size(), [&](std::size_t k) {
+                const sim::SimulationResult r = simulate(t, drawn_specs[k], false).result;
+                sample_times[k] = r.time_s;
+                sample_rates[k] = headline_rate(drawn_specs[k], r);
+              });
               const sim::Interval rate = sim::interval_of(sample_rates);
               row["rate_interval"] = Json{{"median", rate.median}, {"p5", rate.low}, {"p95", rate.high}};
             }

@@ -57,29 +57,59 @@ Interval interval_of(std::vector<double> values) {
   return Interval{quantile(values, 0.5), quantile(values, 0.05), quantile(values, 0.95)};
 }
 
+void sequential_for(std::size_t n, const std::function<void(std::size_t)>& body) {
+  for (std::size_t i = 0; i < n; ++i) body(i);
+}
+
+namespace {
+
+double time_of(const model::Topology& topology, const WorkloadSpec& spec) {
+  return Simulation(topology).run(build_plan(topology, spec)).time_s;
+}
+
+}  // namespace
+
+std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec, const ParallelFor& parallel) {
+  const auto table = model::operator_cost_table();
+  std::vector<double> times(table.size() + 1, 0.0);
+  parallel(times.size(), [&](std::size_t i) {
+    WorkloadSpec probe = spec;
+    if (i > 0) {
+      double& field = cost_field(probe.costs, table[i - 1].name);
+      field = field * 2.0 + 1.0;  // as costs_depended_on in cost_basis.hpp
+    }
+    times[i] = time_of(topology, probe);
+  });
+  std::vector<std::string> names;
+  for (std::size_t i = 1; i < times.size(); ++i) {
+    if (std::abs(times[i] - times[0]) > 1e-9 * std::abs(times[0])) names.emplace_back(table[i - 1].name);
+  }
+  return names;
+}
+
 PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,
                                              int samples,
-                                             const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of) {
+                                             const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of,
+                                             const ParallelFor& parallel) {
   if (samples < 0 || samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
-  const auto simulate = [&](const WorkloadSpec& s) { return Simulation(topology).run(build_plan(topology, s)); };
   PredictionUncertainty u;
-  u.depends_on = costs_depended_on(spec, [&](const WorkloadSpec& s) { return simulate(s).time_s; });
+  u.depends_on = costs_depended_on(topology, spec, parallel);
   u.uncertain = uncertain_costs(basis, u.depends_on);
   u.basis = cost_basis_summary(basis, u.depends_on);
   if (samples == 0 || u.uncertain.empty()) return u;
   IntervalOptions options;
   options.samples = samples;
-  std::vector<double> times;
-  std::vector<double> rates;
-  for (const WorkloadSpec& s : cost_samples(spec, basis, u.uncertain, options)) {
-    const SimulationResult r = simulate(s);
-    times.push_back(r.time_s);
-    rates.push_back(rate_of(s, r));
-  }
+  const std::vector<WorkloadSpec> specs = cost_samples(spec, basis, u.uncertain, options);
+  std::vector<double> times(specs.size());
+  std::vector<double> rates(specs.size());
+  parallel(specs.size(), [&](std::size_t i) {
+    const SimulationResult r = Simulation(topology).run(build_plan(topology, specs[i]));
+    times[i] = r.time_s;
+    rates[i] = rate_of(specs[i], r);
+  });
   u.samples = samples;
   u.time_s = interval_of(times);
   u.rate = interval_of(rates);
   return u;
 }
-
 }  // namespace numatwin::sim

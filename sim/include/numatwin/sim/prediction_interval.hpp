@@ -25,6 +25,11 @@
 
 namespace numatwin::sim {
 
+// Runs body(i) for every i in [0, n), in any order and possibly at once: the caller may supply
+// threads (sim/ has none); body(i) writes only to what belongs to i.
+using ParallelFor = std::function<void(std::size_t n, const std::function<void(std::size_t)>& body)>;
+void sequential_for(std::size_t n, const std::function<void(std::size_t)>& body);
+
 struct IntervalOptions {
   int samples = 64;
   std::uint64_t seed = 1;
@@ -58,11 +63,17 @@ struct PredictionUncertainty {
   Interval rate;
 };
 
-// Simulates `spec` on `topology` once per cost (costs_depended_on) and once per sample; with
-// samples == 0 only the basis is computed. Throws std::invalid_argument for samples == 1.
+// Simulates `spec` on `topology` once per cost (which costs it depends on: doubling each) and
+// once per sample, through `parallel`; with samples == 0 only the basis is computed. Throws
+// std::invalid_argument for samples == 1.
 PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,
                                              int samples,
-                                             const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of);
+                                             const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of,
+                                             const ParallelFor& parallel = sequential_for);
+
+// costs_depended_on (cost_basis.hpp) with the probes run through `parallel`.
+std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec,
+                                           const ParallelFor& parallel = sequential_for);
 
 // The p-th quantile (0 <= p <= 1) of `sorted` (ascending, non-empty), linear between order statistics.
 double quantile(const std::vector<double>& sorted, double p);
