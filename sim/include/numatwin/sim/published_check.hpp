@@ -17,7 +17,8 @@
 //   about v      pass iff |x / v - 1| <= r
 //   <= v, < v    pass iff x <= v (1 + r)   (strict: x < v (1 + r))
 //   >= v, > v    pass iff x >= v (1 - r)   (strict: x > v (1 - r))
-// A crossover passes iff the winners at both ends are the published ones; a stealing question
+// A crossover passes iff the winners at both ends are the published ones (the first variant wins a
+// point only when strictly better: a tie goes to the second); a stealing question
 // iff the first power's gain is below the calibration's margin and the last power's is not.
 #pragma once
 
