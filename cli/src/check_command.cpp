@@ -27,6 +27,27 @@ std::string verdict_text(const sim::PublishedEntry& e, const sim::PublishedOutco
   return sim::published_verdict_name(o.verdict);
 }
 
+const char* kind_name(sim::QuestionKind kind) {
+  switch (kind) {
+    case sim::QuestionKind::kProduct: return "product";
+    case sim::QuestionKind::kCrossover: return "crossover";
+    case sim::QuestionKind::kStealing: return "stealing-threshold";
+    case sim::QuestionKind::kCannotSpeak: return "cannot-speak";
+  }
+  return "?";
+}
+
+const char* relation_name(sim::PublishedRelation relation) {
+  switch (relation) {
+    case sim::PublishedRelation::kAbout: return "about";
+    case sim::PublishedRelation::kBelow: return "<";
+    case sim::PublishedRelation::kAtMost: return "<=";
+    case sim::PublishedRelation::kAbove: return ">";
+    case sim::PublishedRelation::kAtLeast: return ">=";
+  }
+  return "?";
+}
+
 struct Counts {
   int pass = 0;
   int miss = 0;
@@ -73,6 +94,7 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
                {"where", e.where},
                {"source", e.source},
                {"statement", e.statement},
+               {"kind", kind_name(e.question.kind)},
                {"published", e.published_text},
                {"predicted", o.predicted ? Json(*o.predicted) : Json(nullptr)},
                {"predicted_text", o.predicted_text},
@@ -84,6 +106,12 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
                {"tolerance_rationale", e.tolerance_rationale},
                {"consistency_only", e.consistency_only},
                {"basis", e.basis}};
+      if (e.question.kind == sim::QuestionKind::kProduct) {
+        row["relation"] = relation_name(e.question.figure.relation);
+        row["value"] = e.question.figure.value;
+        row["unit"] = e.question.figure.unit;
+        row["tolerance_relative"] = e.question.tolerance_relative;
+      }
       rows.push_back(row);
     }
     Json out{{"data", dir.string()},
