@@ -18,7 +18,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::filesystem::path default_published_dir() {
-  if (const char* dir = std::getenv("NUMATWIN_PUBLISHED_DIR"); dir != nullptr && *dir != '\0') return dir;
+  if (const char* dir = std::getenv("NUMATWIN_PUBLISHED_DIR"); dir != nullptr && *dir != '\0')
+    return dir;
   return NUMATWIN_PUBLISHED_DIR;
 }
 
@@ -29,21 +30,30 @@ std::string verdict_text(const sim::PublishedEntry& e, const sim::PublishedOutco
 
 const char* kind_name(sim::QuestionKind kind) {
   switch (kind) {
-    case sim::QuestionKind::kProduct: return "product";
-    case sim::QuestionKind::kCrossover: return "crossover";
-    case sim::QuestionKind::kStealing: return "stealing-threshold";
-    case sim::QuestionKind::kCannotSpeak: return "cannot-speak";
+    case sim::QuestionKind::kProduct:
+      return "product";
+    case sim::QuestionKind::kCrossover:
+      return "crossover";
+    case sim::QuestionKind::kStealing:
+      return "stealing-threshold";
+    case sim::QuestionKind::kCannotSpeak:
+      return "cannot-speak";
   }
   return "?";
 }
 
 const char* relation_name(sim::PublishedRelation relation) {
   switch (relation) {
-    case sim::PublishedRelation::kAbout: return "about";
-    case sim::PublishedRelation::kBelow: return "<";
-    case sim::PublishedRelation::kAtMost: return "<=";
-    case sim::PublishedRelation::kAbove: return ">";
-    case sim::PublishedRelation::kAtLeast: return ">=";
+    case sim::PublishedRelation::kAbout:
+      return "about";
+    case sim::PublishedRelation::kBelow:
+      return "<";
+    case sim::PublishedRelation::kAtMost:
+      return "<=";
+    case sim::PublishedRelation::kAbove:
+      return ">";
+    case sim::PublishedRelation::kAtLeast:
+      return ">=";
   }
   return "?";
 }
@@ -56,7 +66,8 @@ struct Counts {
 };
 
 void run_check(const std::string& data_dir, const std::string& study, bool json) {
-  const std::filesystem::path dir = data_dir.empty() ? default_published_dir() : std::filesystem::path(data_dir);
+  const std::filesystem::path dir =
+      data_dir.empty() ? default_published_dir() : std::filesystem::path(data_dir);
   const PublishedData data = load_published(dir);
   std::vector<const sim::PublishedEntry*> selected;
   std::set<std::string> studies;
@@ -75,12 +86,16 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
   for (const sim::PublishedEntry* e : selected) {
     outcomes.push_back(sim::evaluate_published(data.topologies, *e));
     switch (outcomes.back().verdict) {
-      case sim::PublishedVerdict::kPass: ++counts.pass; break;
+      case sim::PublishedVerdict::kPass:
+        ++counts.pass;
+        break;
       case sim::PublishedVerdict::kMiss:
         ++counts.miss;
         if (e->must_hold) counts.must_hold_misses.push_back(e->id);
         break;
-      case sim::PublishedVerdict::kCannotSpeak: ++counts.cannot_speak; break;
+      case sim::PublishedVerdict::kCannotSpeak:
+        ++counts.cannot_speak;
+        break;
     }
   }
 
@@ -116,7 +131,9 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
     }
     Json out{{"data", dir.string()},
              {"entries", rows},
-             {"counts", Json{{"pass", counts.pass}, {"miss", counts.miss}, {"cannot_speak", counts.cannot_speak},
+             {"counts", Json{{"pass", counts.pass},
+                             {"miss", counts.miss},
+                             {"cannot_speak", counts.cannot_speak},
                              {"must_hold_misses", counts.must_hold_misses}}}};
     std::cout << out.dump(2) << "\n";
   } else {
@@ -124,13 +141,16 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
     for (std::size_t i = 0; i < selected.size(); ++i) {
       const sim::PublishedEntry& e = *selected[i];
       const sim::PublishedOutcome& o = outcomes[i];
-      table.add_row({e.id + (e.consistency_only ? " (c)" : ""), e.study, e.summary, o.predicted_text, e.published_text,
+      table.add_row({e.id + (e.consistency_only ? " (c)" : ""), e.study, e.summary,
+                     o.predicted_text, e.published_text,
                      o.ratio ? fmt::format("{:.2f}", *o.ratio) : "-", verdict_text(e, o)});
     }
     std::cout << table.render();
-    std::cout << fmt::format("\n{} entries: {} pass, {} miss ({} must hold), {} cannot speak\n", selected.size(), counts.pass,
-                             counts.miss, counts.must_hold_misses.size(), counts.cannot_speak);
-    std::cout << "(c): check of consistency, not independent (the figure is fixed by what the machine file was calibrated on)\n";
+    std::cout << fmt::format("\n{} entries: {} pass, {} miss ({} must hold), {} cannot speak\n",
+                             selected.size(), counts.pass, counts.miss,
+                             counts.must_hold_misses.size(), counts.cannot_speak);
+    std::cout << "(c): check of consistency, not independent (the figure is fixed by what the "
+                 "machine file was calibrated on)\n";
     const auto list = [&](sim::PublishedVerdict verdict, const char* title) {
       bool any = false;
       for (std::size_t i = 0; i < selected.size(); ++i) {
@@ -138,7 +158,8 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
         if (!any) std::cout << "\n" << title << "\n";
         any = true;
         const sim::PublishedEntry& e = *selected[i];
-        const std::string why = verdict == sim::PublishedVerdict::kCannotSpeak ? outcomes[i].detail : e.note;
+        const std::string why =
+            verdict == sim::PublishedVerdict::kCannotSpeak ? outcomes[i].detail : e.note;
         std::cout << fmt::format("  {}: {}\n", e.id, why.empty() ? "(no note)" : why);
         if (verdict == sim::PublishedVerdict::kMiss && !outcomes[i].detail.empty()) {
           std::cout << fmt::format("    {}\n", outcomes[i].detail);
@@ -149,7 +170,8 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
     list(sim::PublishedVerdict::kCannotSpeak, "Cannot speak:");
     bool details = false;
     for (std::size_t i = 0; i < selected.size(); ++i) {
-      if (outcomes[i].verdict != sim::PublishedVerdict::kPass || outcomes[i].detail.empty()) continue;
+      if (outcomes[i].verdict != sim::PublishedVerdict::kPass || outcomes[i].detail.empty())
+        continue;
       if (!details) std::cout << "\nDetails of passes:\n";
       details = true;
       std::cout << fmt::format("  {}: {}\n", selected[i]->id, outcomes[i].detail);
@@ -158,7 +180,8 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
   if (!counts.must_hold_misses.empty()) {
     std::string ids;
     for (const std::string& id : counts.must_hold_misses) ids += (ids.empty() ? "" : ", ") + id;
-    throw std::runtime_error(fmt::format("{} must-hold published figure(s) out of tolerance: {}", counts.must_hold_misses.size(), ids));
+    throw std::runtime_error(fmt::format("{} must-hold published figure(s) out of tolerance: {}",
+                                         counts.must_hold_misses.size(), ids));
   }
 }
 
@@ -170,10 +193,15 @@ void register_check_command(CLI::App& app) {
   auto data = std::make_shared<std::string>();
   auto study = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  CLI::App* published = check->add_subcommand(
-      "published", "Predict the studies' published algorithm-level figures and statements: predicted, published, ratio, verdict");
-  published->add_option("--data", *data, "Folder of published-figure files (default: the source tree's tests/published)");
-  published->add_option("--study", *study, "Only this study's entries (li, memarzia, dominico, durner, psaroudakis)");
+  CLI::App* published =
+      check->add_subcommand("published",
+                            "Predict the studies' published algorithm-level figures and "
+                            "statements: predicted, published, ratio, verdict");
+  published->add_option(
+      "--data", *data,
+      "Folder of published-figure files (default: the source tree's tests/published)");
+  published->add_option("--study", *study,
+                        "Only this study's entries (li, memarzia, dominico, durner, psaroudakis)");
   published->add_flag("--json", *json, "Print JSON");
   published->callback([data, study, json] { run_check(*data, *study, *json); });
 }

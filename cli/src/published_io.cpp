@@ -36,7 +36,9 @@ class Loader {
     try {
       document = Json::parse(text.str());
     } catch (const Json::parse_error& e) {
-      throw model::InputError(file_, "", "not valid JSON (byte " + std::to_string(e.byte) + "): expected a published-figures file");
+      throw model::InputError(file_, "",
+                              "not valid JSON (byte " + std::to_string(e.byte) +
+                                  "): expected a published-figures file");
     } catch (const Json::exception& e) {
       throw model::InputError(file_, "", std::string("unreadable JSON (") + e.what() + ")");
     }
@@ -48,28 +50,32 @@ class Loader {
     const JsonReader entries = root.field("entries");
     entries.expect_array("a list of entries");
     if (entries.size() == 0) entries.fail("expected at least one entry");
-    for (std::size_t i = 0; i < entries.size(); ++i) data_->entries.push_back(read_entry(entries.element(i), study));
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      data_->entries.push_back(read_entry(entries.element(i), study));
   }
 
  private:
   sim::PublishedEntry read_entry(const JsonReader& e, const std::string& study) {
     e.expect_object("an entry");
-    e.allow_only({"id", "where", "source", "summary", "statement", "published", "predict", "tolerance", "must_hold", "note",
-                  "consistency_only", "basis"});
+    e.allow_only({"id", "where", "source", "summary", "statement", "published", "predict",
+                  "tolerance", "must_hold", "note", "consistency_only", "basis"});
     sim::PublishedEntry entry;
     entry.study = study;
     const JsonReader id = e.field("id");
     entry.id = id.string(true);
     for (char c : entry.id) {
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) id.fail("expected an id of lower-case letters, digits and '-'");
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+        id.fail("expected an id of lower-case letters, digits and '-'");
     }
-    if (!ids_.insert(entry.id).second) id.fail("expected a unique id; \"" + entry.id + "\" is used by an earlier entry");
+    if (!ids_.insert(entry.id).second)
+      id.fail("expected a unique id; \"" + entry.id + "\" is used by an earlier entry");
     entry.where = e.field("where").string(true);
     entry.source = e.field("source").string(true);
     const JsonReader summary = e.field("summary");
     entry.summary = summary.string(true);
     if (entry.summary.size() > kMaxSummaryChars) {
-      summary.fail("expected at most " + std::to_string(kMaxSummaryChars) + " characters (it is a table cell; the statement has the rest)");
+      summary.fail("expected at most " + std::to_string(kMaxSummaryChars) +
+                   " characters (it is a table cell; the statement has the rest)");
     }
     entry.statement = e.field("statement").string(true);
 
@@ -96,7 +102,8 @@ class Loader {
       for (const JsonReader* w : {&first, &last}) {
         const std::string label = w->string(true);
         if (label != q.variants[0].label && label != q.variants[1].label) {
-          w->fail("expected the label of one of the two variants (\"" + q.variants[0].label + "\" or \"" + q.variants[1].label + "\")");
+          w->fail("expected the label of one of the two variants (\"" + q.variants[0].label +
+                  "\" or \"" + q.variants[1].label + "\")");
         }
       }
       entry.published_text = q.first_winner + " first, " + q.last_winner + " last";
@@ -111,22 +118,30 @@ class Loader {
       q.reason = predict.field("reason").string(true);
       entry.published_text = read_text(published);
     } else {
-      kind_field.fail("expected product, crossover, stealing-threshold or cannot-speak, found \"" + kind + "\"");
+      kind_field.fail("expected product, crossover, stealing-threshold or cannot-speak, found \"" +
+                      kind + "\"");
     }
 
     const JsonReader must_hold = e.field("must_hold");
     entry.must_hold = must_hold.boolean();
     if (e.has("note")) entry.note = e.field("note").string(true);
     if (q.kind == sim::QuestionKind::kCannotSpeak) {
-      if (entry.must_hold) must_hold.fail("expected false: a statement the model cannot speak to cannot be required to hold");
-      if (e.has("tolerance")) e.field("tolerance").fail("expected no tolerance for a statement the model cannot speak to");
+      if (entry.must_hold)
+        must_hold.fail(
+            "expected false: a statement the model cannot speak to cannot be required to hold");
+      if (e.has("tolerance"))
+        e.field("tolerance")
+            .fail("expected no tolerance for a statement the model cannot speak to");
       for (const char* key : {"consistency_only", "basis"}) {
-        if (e.has(key)) e.field(key).fail("expected no such field for a statement the model cannot speak to");
+        if (e.has(key))
+          e.field(key).fail("expected no such field for a statement the model cannot speak to");
       }
       return entry;
     }
     if (!entry.must_hold && entry.note.empty()) {
-      must_hold.fail("must_hold is false: expected a \"note\" saying why (a known miss and its issue, a tendency only, ...)");
+      must_hold.fail(
+          "must_hold is false: expected a \"note\" saying why (a known miss and its issue, a "
+          "tendency only, ...)");
     }
     const JsonReader tolerance = e.field("tolerance");
     tolerance.expect_object("the tolerance {\"rationale\", and \"relative\" for a product}");
@@ -134,7 +149,8 @@ class Loader {
       tolerance.allow_only({"relative", "rationale"});
       const JsonReader relative = tolerance.field("relative");
       q.tolerance_relative = relative.number();
-      if (q.tolerance_relative < 0.0 || q.tolerance_relative >= 1.0) relative.fail("expected a relative tolerance in [0, 1)");
+      if (q.tolerance_relative < 0.0 || q.tolerance_relative >= 1.0)
+        relative.fail("expected a relative tolerance in [0, 1)");
       entry.published_text += tolerance_text(q.figure.relation, q.tolerance_relative);
     } else {
       tolerance.allow_only({"rationale"});
@@ -156,7 +172,8 @@ class Loader {
     if (text == "mtuples_per_s") return sim::PublishedMetric::kMtuplesPerS;
     if (text == "time_s") return sim::PublishedMetric::kTimeS;
     if (text == "local_access_ratio") return sim::PublishedMetric::kLocalAccessRatio;
-    field.fail("expected gbps, mtuples_per_s, time_s or local_access_ratio, found \"" + text + "\"");
+    field.fail("expected gbps, mtuples_per_s, time_s or local_access_ratio, found \"" + text +
+               "\"");
   }
 
   static void read_figure(const JsonReader& published, sim::PublishedFigure& figure) {
@@ -235,7 +252,8 @@ class Loader {
       sim::PublishedVariant variant;
       const JsonReader label = v.field("label");
       variant.label = label.string(true);
-      if (i == 1 && variant.label == q.variants[0].label) label.fail("expected a label different from the first variant's");
+      if (i == 1 && variant.label == q.variants[0].label)
+        label.fail("expected a label different from the first variant's");
       variant.run = read_run(v.field("run"), true);
       q.variants.push_back(std::move(variant));
     }
@@ -244,7 +262,8 @@ class Loader {
   int topology_index(const JsonReader& field) {
     const std::string name = field.string(true);
     const auto found = std::find(data_->topology_names.begin(), data_->topology_names.end(), name);
-    if (found != data_->topology_names.end()) return static_cast<int>(found - data_->topology_names.begin());
+    if (found != data_->topology_names.end())
+      return static_cast<int>(found - data_->topology_names.begin());
     try {
       data_->topologies.push_back(find_topology(name));
     } catch (const model::InputError&) {
@@ -259,10 +278,12 @@ class Loader {
   // A run in the CLI's vocabulary: the option names of `predict` without the dashes. `swept`: the
   // crossover sets the groups, so the run must be a partitioned aggregation without them.
   sim::PublishedRun read_run(const JsonReader& r, bool swept) {
-    r.expect_object("a run {\"topology\", \"workload\", ...} (predict's options without the dashes)");
-    r.allow_only({"topology", "workload", "algorithm", "sync", "threads", "placement", "bytes", "element-bytes",
-                  "cycles-per-element", "state-bytes", "memory-policy", "strategy", "join-algorithm", "records", "build-records",
-                  "tuple-bytes", "groups", "groups-per-partition", "keys"});
+    r.expect_object(
+        "a run {\"topology\", \"workload\", ...} (predict's options without the dashes)");
+    r.allow_only({"topology", "workload", "algorithm", "sync", "threads", "placement", "bytes",
+                  "element-bytes", "cycles-per-element", "state-bytes", "memory-policy", "strategy",
+                  "join-algorithm", "records", "build-records", "tuple-bytes", "groups",
+                  "groups-per-partition", "keys"});
     sim::PublishedRun run;
     run.topology = topology_index(r.field("topology"));
     const model::Topology& t = data_->topologies[static_cast<std::size_t>(run.topology)];
@@ -299,9 +320,11 @@ class Loader {
     text("keys", o.keys);
     double per_partition = 0.0;
     number("groups-per-partition", per_partition);
-    if (per_partition > 0.0 && r.has("groups")) r.field("groups").fail("expected either groups or groups-per-partition, not both");
+    if (per_partition > 0.0 && r.has("groups"))
+      r.field("groups").fail("expected either groups or groups-per-partition, not both");
     if (swept && (r.has("groups") || per_partition > 0.0)) {
-      r.field(r.has("groups") ? "groups" : "groups-per-partition").fail("expected no groups: the crossover's sweep sets them");
+      r.field(r.has("groups") ? "groups" : "groups-per-partition")
+          .fail("expected no groups: the crossover's sweep sets them");
     }
     try {
       run.spec = o.spec(t, o.threads);
@@ -309,7 +332,8 @@ class Loader {
       r.fail(ex.what());
     }
     if (swept && run.spec.kind != sim::WorkloadKind::kPartitionedAggregation) {
-      r.field("workload").fail("expected partitioned-aggregation: the crossover sweeps groups per partition");
+      r.field("workload")
+          .fail("expected partitioned-aggregation: the crossover sweeps groups per partition");
     }
     if (per_partition > 0.0) run.spec.data.keys.groups = per_partition * run.spec.threads;
     try {
@@ -329,11 +353,21 @@ class Loader {
   static std::string figure_text(const sim::PublishedFigure& f) {
     std::string relation;
     switch (f.relation) {
-      case sim::PublishedRelation::kAbout: relation = "about"; break;
-      case sim::PublishedRelation::kBelow: relation = "<"; break;
-      case sim::PublishedRelation::kAtMost: relation = "<="; break;
-      case sim::PublishedRelation::kAbove: relation = ">"; break;
-      case sim::PublishedRelation::kAtLeast: relation = ">="; break;
+      case sim::PublishedRelation::kAbout:
+        relation = "about";
+        break;
+      case sim::PublishedRelation::kBelow:
+        relation = "<";
+        break;
+      case sim::PublishedRelation::kAtMost:
+        relation = "<=";
+        break;
+      case sim::PublishedRelation::kAbove:
+        relation = ">";
+        break;
+      case sim::PublishedRelation::kAtLeast:
+        relation = ">=";
+        break;
     }
     // Units with a space describe a ratio (docs); the table shows short units only.
     const bool short_unit = f.unit.find(' ') == std::string::npos;
@@ -344,11 +378,14 @@ class Loader {
     if (r == 0.0) return "";
     const std::string percent = short_number(100.0 * r) + "%";
     switch (relation) {
-      case sim::PublishedRelation::kAbout: return " +-" + percent;
+      case sim::PublishedRelation::kAbout:
+        return " +-" + percent;
       case sim::PublishedRelation::kBelow:
-      case sim::PublishedRelation::kAtMost: return " +" + percent;
+      case sim::PublishedRelation::kAtMost:
+        return " +" + percent;
       case sim::PublishedRelation::kAbove:
-      case sim::PublishedRelation::kAtLeast: return " -" + percent;
+      case sim::PublishedRelation::kAtLeast:
+        return " -" + percent;
     }
     return "";
   }
@@ -368,10 +405,12 @@ PublishedData load_published(const std::filesystem::path& dir) {
   }
   PublishedData data;
   for (const auto& item : std::filesystem::directory_iterator(dir)) {
-    if (item.is_regular_file() && item.path().extension() == ".json") data.files.push_back(item.path());
+    if (item.is_regular_file() && item.path().extension() == ".json")
+      data.files.push_back(item.path());
   }
   std::sort(data.files.begin(), data.files.end());
-  if (data.files.empty()) throw std::runtime_error("no *.json files in the published-figures folder " + dir.string());
+  if (data.files.empty())
+    throw std::runtime_error("no *.json files in the published-figures folder " + dir.string());
   Loader loader(data);
   for (const auto& file : data.files) loader.read_file(file);
   return data;

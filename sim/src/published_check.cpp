@@ -31,25 +31,31 @@ std::string percent_text(double x) {
 
 bool higher_is_better(PublishedMetric metric) { return metric != PublishedMetric::kTimeS; }
 
-PublishedOutcome evaluate_product(const std::vector<model::Topology>& topologies, const PublishedQuestion& q) {
+PublishedOutcome evaluate_product(const std::vector<model::Topology>& topologies,
+                                  const PublishedQuestion& q) {
   double x = 1.0;
   for (const PublishedTerm& term : q.terms) {
-    x *= std::pow(run_metric(topologies.at(static_cast<std::size_t>(term.run.topology)), term.run.spec, term.metric), term.power);
+    x *= std::pow(run_metric(topologies.at(static_cast<std::size_t>(term.run.topology)),
+                             term.run.spec, term.metric),
+                  term.power);
   }
   PublishedOutcome out;
   out.predicted = x;
   out.ratio = x / q.figure.value;
   out.predicted_text = number_text(x);
-  out.verdict = judge_product(x, q.figure, q.tolerance_relative) ? PublishedVerdict::kPass : PublishedVerdict::kMiss;
+  out.verdict = judge_product(x, q.figure, q.tolerance_relative) ? PublishedVerdict::kPass
+                                                                 : PublishedVerdict::kMiss;
   return out;
 }
 
-PublishedOutcome evaluate_crossover(const std::vector<model::Topology>& topologies, const PublishedQuestion& q) {
+PublishedOutcome evaluate_crossover(const std::vector<model::Topology>& topologies,
+                                    const PublishedQuestion& q) {
   if (q.variants.size() != 2 || q.groups_per_partition.empty()) {
     throw std::invalid_argument("a crossover needs two variants and at least one sweep point");
   }
   std::vector<std::string> winners;
-  std::string detail = q.variants[0].label + " / " + q.variants[1].label + " (" + published_metric_name(q.metric) + "):";
+  std::string detail = q.variants[0].label + " / " + q.variants[1].label + " (" +
+                       published_metric_name(q.metric) + "):";
   for (double per_partition : q.groups_per_partition) {
     double value[2] = {0.0, 0.0};
     for (int v = 0; v < 2; ++v) {
@@ -66,26 +72,31 @@ PublishedOutcome evaluate_crossover(const std::vector<model::Topology>& topologi
   PublishedOutcome out;
   out.predicted_text = winners.front() + " first, " + winners.back() + " last";
   out.detail = detail;
-  out.verdict = winners.front() == q.first_winner && winners.back() == q.last_winner ? PublishedVerdict::kPass
-                                                                                     : PublishedVerdict::kMiss;
+  out.verdict = winners.front() == q.first_winner && winners.back() == q.last_winner
+                    ? PublishedVerdict::kPass
+                    : PublishedVerdict::kMiss;
   return out;
 }
 
-PublishedOutcome evaluate_stealing(const std::vector<model::Topology>& topologies, const PublishedQuestion& q) {
+PublishedOutcome evaluate_stealing(const std::vector<model::Topology>& topologies,
+                                   const PublishedQuestion& q) {
   const StealingCalibrationOptions options;
   const StealingCalibration calibration =
       calibrate_stealing(topologies.at(static_cast<std::size_t>(q.stealing_topology)), options);
-  if (calibration.points.empty()) throw std::logic_error("the stealing calibration returned no points");
+  if (calibration.points.empty())
+    throw std::logic_error("the stealing calibration returned no points");
   const StealingCalibrationPoint& first = calibration.points.front();
   const StealingCalibrationPoint& last = calibration.points.back();
   PublishedOutcome out;
   out.predicted_text = std::isfinite(calibration.threshold_bytes_per_s)
                            ? number_text(calibration.threshold_bytes_per_s / 1e9) + " GB/s per task"
                            : "no threshold";
-  out.detail = "stealing gain at n = " + std::to_string(first.power) + ": " + percent_text(first.gain) + ", at n = " +
-               std::to_string(last.power) + ": " + percent_text(last.gain) + " (margin " + percent_text(options.margin) +
-               ")";
-  out.verdict = first.gain < options.margin && last.gain >= options.margin ? PublishedVerdict::kPass : PublishedVerdict::kMiss;
+  out.detail = "stealing gain at n = " + std::to_string(first.power) + ": " +
+               percent_text(first.gain) + ", at n = " + std::to_string(last.power) + ": " +
+               percent_text(last.gain) + " (margin " + percent_text(options.margin) + ")";
+  out.verdict = first.gain < options.margin && last.gain >= options.margin
+                    ? PublishedVerdict::kPass
+                    : PublishedVerdict::kMiss;
   return out;
 }
 
@@ -135,7 +146,8 @@ bool judge_product(double predicted, const PublishedFigure& figure, double toler
   return false;
 }
 
-double run_metric(const model::Topology& topology, const WorkloadSpec& spec, PublishedMetric metric) {
+double run_metric(const model::Topology& topology, const WorkloadSpec& spec,
+                  PublishedMetric metric) {
   const Plan plan = build_plan(topology, spec);
   Simulation simulation(topology);
   SimulationOptions options;
@@ -146,7 +158,8 @@ double run_metric(const model::Topology& topology, const WorkloadSpec& spec, Pub
     case PublishedMetric::kGbps:
       return (is_shuffle_family(spec.kind) ? spec.total_bytes : result.bytes) / result.time_s / 1e9;
     case PublishedMetric::kMtuplesPerS: {
-      const bool join = spec.kind == WorkloadKind::kHashJoin || spec.kind == WorkloadKind::kSortMergeJoin;
+      const bool join =
+          spec.kind == WorkloadKind::kHashJoin || spec.kind == WorkloadKind::kSortMergeJoin;
       return (spec.data.records + (join ? spec.data.build_records : 0.0)) / result.time_s / 1e6;
     }
     case PublishedMetric::kTimeS:
@@ -157,7 +170,8 @@ double run_metric(const model::Topology& topology, const WorkloadSpec& spec, Pub
   return 0.0;
 }
 
-PublishedOutcome evaluate_published(const std::vector<model::Topology>& topologies, const PublishedEntry& entry) {
+PublishedOutcome evaluate_published(const std::vector<model::Topology>& topologies,
+                                    const PublishedEntry& entry) {
   const PublishedQuestion& q = entry.question;
   switch (q.kind) {
     case QuestionKind::kProduct:

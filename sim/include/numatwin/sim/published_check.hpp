@@ -84,12 +84,12 @@ struct PublishedEntry {
   std::string study;
   std::string where;
   std::string source;
-  std::string summary;    // one short line for the table
-  std::string statement;  // the statement in words
+  std::string summary;         // one short line for the table
+  std::string statement;       // the statement in words
   std::string published_text;  // the published figure as printed
   std::string tolerance_rationale;
   bool must_hold = false;
-  std::string note;  // why not must_hold (known miss, tendency only), empty otherwise
+  std::string note;               // why not must_hold (known miss, tendency only), empty otherwise
   bool consistency_only = false;  // the figure is fixed by what the machine file was calibrated on
   std::string basis;
   PublishedQuestion question;
@@ -104,16 +104,19 @@ struct PublishedOutcome {
   std::optional<double> predicted;  // products: x
   std::optional<double> ratio;      // products: x / v
   std::string predicted_text;
-  std::string detail;  // crossover: the winner at every point; stealing: the gains; cannot speak: the reason
+  std::string detail;  // crossover: the winner at every point; stealing: the gains; cannot speak:
+                       // the reason
 };
 
 // The pure judgement of a product (formulas at the top).
 bool judge_product(double predicted, const PublishedFigure& figure, double tolerance_relative);
 
 // One run's metric. Throws std::invalid_argument for a spec that build_plan rejects.
-double run_metric(const model::Topology& topology, const WorkloadSpec& spec, PublishedMetric metric);
+double run_metric(const model::Topology& topology, const WorkloadSpec& spec,
+                  PublishedMetric metric);
 
 // Evaluates one entry; `topologies` holds every machine its runs name by index.
-PublishedOutcome evaluate_published(const std::vector<model::Topology>& topologies, const PublishedEntry& entry);
+PublishedOutcome evaluate_published(const std::vector<model::Topology>& topologies,
+                                    const PublishedEntry& entry);
 
 }  // namespace numatwin::sim
