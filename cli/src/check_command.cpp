@@ -170,11 +170,14 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
     list(sim::PublishedVerdict::kCannotSpeak, "Cannot speak:");
     bool details = false;
     for (std::size_t i = 0; i < selected.size(); ++i) {
-      if (outcomes[i].verdict != sim::PublishedVerdict::kPass || outcomes[i].detail.empty())
+      const sim::PublishedEntry& e = *selected[i];
+      const sim::PublishedOutcome& o = outcomes[i];
+      if (o.verdict != sim::PublishedVerdict::kPass || (o.detail.empty() && e.note.empty()))
         continue;
-      if (!details) std::cout << "\nDetails of passes:\n";
+      if (!details) std::cout << "\nPasses with a note or detail:\n";
       details = true;
-      std::cout << fmt::format("  {}: {}\n", selected[i]->id, outcomes[i].detail);
+      std::cout << fmt::format("  {}: {}\n", e.id, e.note.empty() ? o.detail : e.note);
+      if (!e.note.empty() && !o.detail.empty()) std::cout << fmt::format("    {}\n", o.detail);
     }
   }
   if (!counts.must_hold_misses.empty()) {
