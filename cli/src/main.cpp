@@ -7,6 +7,7 @@
 #include "adaptive_command.hpp"
 #include "advise_command.hpp"
 #include "allocator_exec.hpp"
+#include "check_command.hpp"
 #include "flows_command.hpp"
 #include "placement_commands.hpp"
 #include "render_command.hpp"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   numatwin::cli::register_adaptive_command(app);
   numatwin::cli::register_render_command(app);
   numatwin::cli::register_validate_commands(app);
+  numatwin::cli::register_check_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
