@@ -13,6 +13,7 @@
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
+#include "phases_text.hpp"
 #include "text_table.hpp"
 #include "workload_options.hpp"
 #include "topology_lookup.hpp"
@@ -244,12 +245,14 @@ void register_sim_commands(CLI::App& app) {
     o->add_algorithm(predict);
     predict->add_option("--threads", o->threads, "Threads (default: one per core)");
     predict->add_flag("--steps", *steps, "Print per-step statistics");
+    auto phases = std::make_shared<bool>(false);
+    predict->add_flag("--phases", *phases, "Print the thread-seconds per phase (read input, update table, move state, ...)");
     predict->add_flag("--json", *json, "Print JSON (per-resource and per-step utilisation)");
     predict->add_flag("--timeline", *timeline, "With --json: include the full utilisation timeline");
     predict->add_option("--out", *out, "Write the JSON to this file (atomically) instead of standard output");
     auto seeds = std::make_shared<int>(5);
     predict->add_option("--seeds", *seeds, "--placement none: simulate this many seeds and report the spread")->capture_default_str();
-    predict->callback([o, json, steps, timeline, out, seeds] {
+    predict->callback([o, json, steps, timeline, out, seeds, phases] {
       const model::Topology t = find_topology(o->topology);
       const sim::WorkloadSpec spec = o->spec(t, o->threads);
       const Outcome outcome = simulate(t, spec, *timeline || *steps || *json);
@@ -266,6 +269,7 @@ void register_sim_commands(CLI::App& app) {
         Json detail = detail_json(outcome, *timeline);
         detail["memory_policy"] = sim::memory_policy_name(spec.memory, t);
         if (seed_times.size() > 1) detail["time_s_over_seeds"] = seed_times;
+        if (*phases) detail["phases"] = phases_json(outcome.result);
         Json datasets = Json::array();
         for (const sim::DataPlacement& d : outcome.report.datasets) {
           Json spread = Json::object();
@@ -281,6 +285,7 @@ void register_sim_commands(CLI::App& app) {
         }
       } else {
         print_predict(t, outcome, *steps, seed_times);
+        if (*phases) std::cout << "\n" << phases_text(outcome.result);
       }
     });
   }
@@ -295,7 +300,9 @@ void register_sim_commands(CLI::App& app) {
     compare->add_option("--threads", o->threads, "Threads (default: one per core)");
     compare->add_flag("--policies", *policies, "Operators: memory policies side by side (with the local access ratio)");
     compare->add_flag("--json", *json, "Print JSON");
-    compare->callback([o, json, policies] {
+    auto phases = std::make_shared<bool>(false);
+    compare->add_flag("--phases", *phases, "Also print each variant's share of thread-seconds per phase");
+    compare->callback([o, json, policies, phases] {
       const model::Topology t = find_topology(o->topology);
       const sim::WorkloadSpec base = o->spec(t, o->threads);
       std::vector<sim::WorkloadSpec> runs;
@@ -328,6 +335,8 @@ void register_sim_commands(CLI::App& app) {
         }
       }
       Json rows = Json::array();
+      std::vector<std::string> names;
+      std::vector<sim::SimulationResult> results;
       const bool operators = !sim::is_shuffle_family(base.kind);
       TextTable table({"variant", "memory", "threads", operators ? "Mtuples/s" : "GB/s", "time s", "LAR",
                        "busiest (mean util)", "bottleneck (saturated)"});
@@ -338,6 +347,9 @@ void register_sim_commands(CLI::App& app) {
         // A shuffle's buffers live with their threads by definition: no memory policy applies.
         const std::string memory = operators ? sim::memory_policy_name(s.memory, t) : "-";
         if (operators) row["memory_policy"] = memory;
+        if (*phases) row["phases"] = phases_json(outcome.result);
+        names.push_back(label(s));
+        results.push_back(outcome.result);
         rows.push_back(row);
         table.add_row({label(s), memory, sim::placement_name(s.placement),
                        operators ? fmt::format("{:.1f}", outcome.mtuples_per_s()) : fmt::format("{:.2f}", outcome.shuffle_gbps()),
@@ -349,6 +361,7 @@ void register_sim_commands(CLI::App& app) {
       } else {
         std::cout << fmt::format("{}: {} on {} threads\n", t.name, sim::workload_kind_name(base.kind), base.threads)
                   << table.render();
+        if (*phases) std::cout << "\n" << phases_by_variant_text(names, results);
       }
     });
   }
