@@ -43,15 +43,18 @@ nlohmann::ordered_json phases_json(const sim::SimulationResult& r) {
 }
 
 std::string phases_by_variant_text(const std::vector<std::string>& variants, const std::vector<sim::SimulationResult>& results) {
-  std::vector<std::string> header{"phase (share of thread-seconds, %)"};
-  header.insert(header.end(), variants.begin(), variants.end());
-  TextTable table(header);
+  std::vector<int> shown;
   for (int p = 0; p < sim::kPhaseCount; ++p) {
     bool any = false;
     for (const sim::SimulationResult& r : results) any = any || used(r.phases.at(p));
-    if (!any) continue;
-    std::vector<std::string> row{std::string(sim::phase_name(static_cast<sim::Phase>(p)))};
-    for (const sim::SimulationResult& r : results) row.push_back(fmt::format("{:.1f}", 100.0 * share(r, r.phases.at(p).thread_s)));
+    if (any) shown.push_back(p);
+  }
+  std::vector<std::string> header{"variant (share of thread-seconds, %)"};
+  for (int p : shown) header.emplace_back(sim::phase_name(static_cast<sim::Phase>(p)));
+  TextTable table(header);
+  for (std::size_t v = 0; v < results.size() && v < variants.size(); ++v) {
+    std::vector<std::string> row{variants[v]};
+    for (int p : shown) row.push_back(fmt::format("{:.1f}", 100.0 * share(results[v], results[v].phases.at(p).thread_s)));
     table.add_row(row);
   }
   return table.render();

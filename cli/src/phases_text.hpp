@@ -15,7 +15,7 @@ namespace numatwin::cli {
 std::string phases_text(const sim::SimulationResult& result);
 nlohmann::ordered_json phases_json(const sim::SimulationResult& result);
 
-// Several runs side by side: the share of each phase (rows) in each run (columns).
+// Several runs side by side: each run (rows) and its share of thread-seconds in each phase (columns).
 std::string phases_by_variant_text(const std::vector<std::string>& variants, const std::vector<sim::SimulationResult>& results);
 
 }  // namespace numatwin::cli
