@@ -17,15 +17,19 @@ double share(const sim::SimulationResult& r, double seconds) {
 }  // namespace
 
 std::string phases_text(const sim::SimulationResult& r) {
-  TextTable table({"phase", "thread-s", "share %", "core-bound %", "memory-bound %", "GB moved"});
+  TextTable table({"phase", "thread-s", "share %", "wall s", "core-bound %", "memory-bound %", "GB moved"});
   for (const sim::PhaseTime& p : r.phases) {
     if (!used(p)) continue;
     const double rest = p.thread_s > 0.0 ? 100.0 / p.thread_s : 0.0;
     table.add_row({std::string(sim::phase_name(p.phase)), fmt::format("{:.4g}", p.thread_s), fmt::format("{:.1f}", 100.0 * share(r, p.thread_s)),
-                   fmt::format("{:.1f}", rest * p.core_s), fmt::format("{:.1f}", rest * p.memory_s), fmt::format("{:.3g}", p.bytes / 1e9)});
+                   fmt::format("{:.4g}", p.wall_s), fmt::format("{:.1f}", rest * p.core_s), fmt::format("{:.1f}", rest * p.memory_s),
+                   fmt::format("{:.3g}", p.bytes / 1e9)});
   }
-  table.add_row({"total", fmt::format("{:.4g}", r.thread_seconds()), "100.0", "", "", fmt::format("{:.3g}", r.bytes / 1e9)});
-  return "phases (thread-seconds: threads x run time; core-bound / memory-bound: shares of the phase's time)\n" + table.render();
+  table.add_row({"total", fmt::format("{:.4g}", r.thread_seconds()), "100.0", fmt::format("{:.4g}", r.time_s), "", "",
+                 fmt::format("{:.3g}", r.bytes / 1e9)});
+  return "phases (thread-s: summed over threads, threads x run time in all; wall s: the run's time shared by the working\n"
+         "threads; core-bound / memory-bound: shares of the phase's thread-s)\n" +
+         table.render();
 }
 
 nlohmann::ordered_json phases_json(const sim::SimulationResult& r) {
@@ -37,6 +41,7 @@ nlohmann::ordered_json phases_json(const sim::SimulationResult& r) {
                    {"share", share(r, p.thread_s)},
                    {"core_s", p.core_s},
                    {"memory_s", p.memory_s},
+                   {"wall_s", p.wall_s},
                    {"bytes", p.bytes}});
   }
   return out;

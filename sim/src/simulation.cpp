@@ -248,11 +248,16 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
         result.timeline.push_back(std::move(seg));
       }
     }
-    // Phases: every thread spends dt in exactly one phase (plan.hpp: Phase).
+    // Phases: every thread spends dt in exactly one phase (plan.hpp: Phase); the wall clock's dt
+    // is shared by the threads that work (transfer, compute or re-bind).
+    int working = 0;
+    for (const ThreadState& th : threads) working += th.transferring || th.timed ? 1 : 0;
+    const double wall = working > 0 ? dt / working : 0.0;
     for (const ThreadState& th : threads) {
       if (th.transferring) continue;  // below, with its rate
       PhaseTime& p = phase_of(th.done ? Phase::kFinished : th.at_barrier ? Phase::kBarrierWait : th.timed_phase);
       p.thread_s += dt;
+      if (th.timed) p.wall_s += wall;
       if (th.timed && th.timed_on_core) p.core_s += dt;
     }
     // Advance every transfer; the ones due at `next` complete exactly.
@@ -271,8 +276,10 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
         own.thread_s += dt * (1.0 - u * other);
         own.core_s += dt * u * (1.0 - other);
         own.memory_s += dt * (1.0 - u);
+        own.wall_s += wall * (1.0 - u * other);
         carried.thread_s += dt * u * other;
         carried.core_s += dt * u * other;
+        carried.wall_s += wall * u * other;
       }
       const bool finishes = rate > 0.0 && now + th.remaining / rate <= next;
       const double moved = finishes ? th.remaining : std::min(th.remaining, rate * dt);

@@ -56,6 +56,7 @@ class SimCommands(unittest.TestCase):
         phases = {p["phase"]: p for p in d["phases"]}
         self.assertAlmostEqual(sum(p["thread_s"] for p in d["phases"]), 32 * d["time_s"], delta=1e-9 * 32 * d["time_s"])
         self.assertAlmostEqual(sum(p["share"] for p in d["phases"]), 1.0, places=9)
+        self.assertAlmostEqual(sum(p["wall_s"] for p in d["phases"]), d["time_s"], delta=1e-9 * d["time_s"])
         self.assertGreater(phases["move state"]["bytes"], 0.0)
         r = run("compare", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "32",
                 "--records", "1e7", "--phases")

@@ -128,6 +128,9 @@ TEST(PartitionedStateTest, ACoreBoundScanSplitsItsTimeByCycles) {
   EXPECT_NEAR(r.phase(Phase::kUpdateTable).thread_s, 0.01, 1e-12);
   EXPECT_NEAR(r.phase(Phase::kSortMerge).core_s, 0.01, 1e-12);
   EXPECT_NEAR(r.phase(Phase::kReadInput).bytes, 1e6, 1e-6);
+  // One thread, always working: its wall-clock split is its thread-seconds.
+  EXPECT_NEAR(r.phase(Phase::kReadInput).wall_s, 0.03, 1e-12);
+  EXPECT_NEAR(r.phase(Phase::kUpdateTable).wall_s, 0.01, 1e-12);
 }
 
 TEST(PartitionedStateTest, PhasesAddUpToTheRunsThreadSeconds) {
@@ -173,11 +176,18 @@ TEST(PartitionedStateTest, PhasesAddUpToTheRunsThreadSeconds) {
     // Every thread is in one phase at every instant: threads x time.
     EXPECT_NEAR(r.thread_seconds(), s.threads * r.time_s, 1e-9 * s.threads * r.time_s) << workload_kind_name(s.kind);
     double bytes = 0.0;
+    double wall = 0.0;
     for (const PhaseTime& p : r.phases) {
       bytes += p.bytes;
+      wall += p.wall_s;
       EXPECT_LE(p.core_s + p.memory_s, p.thread_s * (1 + 1e-9) + 1e-15) << phase_name(p.phase);
     }
     EXPECT_NEAR(bytes, r.bytes, 1e-9 * r.bytes) << workload_kind_name(s.kind);
+    // Some thread works in every interval: the wall-clock split adds up to the run's time, and
+    // nobody works while waiting or finished.
+    EXPECT_NEAR(wall, r.time_s, 1e-9 * r.time_s) << workload_kind_name(s.kind);
+    EXPECT_EQ(r.phase(Phase::kBarrierWait).wall_s, 0.0);
+    EXPECT_EQ(r.phase(Phase::kFinished).wall_s, 0.0);
     EXPECT_EQ(r.phase(Phase::kOther).thread_s, 0.0) << workload_kind_name(s.kind) << ": an op without a phase";
     EXPECT_GT(r.phase(Phase::kReadInput).thread_s, 0.0) << workload_kind_name(s.kind);
   }

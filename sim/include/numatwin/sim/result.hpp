@@ -40,6 +40,10 @@ struct PhaseTime {
   double core_s = 0.0;    // the core working (compute, or the core-bound part of a transfer)
   double memory_s = 0.0;  // waiting for memory beyond the core's work (the memory-bound part)
   double bytes = 0.0;     // payload moved by the phase's transfers
+  // Wall-clock seconds: each interval of the run split equally among the threads that work in it
+  // (not waiting at a barrier, not finished), each adding its share to its phase. They add up to
+  // time_s: what the run spends its time on, with waiting threads left out.
+  double wall_s = 0.0;
 };
 
 struct SimulationResult {
