@@ -39,7 +39,8 @@
 // the step touches comes in once (min(L, a) is its bound); for a table much larger than the
 // cache share (L >> C / S, h = C / (S L)): m_cold ~ h C / (2 S), half of the share's lines are
 // re-touched before the steady state would have evicted them. The ODE is integrated with steps
-// that change D and the miss rate by at most 2 % (midpoint rule). They replace hits: the step has a (1 - h) + m_cold
+// that change D and the miss rate by at most 2 % (midpoint rule), and stops once what can still
+// come in, (a - i)(1 - hit(D)), is below 1e-4 of D (the miss rate only falls as D grows). They replace hits: the step has a (1 - h) + m_cold
 // misses and a h - m_cold hits, of which the private cache keeps its share h_p / h.
 // A thread that does not move keeps its caches: no cold misses; nor in step 0, where the table
 // has never been cached (its first touch costs every strategy the same and is not modelled).
@@ -89,7 +90,8 @@ double misses_from_cold(const KeySpec& keys, double entries_per_line, double tab
   while (i < a) {
     if (lines >= full) return lines + (a - i) * (1.0 - h);
     const double m = miss(lines);
-    if (m <= 0.0) break;
+    // The miss rate only falls as the cache fills: what is left is at most (a - i) m lines.
+    if (m <= 0.0 || (a - i) * m < 1e-4 * std::max(1.0, lines)) return std::min(full, lines + (a - i) * m);
     double di = std::min(a - i, std::max(1.0, 0.02 * std::max(lines, 1.0) / m));
     // ... and by at most 2 % of the miss rate (near a fitting table's end the rate falls fast).
     while (di > 1.0 && std::abs(miss(std::min(full, lines + di * m)) - m) > 0.02 * m) di = std::max(1.0, di / 2.0);
