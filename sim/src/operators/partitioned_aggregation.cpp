@@ -27,7 +27,10 @@
 // microarchitecture; Molka et al., "Memory performance and cache coherency effects on an Intel
 // Nehalem multiprocessor system", PACT 2009). So even a table that fits the L2 does not travel
 // with the thread through the caches: on the new node every line it held comes in again, by a
-// miss. After the move the cache share starts empty and fills as the step's misses bring lines
+// miss. Coming back to a node visited before does not help either: the lines the thread updated
+// elsewhere in between were invalidated in that node's caches by the writes (an invalidation
+// protocol, MESIF on Nehalem: a write removes every other cache's copy; Molka et al.), and the
+// model counts none of the rest as still cached. After the move the cache share starts empty and fills as the step's misses bring lines
 // in: with D(i) lines of the table cached after i accesses, the next access misses with
 // probability 1 - hit(D) (the key distribution's hit ratio for a cache of D lines, which keeps
 // the most recently touched, so the hottest, lines), and every miss brings one line:

@@ -31,6 +31,7 @@ enum class Phase : std::uint8_t {
   kFinished,     // the thread is done; the run goes on
 };
 constexpr int kPhaseCount = 12;
+static_assert(static_cast<int>(Phase::kFinished) + 1 == kPhaseCount, "kPhaseCount counts every Phase");
 
 constexpr std::string_view phase_name(Phase phase) {
   switch (phase) {
