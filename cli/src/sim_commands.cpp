@@ -13,10 +13,11 @@
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
-#include "sweep_crossover.hpp"
 #include "numatwin/sim/workload_input.hpp"
 #include "parallel_for.hpp"
+#include "phases_text.hpp"
 #include "prediction_intervals.hpp"
+#include "sweep_crossover.hpp"
 #include "text_table.hpp"
 #include "workload_options.hpp"
 #include "topology_lookup.hpp"
@@ -298,6 +299,8 @@ void register_sim_commands(CLI::App& app) {
     o->add_algorithm(predict);
     predict->add_option("--threads", o->threads, "Threads (default: one per core)");
     predict->add_flag("--steps", *steps, "Print per-step statistics");
+    auto phases = std::make_shared<bool>(false);
+    predict->add_flag("--phases", *phases, "Print the thread-seconds per phase (read input, update table, move state, ...)");
     predict->add_flag("--json", *json, "Print JSON (per-resource and per-step utilisation)");
     predict->add_flag("--timeline", *timeline, "With --json: include the full utilisation timeline");
     predict->add_option("--out", *out, "Write the JSON to this file (atomically) instead of standard output");
@@ -307,7 +310,7 @@ void register_sim_commands(CLI::App& app) {
     predict->add_option("--interval-samples", *samples,
                         "Samples of the uncertain costs for the 90 % interval (0: no interval)")
         ->capture_default_str();
-    predict->callback([o, json, steps, timeline, out, seeds, samples] {
+    predict->callback([o, json, steps, timeline, out, seeds, samples, phases] {
       const model::Topology t = find_topology(o->topology);
       const sim::WorkloadSpec spec = o->spec(t, o->threads);
       if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
@@ -327,6 +330,7 @@ void register_sim_commands(CLI::App& app) {
         Json detail = detail_json(outcome, *timeline);
         detail["memory_policy"] = sim::memory_policy_name(spec.memory, t);
         if (seed_times.size() > 1) detail["time_s_over_seeds"] = seed_times;
+        if (*phases) detail["phases"] = phases_json(outcome.result);
         Json datasets = Json::array();
         for (const sim::DataPlacement& d : outcome.report.datasets) {
           Json spread = Json::object();
@@ -343,6 +347,7 @@ void register_sim_commands(CLI::App& app) {
         }
       } else {
         print_predict(t, outcome, *steps, seed_times, uncertainty);
+        if (*phases) std::cout << "\n" << phases_text(outcome.result);
       }
     });
   }
@@ -361,7 +366,9 @@ void register_sim_commands(CLI::App& app) {
     compare->add_option("--interval-samples", *samples,
                         "Samples of the uncertain costs for each variant's 90 % interval (0: no intervals)")
         ->capture_default_str();
-    compare->callback([o, json, policies, samples] {
+    auto phases = std::make_shared<bool>(false);
+    compare->add_flag("--phases", *phases, "Also print each variant's share of thread-seconds per phase");
+    compare->callback([o, json, policies, samples, phases] {
       if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
       const model::Topology t = find_topology(o->topology);
       const sim::WorkloadSpec base = o->spec(t, o->threads);
@@ -395,6 +402,8 @@ void register_sim_commands(CLI::App& app) {
         }
       }
       Json rows = Json::array();
+      std::vector<std::string> names;
+      std::vector<sim::SimulationResult> results;
       const bool operators = !sim::is_shuffle_family(base.kind);
       TextTable table(with_rate_columns({"variant", "memory", "threads"}, operators,
                                         {"90 % interval", "time s", "LAR", "busiest (mean util)", "bottleneck (saturated)"}));
@@ -412,6 +421,9 @@ void register_sim_commands(CLI::App& app) {
         // A shuffle's buffers live with their threads by definition: no memory policy applies.
         const std::string memory = operators ? sim::memory_policy_name(s.memory, t) : "-";
         if (operators) row["memory_policy"] = memory;
+        if (*phases) row["phases"] = phases_json(outcome.result);
+        names.push_back(label(s));
+        results.push_back(outcome.result);
         rows.push_back(row);
         table.add_row(with_rates({label(s), memory, sim::placement_name(s.placement)}, outcome, operators,
                                  {u.samples > 0 ? fmt::format("{:.4g} - {:.4g} {}", u.rate.low, u.rate.high,
@@ -429,6 +441,7 @@ void register_sim_commands(CLI::App& app) {
         std::cout << fmt::format("{}: {} on {} threads\n", t.name, sim::workload_kind_name(base.kind), base.threads)
                   << table.render() << sim::cost_basis_summary(basis, rested_on)
                   << (*samples > 0 ? fmt::format("; intervals: {} samples of each variant's uncertain costs\n", *samples) : "\n");
+        if (*phases) std::cout << "\n" << phases_by_variant_text(names, results);
       }
     });
   }

@@ -10,12 +10,17 @@
 namespace numatwin::sim {
 namespace {
 
-Transfer piece(model::NodeIndex from, double bytes, int step, double cycles_per_byte) {
+// A read of `bytes` from `from`: the consumer's work (cycles_per_byte) is phase "consume", the
+// rest of the transfer's time `phase` ("read input" for a piece, "move state" for the state).
+Transfer piece(model::NodeIndex from, double bytes, int step, double cycles_per_byte, Phase phase = Phase::kReadInput) {
   Transfer t;
   t.read_node = from;
   t.bytes = bytes;
   t.step = step;
   t.cycles_per_byte = cycles_per_byte;
+  t.phase = phase;
+  t.core_phase = Phase::kConsume;
+  t.core_phase_share = 1.0;
   return t;
 }
 
@@ -89,19 +94,19 @@ Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spe
           tp.ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
           break;
         case WorkloadKind::kMigration:
-          if (source != here) tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds});
+          if (source != here) tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds, Phase::kMigrate});
           here = source;
           tp.ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
-          if (spec.state_bytes > 0.0) tp.ops.emplace_back(piece(home, spec.state_bytes, k, 0.0));
+          if (spec.state_bytes > 0.0) tp.ops.emplace_back(piece(home, spec.state_bytes, k, 0.0, Phase::kMoveState));
           break;
         case WorkloadKind::kMigrationAndCopy:
           if (source != here) {
             if (spec.state_bytes > 0.0) {
-              Transfer copy = piece(here, spec.state_bytes, k, 0.0);
+              Transfer copy = piece(here, spec.state_bytes, k, 0.0, Phase::kMoveState);
               copy.write_node = source;
               tp.ops.emplace_back(std::move(copy));
             }
-            tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds});
+            tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds, Phase::kMigrate});
             here = source;
           }
           tp.ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));

@@ -17,6 +17,8 @@ struct ThreadState {
   bool at_barrier = false;
   bool timed = false;        // in a Compute or Bind overhead until `timed_end`
   double timed_end = 0.0;
+  Phase timed_phase = Phase::kOther;
+  bool timed_on_core = false;  // a Compute (the core works), not a Bind's overhead
   bool transferring = false;
   double remaining = 0.0;
   int leaving_core = 0;  // while a Bind is being resolved (core == -1)
@@ -63,6 +65,10 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
     result.steps[k].step = k;
     result.steps[k].begin_s = kInfinity;
   }
+
+  result.phases.resize(kPhaseCount);
+  for (int p = 0; p < kPhaseCount; ++p) result.phases[p].phase = static_cast<Phase>(p);
+  auto phase_of = [&](Phase p) -> PhaseTime& { return result.phases[static_cast<std::size_t>(p)]; };
 
   std::vector<ThreadState> threads(thread_count);
   std::vector<int> on_core(core_count, 0);
@@ -150,6 +156,8 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
             if (c->seconds > 0.0) {
               th.timed = true;
               th.timed_end = now + c->seconds / core_share(th.core);
+              th.timed_phase = c->phase;
+              th.timed_on_core = true;
             }
           } else if (const auto* b = std::get_if<Bind>(&op)) {
             ++th.op;
@@ -163,6 +171,8 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
             if (b->overhead_seconds > 0.0) {
               th.timed = true;
               th.timed_end = now + b->overhead_seconds;
+              th.timed_phase = b->phase;
+              th.timed_on_core = false;
             }
           } else {
             th.at_barrier = true;
@@ -238,11 +248,39 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
         result.timeline.push_back(std::move(seg));
       }
     }
+    // Phases: every thread spends dt in exactly one phase (plan.hpp: Phase); the wall clock's dt
+    // is shared by the threads that work (transfer, compute or re-bind).
+    int working = 0;
+    for (const ThreadState& th : threads) working += th.transferring || th.timed ? 1 : 0;
+    const double wall = working > 0 ? dt / working : 0.0;
+    for (const ThreadState& th : threads) {
+      if (th.transferring) continue;  // below, with its rate
+      PhaseTime& p = phase_of(th.done ? Phase::kFinished : th.at_barrier ? Phase::kBarrierWait : th.timed_phase);
+      p.thread_s += dt;
+      if (th.timed) p.wall_s += wall;
+      if (th.timed && th.timed_on_core) p.core_s += dt;
+    }
     // Advance every transfer; the ones due at `next` complete exactly.
     for (std::size_t a = 0; a < active.size(); ++a) {
       ThreadState& th = threads[active[a]];
       const auto& tr = std::get<Transfer>(plan.threads[active[a]].ops[th.op]);
       const double rate = rates->rate_bytes_per_s[a];
+      {
+        // The core works a share u of dt (rate over the core-bound rate), split between the
+        // transfer's phase and the core phase it carries by their cycles; the rest is memory.
+        const double limit = streams[a].rate_limit_bytes_per_s;
+        const double u = limit > 0.0 && std::isfinite(limit) ? std::clamp(rate / limit, 0.0, 1.0) : 0.0;
+        const double other = std::clamp(tr.core_phase_share, 0.0, 1.0);
+        PhaseTime& own = phase_of(tr.phase);
+        PhaseTime& carried = phase_of(tr.core_phase);
+        own.thread_s += dt * (1.0 - u * other);
+        own.core_s += dt * u * (1.0 - other);
+        own.memory_s += dt * (1.0 - u);
+        own.wall_s += wall * (1.0 - u * other);
+        carried.thread_s += dt * u * other;
+        carried.core_s += dt * u * other;
+        carried.wall_s += wall * u * other;
+      }
       const bool finishes = rate > 0.0 && now + th.remaining / rate <= next;
       const double moved = finishes ? th.remaining : std::min(th.remaining, rate * dt);
       th.remaining -= moved;
@@ -257,6 +295,7 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
         }
       }
       result.bytes += moved;
+      phase_of(tr.phase).bytes += moved;
       if (tr.step >= 0) result.steps[tr.step].bytes += moved;
       if (finishes) {
         th.transferring = false;

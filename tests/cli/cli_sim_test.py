@@ -52,6 +52,29 @@ class SimCommands(unittest.TestCase):
         migration = by[("migration", "ring", "tight")]
         self.assertGreater(migration["memory_traffic_gbps"], migration["input_gbps"])
 
+    def test_predict_phases_split_the_thread_seconds(self):
+        args = ["predict", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "32",
+                "--strategy", "migration-copy", "--groups", "32e5", "--records", "1e7", "--phases"]
+        r = run(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for phase in ("read input", "update table", "move state", "migrate", "total"):
+            self.assertIn(phase, r.stdout)
+        r = run(*args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        phases = {p["phase"]: p for p in d["phases"]}
+        self.assertAlmostEqual(sum(p["thread_s"] for p in d["phases"]), 32 * d["time_s"], delta=1e-9 * 32 * d["time_s"])
+        self.assertAlmostEqual(sum(p["share"] for p in d["phases"]), 1.0, places=9)
+        self.assertAlmostEqual(sum(p["wall_s"] for p in d["phases"]), d["time_s"], delta=1e-9 * d["time_s"])
+        self.assertGreater(phases["move state"]["bytes"], 0.0)
+        r = run("compare", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "32",
+                "--records", "1e7", "--phases")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        table = r.stdout[r.stdout.index("variant (share of thread-seconds, %)"):].splitlines()
+        self.assertIn("move state", table[0])
+        self.assertEqual(len(table), 1 + 6)  # a row per strategy and order
+        self.assertTrue(any(line.startswith("partitioned-aggregation migration-copy ring tight") for line in table))
+
     def test_sweep_csv_has_a_row_per_thread_count_and_variant(self):
         r = run("sweep", "--topology", "skylake-4114-2s", "--threads", "2:6:2", "--bytes", "1e8", "--csv")
         self.assertEqual(r.returncode, 0, r.stderr)

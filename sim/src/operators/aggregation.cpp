@@ -69,7 +69,7 @@ void plan(OperatorBuilder& b) {
       const double values = d.records / n;
       const double per_group = std::max(2.0, d.records / d.keys.groups);
       const double cycles = values * std::log2(per_group) * c.sort_cycles_per_comparison;
-      OperatorBuilder::scan(tp, b.dataset("values").spread(), values * 8.0, cycles);
+      OperatorBuilder::scan(tp, b.dataset("values").spread(), values * 8.0, cycles, -1, Phase::kReadInput, Phase::kSortMerge, 1.0);
     }
   }
 }

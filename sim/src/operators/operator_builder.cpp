@@ -142,16 +142,20 @@ void OperatorBuilder::maybe_os_move(ThreadPlan& tp) {
     if (t_.nodes[n].has_cores()) with_cores.push_back(static_cast<model::NodeIndex>(n));
   }
   std::uniform_int_distribution<std::size_t> pick(0, with_cores.size() - 1);
-  tp.ops.emplace_back(Bind{with_cores[pick(os_random_)], kOsMoveOverheadSeconds});
+  tp.ops.emplace_back(Bind{with_cores[pick(os_random_)], kOsMoveOverheadSeconds, Phase::kMigrate});
 }
 
-void OperatorBuilder::scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step) {
+void OperatorBuilder::scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step, Phase phase,
+                           Phase core_phase, double core_phase_share) {
   if (bytes <= 0.0) return;
   Transfer tr;
   tr.read_spread = std::move(spread);
   tr.bytes = bytes;
   tr.cycles_per_byte = cycles / bytes;
   tr.step = step;
+  tr.phase = phase;
+  tr.core_phase = core_phase;
+  tr.core_phase_share = core_phase_share;
   tp.ops.emplace_back(std::move(tr));
 }
 
@@ -160,35 +164,46 @@ void OperatorBuilder::write_stream(ThreadPlan& tp, std::vector<model::NodeShare>
   Transfer tr;
   tr.write_spread = std::move(spread);
   tr.bytes = bytes;
+  tr.phase = Phase::kWriteOutput;
+  tp.ops.emplace_back(std::move(tr));
+}
+
+void OperatorBuilder::random_misses(ThreadPlan& tp, std::vector<model::NodeShare> table_spread, double misses, bool update,
+                                    int step, Phase phase) const {
+  const double bytes = misses * line_bytes();
+  if (bytes < 1.0) return;
+  Transfer tr;
+  (update ? tr.write_spread : tr.read_spread) = std::move(table_spread);
+  tr.bytes = bytes;
+  tr.lines_in_flight = spec_.costs.random_lines_in_flight;
+  tr.step = step;
+  tr.phase = phase;
   tp.ops.emplace_back(std::move(tr));
 }
 
 void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes,
                                  double scan_cycles, std::vector<model::NodeShare> table_spread, double accesses, double hit,
                                  bool update, double cycles_per_access, int step, double shared_transfers, double private_hit,
-                                 bool atomic) const {
+                                 bool atomic, double cold_misses) const {
   const OperatorCosts& c = spec_.costs;
   const double f = frequency_hz(worker);
+  const Phase table_phase = update ? Phase::kUpdateTable : Phase::kProbeTable;
   private_hit = std::min(private_hit, hit);
   const double hit_ns = private_hit * c.private_hit_ns + (hit - private_hit) * c.llc_hit_ns;
-  const double core_seconds = scan_cycles / f +
-                              accesses * (cycles_per_access / f + hit_ns * 1e-9 / c.random_lines_in_flight +
-                                          shared_transfers * c.shared_line_transfer_ns * 1e-9 +
-                                          (atomic ? c.atomic_update_ns * 1e-9 : 0.0));
+  const double table_seconds = accesses * (cycles_per_access / f + hit_ns * 1e-9 / c.random_lines_in_flight +
+                                           shared_transfers * c.shared_line_transfer_ns * 1e-9 +
+                                           (atomic ? c.atomic_update_ns * 1e-9 : 0.0));
+  const double core_seconds = scan_cycles / f + table_seconds;
   if (scan_bytes > 0.0) {
-    scan(tp, std::move(scan_spread), scan_bytes, core_seconds * f, step);
+    scan(tp, std::move(scan_spread), scan_bytes, core_seconds * f, step, Phase::kReadInput, table_phase,
+         core_seconds > 0.0 ? table_seconds / core_seconds : 0.0);
   } else if (core_seconds > 0.0) {
-    tp.ops.emplace_back(Compute{core_seconds});
+    tp.ops.emplace_back(Compute{core_seconds, table_phase});
   }
   const double misses = accesses * (1.0 - hit);
-  const double bytes = misses * line_bytes();
-  if (bytes < 1.0) return;
-  Transfer tr;
-  (update ? tr.write_spread : tr.read_spread) = std::move(table_spread);
-  tr.bytes = bytes;
-  tr.lines_in_flight = c.random_lines_in_flight;
-  tr.step = step;
-  tp.ops.emplace_back(std::move(tr));
+  const double cold = std::clamp(cold_misses, 0.0, misses);
+  random_misses(tp, table_spread, cold, update, step, Phase::kMoveState);
+  random_misses(tp, std::move(table_spread), misses - cold, update, step, table_phase);
 }
 
 double OperatorBuilder::cached_entries(int worker, double entry_bytes, bool private_table) const {

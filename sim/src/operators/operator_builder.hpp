@@ -75,8 +75,15 @@ class OperatorBuilder {
   // The OS moves unpinned threads now and then ("none"): a Bind to a random node.
   void maybe_os_move(ThreadPlan& tp);
   // A streaming read of `bytes` from `spread` with `cycles` of core work in all.
-  static void scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step = -1);
+  // Phases (plan.hpp): the scan counts as `phase`; a share `core_phase_share` of its cycles is
+  // work of `core_phase` (e.g. MEDIAN's sort, the merge) that the scan's rate carries.
+  static void scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step = -1,
+                   Phase phase = Phase::kReadInput, Phase core_phase = Phase::kOther, double core_phase_share = 0.0);
   static void write_stream(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes);
+  // `misses` random cache-line misses to a table spread as given (updates read the line for
+  // ownership and write it back), random_lines_in_flight in flight: a latency-bound transfer.
+  void random_misses(ThreadPlan& tp, std::vector<model::NodeShare> table_spread, double misses, bool update, int step,
+                     Phase phase) const;
 
   // One batch of a table loop: a scan of `scan_bytes` from `scan_spread` with `scan_cycles` of
   // core work, and per scanned tuple-batch `accesses` random accesses to a table spread as given,
@@ -91,10 +98,16 @@ class OperatorBuilder {
   // input, so it is put on the scan as its compute limit: the scan takes
   // max(bytes / bandwidth, core work). The accesses that miss the LLC then follow as their own
   // latency-bound transfer (random_lines_in_flight misses in flight); updates read the line for
-  // ownership and write it back.
+  // ownership and write it back. `cold_misses` of the accesses' misses are a migrated thread's
+  // state coming into its new node's cache (partitioned_aggregation.cpp): their own transfer.
+  //
+  // Phases: the scan is "read input" and carries the table's core work ("update table" with
+  // `update`, else "probe table") as the share of its cycles that the table work is; the misses
+  // are the table's phase, the cold misses "move state".
   void table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes, double scan_cycles,
                   std::vector<model::NodeShare> table_spread, double accesses, double hit, bool update, double cycles_per_access,
-                  int step = -1, double shared_transfers = 0.0, double private_hit = 0.0, bool atomic = false) const;
+                  int step = -1, double shared_transfers = 0.0, double private_hit = 0.0, bool atomic = false,
+                  double cold_misses = 0.0) const;
 
   // Entries of a table that the LLC of `worker`'s node holds; `private_table`: the LLC is split
   // between the node's workers, each with its own table.

@@ -5,22 +5,68 @@
 // with a barrier after each step or loose).
 //
 // Datasets: input (partitioned, like the shuffle's buffers), tables (private: one per worker).
-// Strategies, per step k (a producer's piece of |input| / n^2 records):
-//   shuffle            a table loop reading the piece where it lies (remote for most steps) and
-//                      updating the worker's own table at home: group_cycles_per_tuple per record,
-//                      LLC hit ratio from the key distribution over G / n groups with the LLC
-//                      split between the node's workers;
-//   migration          the worker moves to the piece's node (a Bind costing
-//                      migration_overhead_seconds) and updates its table where it stays (home):
-//                      the table accesses become remote instead of the input's; after a move the
-//                      table is cold in the new node's cache: its lines come in once per step
-//                      (miss share min(1, table lines / piece records) when the table fits the
-//                      cache share, else 1 - h);
-//   migration & copy   as migration, but the table is copied to the destination first (a copy of
-//                      its bytes from the current node to the piece's node), so its accesses stay
-//                      local.
+//
+// ── The state against the caches ────────────────────────────────────────────────────────────
+// Per worker and step k, the piece has a = |input| / n^2 records, each one update of the table
+// of T = 2 (G / n) entry_bytes bytes, L = ceil(T / S) lines of S bytes. Where the worker runs in
+// that step (node X), it has
+//   an LLC share      C = LLC(X) / v,  v = the workers on X in step k (at home for the shuffle;
+//                     for migration, the workers whose step-k piece lies on X: the ring puts n / S
+//                     on each node, the naive order all n on one),
+//   a private cache   P = the core's largest private cache (L2) / ceil(v / cores of X) (threads
+//                     that share a core share it),
+// and the key distribution (key_distribution.hpp) over G / n groups gives the steady-state hit
+// ratios h = hit(C / 2 entry_bytes entries) and h_p = hit(P / 2 entry_bytes) <= h: a h accesses
+// hit a cache (a h_p of them the core's own), a (1 - h) miss to memory where the table lives.
+//
+// ── Moving the thread, not the state ────────────────────────────────────────────────────────
+// A thread that moves to another core leaves its private cache behind, and one that moves to
+// another socket leaves that socket's LLC behind: caches belong to cores and sockets, not to
+// threads (Nehalem: L1 and L2 private to a core, the inclusive L3 shared by a socket's cores;
+// Intel 64 and IA-32 Architectures Optimization Reference Manual, section 2 on the Nehalem
+// microarchitecture; Molka et al., "Memory performance and cache coherency effects on an Intel
+// Nehalem multiprocessor system", PACT 2009). So even a table that fits the L2 does not travel
+// with the thread through the caches: on the new node every line it held comes in again, by a
+// miss. Coming back to a node visited before does not help either: the lines the thread updated
+// elsewhere in between were invalidated in that node's caches by the writes (an invalidation
+// protocol, MESIF on Nehalem: a write removes every other cache's copy; Molka et al.), and the
+// model counts none of the rest as still cached. After the move the cache share starts empty and fills as the step's misses bring lines
+// in: with D(i) lines of the table cached after i accesses, the next access misses with
+// probability 1 - hit(D) (the key distribution's hit ratio for a cache of D lines, which keeps
+// the most recently touched, so the hottest, lines), and every miss brings one line:
+//   dD/di = 1 - hit(D(i)),  D(0) = 0,  until D reaches the share's lines C / S (or the table's L)
+// and the misses go on at the steady 1 - h. The step's misses are D(a) while D fills, plus
+// (a - i_full)(1 - h) after it is full; the cold misses are what exceeds the steady a (1 - h):
+//   m_cold = misses(a) - a (1 - h)
+// For uniform keys and a table that fits (h = 1): D(a) = L (1 - e^{-a / L}) = m_cold, every line
+// the step touches comes in once (min(L, a) is its bound); for a table much larger than the
+// cache share (L >> C / S, h = C / (S L)): m_cold ~ h C / (2 S), half of the share's lines are
+// re-touched before the steady state would have evicted them. The ODE is integrated with steps
+// that change D and the miss rate by at most 2 % (midpoint rule), and stops once what can still
+// come in, (a - i)(1 - hit(D)), is below 1e-4 of D (the miss rate only falls as D grows). They replace hits: the step has a (1 - h) + m_cold
+// misses and a h - m_cold hits, of which the private cache keeps its share h_p / h.
+// A thread that does not move keeps its caches: no cold misses; nor in step 0, where the table
+// has never been cached (its first touch costs every strategy the same and is not modelled).
+// Where the misses go:
+//   shuffle            the table stays at home and so does the thread: misses to home;
+//   migration          the thread moves to the piece's node (a Bind, migration_overhead_seconds)
+//                      and the table stays at home: steady and cold misses go to home, remote
+//                      for most steps (a line another socket still holds modified would come from
+//                      that socket's cache instead, Molka et al.; the model counts it as home's);
+//   migration & copy   before the move the thread copies its table to the piece's node: a copy
+//                      of T bytes read from the current node and written to the new one (the
+//                      write reads the line for ownership, bandwidth_model.hpp); the copy goes
+//                      to memory, not to the new node's caches, so the cold misses follow as for
+//                      migration, but to the local copy. (The read is counted from the old node's
+//                      memory; a table the old node's caches hold would be read from them, and
+//                      its dirty lines written back later: the same memory traffic, later.)
+// Phases (plan.hpp): the piece's scan is "read input" carrying the table's core work ("update
+// table"); the steady misses are "update table"; the cold misses, the copy and the Bind's
+// overhead are "move state" and "migrate".
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "operator_builder.hpp"
@@ -36,6 +82,65 @@ std::vector<DatasetRequest> datasets(const WorkloadSpec& spec) {
   };
 }
 
+// Misses of `a` accesses to a table of `table_lines` lines through a cache share of `cache_lines`
+// lines that starts empty (the ODE above); `h`: the steady-state hit ratio.
+double misses_from_cold(const KeySpec& keys, double entries_per_line, double table_lines, double cache_lines, double a,
+                        double accesses, double h) {
+  const double full = std::min(table_lines, cache_lines);
+  const auto miss = [&](double lines) { return 1.0 - cache_hit_ratio(keys, lines * entries_per_line, accesses); };
+  double lines = 0.0;
+  double i = 0.0;
+  while (i < a) {
+    if (lines >= full) return lines + (a - i) * (1.0 - h);
+    const double m = miss(lines);
+    // The miss rate only falls as the cache fills: what is left is at most (a - i) m lines.
+    if (m <= 0.0 || (a - i) * m < 1e-4 * std::max(1.0, lines)) return std::min(full, lines + (a - i) * m);
+    double di = std::min(a - i, std::max(1.0, 0.02 * std::max(lines, 1.0) / m));
+    // ... and by at most 2 % of the miss rate (near a fitting table's end the rate falls fast).
+    while (di > 1.0 && std::abs(miss(std::min(full, lines + di * m)) - m) > 0.02 * m) di = std::max(1.0, di / 2.0);
+    const double rate = miss(std::min(full, lines + 0.5 * di * m));  // midpoint
+    if (lines + di * rate >= full) di = (full - lines) / rate;        // full within the step
+    lines = std::min(full, lines + di * rate);
+    i += di;
+  }
+  return lines;
+}
+
+// The node holding most of a piece.
+model::NodeIndex main_node(const std::vector<model::NodeShare>& piece) {
+  return std::max_element(piece.begin(), piece.end(), [](const auto& x, const auto& y) { return x.fraction < y.fraction; })->node;
+}
+
+// Where each worker (by outer position) runs in each step, and whether it moved to get there.
+struct Route {
+  std::vector<std::vector<model::NodeIndex>> node;  // [o][k]
+  std::vector<std::vector<bool>> moved;             // [o][k]
+  std::vector<std::vector<int>> visitors;           // [k][node]: workers there in step k
+};
+
+Route route(const OperatorBuilder& b, const ShuffleOrder& order, bool migrate) {
+  const model::Topology& t = b.topology();
+  const int n = b.workers();
+  const DataPlacement& input = b.dataset("input");
+  Route r;
+  r.node.assign(n, std::vector<model::NodeIndex>(n, 0));
+  r.moved.assign(n, std::vector<bool>(n, false));
+  r.visitors.assign(n, std::vector<int>(t.nodes.size(), 0));
+  for (int o = 0; o < n; ++o) {
+    model::NodeIndex here = b.threads()[order.outer[o]].node;
+    for (int k = 0; k < n; ++k) {
+      const model::NodeIndex data_node = main_node(input.chunk(order.producers[o][k], n));
+      if (migrate && data_node != here && t.nodes[data_node].has_cores()) {
+        here = data_node;
+        r.moved[o][k] = true;
+      }
+      r.node[o][k] = here;
+      ++r.visitors[k][here];
+    }
+  }
+  return r;
+}
+
 void plan(OperatorBuilder& b) {
   const WorkloadSpec& spec = b.spec();
   const DataSpec& d = b.data();
@@ -45,58 +150,77 @@ void plan(OperatorBuilder& b) {
   const DataPlacement& input = b.dataset("input");
   const DataPlacement& tables = b.dataset("tables");
   const ShuffleOrder order = shuffle_order(b.threads(), spec.algorithm, spec.seed);
-  const double piece_records = d.records / (static_cast<double>(n) * n);
-  const double table_bytes = d.keys.groups / n * c.entry_bytes * 2.0;
-  const double table_lines = std::ceil(table_bytes / b.line_bytes());
+  const bool migrate = spec.strategy != PartitionStrategy::kShuffle;
+  const bool copy = spec.strategy == PartitionStrategy::kMigrationAndCopy;
+  const Route where = route(b, order, migrate);
+  const double a = d.records / (static_cast<double>(n) * n);  // records of a piece: updates per step
+  const double entry = c.entry_bytes * 2.0;                   // table bytes per group (half full)
+  const double table_bytes = d.keys.groups / n * entry;
+  const double line = b.line_bytes();
+  const double table_lines = std::ceil(table_bytes / line);
   KeySpec keys = d.keys;
   keys.groups = std::max(1.0, d.keys.groups / n);
+  const double accesses = d.records / n;  // the worker's updates over the run (key_distribution.hpp)
+  std::map<double, double> cold_by_share;  // cold misses per step, by LLC share
+  bool noted_cold = false;
   b.set_steps(n);
   for (int o = 0; o < n; ++o) {
     const int w = order.outer[o];
     ThreadPlan& tp = b.thread_plan(w);
-    const double hit = cache_hit_ratio(keys, b.cached_entries(w, c.entry_bytes * 2.0, true), d.records / n);
-    const double own = b.private_hit_ratio(w, keys, c.entry_bytes * 2.0, d.records / n);
-    if (o == 0) b.note_hit("partition table (in place)", hit);
     const std::vector<model::NodeShare> home_table = tables.chunk(w, n);
     model::NodeIndex here = b.threads()[w].node;
-    for (int k = 0; const int producer : order.producers[o]) {
+    for (int k = 0; k < n; ++k) {
+      const int producer = order.producers[o][k];
       const std::vector<model::NodeShare> piece = input.chunk(producer, n);
-      const model::NodeIndex data_node = std::max_element(piece.begin(), piece.end(), [](const auto& x, const auto& y) {
-                                           return x.fraction < y.fraction;
-                                         })->node;
-      switch (spec.strategy) {
-        case PartitionStrategy::kShuffle:
-          b.table_loop(tp, w, piece, piece_records * d.tuple_bytes, piece_records * c.scan_cycles_per_tuple, home_table,
-                       piece_records, hit, true, c.group_cycles_per_tuple, k, 0.0, own);
-          break;
-        case PartitionStrategy::kMigration:
-        case PartitionStrategy::kMigrationAndCopy: {
-          const bool copy = spec.strategy == PartitionStrategy::kMigrationAndCopy;
-          if (data_node != here && t.nodes[data_node].has_cores()) {
-            if (copy) {
-              Transfer tr;
-              tr.read_node = here;
-              tr.write_node = data_node;
-              tr.bytes = table_bytes;
-              tr.step = k;
-              tp.ops.emplace_back(std::move(tr));
-            }
-            tp.ops.emplace_back(Bind{data_node, spec.migration_overhead_seconds});
-            here = data_node;
+      const model::NodeIndex node = where.node[o][k];
+      const model::Node& x = t.nodes[node];
+      const int visitors = std::max(1, where.visitors[k][node]);
+      const double llc_share = llc_bytes(x) / visitors;
+      const double private_share = private_cache_bytes(x) / std::ceil(static_cast<double>(visitors) / std::max(1, x.cores));
+      const double h = cache_hit_ratio(keys, llc_share / entry, accesses);
+      const double h_p = private_share > 0.0 ? std::min(h, cache_hit_ratio(keys, private_share / entry, accesses)) : 0.0;
+      double cold = 0.0;
+      if (where.moved[o][k]) {
+        if (copy) {
+          Transfer tr;
+          tr.read_node = here;
+          tr.write_node = node;
+          tr.bytes = table_bytes;
+          tr.step = k;
+          tr.phase = Phase::kMoveState;
+          tp.ops.emplace_back(std::move(tr));
+        }
+        tp.ops.emplace_back(Bind{node, spec.migration_overhead_seconds, Phase::kMigrate});
+        here = node;
+        if (k > 0) {
+          auto known = cold_by_share.find(llc_share);
+          if (known == cold_by_share.end()) {
+            const double misses = misses_from_cold(keys, line / entry, table_lines, llc_share / line, a, accesses, h);
+            known = cold_by_share.emplace(llc_share, std::clamp(misses - a * (1.0 - h), 0.0, a * h)).first;
           }
-          // After a move the table is cold in this node's cache: its lines come in once per step
-          // (or every access misses if the table is larger than the cache share).
-          const double cold = hit >= 1.0 ? std::min(1.0, table_lines / piece_records) : 1.0 - hit;
-          const std::vector<model::NodeShare> table_now =
-              copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table;
-          b.table_loop(tp, w, piece, piece_records * d.tuple_bytes, piece_records * c.scan_cycles_per_tuple, table_now,
-                       piece_records, 1.0 - cold, true, c.group_cycles_per_tuple, k, 0.0, std::min(own, 1.0 - cold));
-          break;
+          cold = known->second;
         }
       }
+      const double hit = h - cold / a;
+      const double private_hit = h > 0.0 ? h_p * hit / h : 0.0;
+      if (o == 0 && k == 0) {
+        b.note("partition table " + std::to_string(table_bytes / 1024.0).substr(0, 8) + " KiB per worker; LLC share " +
+               std::to_string(llc_share / 1024.0).substr(0, 8) + " KiB, private cache " +
+               std::to_string(private_share / 1024.0).substr(0, 8) + " KiB");
+        b.note_hit("partition table (in place)", h);
+        b.note("partition table: private-cache hit ratio " + std::to_string(h_p).substr(0, 6));
+      }
+      if (cold > 0.0 && !noted_cold) {
+        noted_cold = true;
+        b.note("after a move: " + std::to_string(cold).substr(0, 9) + " cold misses in a step of " + std::to_string(a).substr(0, 9) +
+               " updates (table " + std::to_string(table_lines).substr(0, 9) + " lines)");
+      }
+      const std::vector<model::NodeShare> table_now =
+          copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table;
+      b.table_loop(tp, w, piece, a * d.tuple_bytes, a * c.scan_cycles_per_tuple, table_now, a, hit, true,
+                   c.group_cycles_per_tuple, k, 0.0, private_hit, false, cold);
       if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
       b.maybe_os_move(tp);
-      ++k;
     }
   }
 }

@@ -63,6 +63,7 @@ void plan(OperatorBuilder& b) {
       tr.write_spread = out->spread();
       tr.bytes = tuples * d.tuple_bytes;
       tr.cycles_per_byte = c.partition_cycles_per_tuple / d.tuple_bytes;
+      tr.phase = Phase::kPartition;
       tp.ops.emplace_back(std::move(tr));
       b.maybe_os_move(tp);
     }

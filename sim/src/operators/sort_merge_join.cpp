@@ -36,7 +36,8 @@ void plan(OperatorBuilder& b) {
     ThreadPlan& tp = b.thread_plan(w);
     for (int k = 0; const int producer : order.producers[o]) {
       // Merge the producer's fact range for this worker with the worker's whole dimension run.
-      OperatorBuilder::scan(tp, facts.chunk(producer, n), fact_piece * d.tuple_bytes, fact_piece * c.merge_cycles_per_tuple, k);
+      OperatorBuilder::scan(tp, facts.chunk(producer, n), fact_piece * d.tuple_bytes, fact_piece * c.merge_cycles_per_tuple, k,
+                            Phase::kReadInput, Phase::kSortMerge, 1.0);
       OperatorBuilder::scan(tp, dims.chunk(w, n), dim_run * d.tuple_bytes, dim_run * c.scan_cycles_per_tuple, k);
       if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
       b.maybe_os_move(tp);

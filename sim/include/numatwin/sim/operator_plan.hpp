@@ -33,7 +33,12 @@
 //                    their partitioned copies "R partitions" and "S partitions" (shared)
 //   index-join       S (partitioned), shared index on R (a B+-tree of 64-byte nodes, fan-out 8)
 //   partitioned      input pieces (like the shuffle), one private table per worker of
-//   aggregation      G / threads groups; strategy shuffle / migration / migration & copy
+//   aggregation      G / threads groups; strategy shuffle / migration / migration & copy (the
+//                    table against the caches where the thread runs, cold misses after a
+//                    move, the copy: operators/partitioned_aggregation.cpp)
+// Phases (plan.hpp): scans are "read input" and carry the table's core work ("update table" or
+// "probe table") as the share of their cycles it is; the LLC misses are the table's phase;
+// the radix scatter is "partition", MEDIAN's sort and the merge "sort/merge".
 //   sort-merge-join  fact runs and dimension runs (partitioned); naive or ring merge order
 #pragma once
 

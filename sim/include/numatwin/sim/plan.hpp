@@ -2,6 +2,8 @@
 // builders (shuffle_plan.hpp, ...) turn a WorkloadSpec into one.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -10,11 +12,56 @@
 
 namespace numatwin::sim {
 
+// What an op's time counts as in the per-phase breakdown (SimulationResult::phases): what the
+// thread is doing, as the shuffling study breaks an operator down (reading partitions, updating
+// the table, moving state). Every thread is in exactly one phase at every instant, so the
+// phases' thread-seconds add up to threads x run time (kFinished: done, waiting for the rest).
+enum class Phase : std::uint8_t {
+  kOther,        // an op nobody labelled
+  kReadInput,    // streaming reads of the input (pieces, partitions, chunks, runs)
+  kConsume,      // a shuffle consumer's work on what it read
+  kUpdateTable,  // updates of a hash table (aggregation, a join's build): core work and misses
+  kProbeTable,   // lookups in a table or index (a join's probe)
+  kPartition,    // radix scatter into partitions
+  kSortMerge,    // sorting or merging (MEDIAN's groups, the sort-merge join)
+  kWriteOutput,  // streaming writes of results
+  kMoveState,    // a thread's state following it: copies, cold misses after a move, remote state
+  kMigrate,      // re-binding a thread to another core (the OS's overhead)
+  kBarrierWait,  // waiting at a barrier for the other threads
+  kFinished,     // the thread is done; the run goes on
+};
+constexpr int kPhaseCount = 12;
+static_assert(static_cast<int>(Phase::kFinished) + 1 == kPhaseCount, "kPhaseCount counts every Phase");
+
+constexpr std::string_view phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::kOther: return "other";
+    case Phase::kReadInput: return "read input";
+    case Phase::kConsume: return "consume";
+    case Phase::kUpdateTable: return "update table";
+    case Phase::kProbeTable: return "probe table";
+    case Phase::kPartition: return "partition";
+    case Phase::kSortMerge: return "sort/merge";
+    case Phase::kWriteOutput: return "write output";
+    case Phase::kMoveState: return "move state";
+    case Phase::kMigrate: return "migrate";
+    case Phase::kBarrierWait: return "barrier wait";
+    case Phase::kFinished: return "finished";
+  }
+  return "other";
+}
+
 // Stream `bytes` of payload: read from `read_node`'s memory and/or write to `write_node`'s (a copy
 // when both are set), or from/to pages spread over several nodes. `step` tags the transfer for
 // per-step statistics (-1: none). Random accesses keep at most `lines_in_flight` misses in flight
 // (0: streaming, the core's miss buffers); `cycles_per_byte` is the core work per payload byte
 // (consumer work, hashing, cache hits), overlapped with the memory traffic: it caps the rate.
+// Phases: the transfer's time counts as `phase`, except the core's work on another phase that
+// it carries as its rate cap (a table loop's scan carries the table work): a share
+// `core_phase_share` of cycles_per_byte belongs to `core_phase`. The simulator splits each
+// interval dt by what limits the stream: the core works u dt (u = rate / core-bound rate <= 1),
+// split between the two phases in proportion to their cycles; the rest, (1 - u) dt, is the
+// memory's and counts as `phase`.
 struct Transfer {
   model::NodeIndex read_node = -1;
   model::NodeIndex write_node = -1;
@@ -24,11 +71,15 @@ struct Transfer {
   std::vector<model::NodeShare> write_spread;
   double lines_in_flight = 0.0;
   double cycles_per_byte = 0.0;
+  Phase phase = Phase::kOther;
+  Phase core_phase = Phase::kOther;
+  double core_phase_share = 0.0;  // 0..1
 };
 
 // Busy the thread's core for this long without memory traffic.
 struct Compute {
   double seconds = 0.0;
+  Phase phase = Phase::kOther;
 };
 
 // Re-bind the thread to a core of `node` (the simulator picks the core with the fewest threads,
@@ -36,9 +87,10 @@ struct Compute {
 struct Bind {
   model::NodeIndex node = 0;
   double overhead_seconds = 0.0;
+  Phase phase = Phase::kMigrate;
 };
 
-// Wait until every thread that has not finished reaches a barrier.
+// Wait until every thread that has not finished reaches a barrier (phase kBarrierWait).
 struct Barrier {};
 
 using Op = std::variant<Transfer, Compute, Bind, Barrier>;

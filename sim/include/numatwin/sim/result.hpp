@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "numatwin/model/bandwidth_model.hpp"
+#include "numatwin/sim/plan.hpp"
 
 namespace numatwin::sim {
 
@@ -31,6 +32,20 @@ struct StepStats {
   std::vector<float> mean_utilisation;  // per resource, time-averaged over [begin_s, end_s)
 };
 
+// Thread-seconds spent in one phase (plan.hpp: Phase) over the run, summed over threads.
+// thread_s = core_s + memory_s + the rest (waiting: barriers, the OS's re-binding, finished).
+struct PhaseTime {
+  Phase phase = Phase::kOther;
+  double thread_s = 0.0;
+  double core_s = 0.0;    // the core working (compute, or the core-bound part of a transfer)
+  double memory_s = 0.0;  // waiting for memory beyond the core's work (the memory-bound part)
+  double bytes = 0.0;     // payload moved by the phase's transfers
+  // Wall-clock seconds: each interval of the run split equally among the threads that work in it
+  // (not waiting at a barrier, not finished), each adding its share to its phase. They add up to
+  // time_s: what the run spends its time on, with waiting threads left out.
+  double wall_s = 0.0;
+};
+
 struct SimulationResult {
   double time_s = 0.0;
   double bytes = 0.0;        // payload of every transfer (memory traffic; a copy counts once)
@@ -43,6 +58,15 @@ struct SimulationResult {
   std::vector<double> saturated_fraction;  // per resource: share of the run spent saturated
   int events = 0;
   int solver_rounds = 0;  // bandwidth-model rounds over all events
+  // One entry per Phase, in the enum's order; their thread_s add up to threads x time_s.
+  std::vector<PhaseTime> phases;
+
+  [[nodiscard]] const PhaseTime& phase(Phase p) const { return phases.at(static_cast<std::size_t>(p)); }
+  [[nodiscard]] double thread_seconds() const {
+    double sum = 0.0;
+    for (const PhaseTime& p : phases) sum += p.thread_s;
+    return sum;
+  }
 
   // Memory traffic per second. Not the work rate: an operator's input per second is
   // workload_input(spec) / time_s (workload_input.hpp); for a shuffle the two differ by the

@@ -11,6 +11,8 @@
 // producer's node, read the piece there (local), and read the state from its home node (state
 // stays where the thread started). Migration & copy: copy the state to the producer's node
 // (read here, write there), then Bind and read locally. Tight adds a Barrier after each step.
+// Phases (plan.hpp): a piece's read is "read input" carrying the consumer's work ("consume");
+// the state's reads from home and its copies are "move state"; a Bind is "migrate".
 #pragma once
 
 #include "numatwin/model/topology.hpp"

@@ -1,0 +1,68 @@
+#include "phases_text.hpp"
+
+#include <fmt/format.h>
+
+#include "text_table.hpp"
+
+namespace numatwin::cli {
+namespace {
+
+bool used(const sim::PhaseTime& p) { return p.thread_s > 0.0 || p.bytes > 0.0; }
+
+double share(const sim::SimulationResult& r, double seconds) {
+  const double total = r.thread_seconds();
+  return total > 0.0 ? seconds / total : 0.0;
+}
+
+}  // namespace
+
+std::string phases_text(const sim::SimulationResult& r) {
+  TextTable table({"phase", "thread-s", "share %", "wall s", "core-bound %", "memory-bound %", "GB moved"});
+  for (const sim::PhaseTime& p : r.phases) {
+    if (!used(p)) continue;
+    const double rest = p.thread_s > 0.0 ? 100.0 / p.thread_s : 0.0;
+    table.add_row({std::string(sim::phase_name(p.phase)), fmt::format("{:.4g}", p.thread_s), fmt::format("{:.1f}", 100.0 * share(r, p.thread_s)),
+                   fmt::format("{:.4g}", p.wall_s), fmt::format("{:.1f}", rest * p.core_s), fmt::format("{:.1f}", rest * p.memory_s),
+                   fmt::format("{:.3g}", p.bytes / 1e9)});
+  }
+  table.add_row({"total", fmt::format("{:.4g}", r.thread_seconds()), "100.0", fmt::format("{:.4g}", r.time_s), "", "",
+                 fmt::format("{:.3g}", r.bytes / 1e9)});
+  return "phases (thread-s: summed over threads, threads x run time in all; wall s: the run's time shared by the working\n"
+         "threads; core-bound / memory-bound: shares of the phase's thread-s)\n" +
+         table.render();
+}
+
+nlohmann::ordered_json phases_json(const sim::SimulationResult& r) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const sim::PhaseTime& p : r.phases) {
+    if (!used(p)) continue;
+    out.push_back({{"phase", std::string(sim::phase_name(p.phase))},
+                   {"thread_s", p.thread_s},
+                   {"share", share(r, p.thread_s)},
+                   {"core_s", p.core_s},
+                   {"memory_s", p.memory_s},
+                   {"wall_s", p.wall_s},
+                   {"bytes", p.bytes}});
+  }
+  return out;
+}
+
+std::string phases_by_variant_text(const std::vector<std::string>& variants, const std::vector<sim::SimulationResult>& results) {
+  std::vector<int> shown;
+  for (int p = 0; p < sim::kPhaseCount; ++p) {
+    bool any = false;
+    for (const sim::SimulationResult& r : results) any = any || used(r.phases.at(p));
+    if (any) shown.push_back(p);
+  }
+  std::vector<std::string> header{"variant (share of thread-seconds, %)"};
+  for (int p : shown) header.emplace_back(sim::phase_name(static_cast<sim::Phase>(p)));
+  TextTable table(header);
+  for (std::size_t v = 0; v < results.size() && v < variants.size(); ++v) {
+    std::vector<std::string> row{variants[v]};
+    for (int p : shown) row.push_back(fmt::format("{:.1f}", 100.0 * share(results[v], results[v].phases.at(p).thread_s)));
+    table.add_row(row);
+  }
+  return table.render();
+}
+
+}  // namespace numatwin::cli

@@ -1,0 +1,21 @@
+// `predict --phases` and `compare --phases`: a run's thread-seconds split into phases (plan.hpp:
+// Phase; what each op of a plan counts as), as text tables and JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "numatwin/sim/result.hpp"
+
+namespace numatwin::cli {
+
+// One row per phase that took time or moved bytes: thread-seconds, share of the run's
+// thread-seconds (threads x time), of which core-bound and memory-bound, and GB moved.
+std::string phases_text(const sim::SimulationResult& result);
+nlohmann::ordered_json phases_json(const sim::SimulationResult& result);
+
+// Several runs side by side: each run (rows) and its share of thread-seconds in each phase (columns).
+std::string phases_by_variant_text(const std::vector<std::string>& variants, const std::vector<sim::SimulationResult>& results);
+
+}  // namespace numatwin::cli
