@@ -1,6 +1,8 @@
 // The derivation of the operator costs from the microbenchmarks' timings (the formulas are at the
 // top of cost_microbenchmarks.hpp), their JSON, and the cycle counter probe.
 #include <algorithm>
+#include <iterator>
+#include <utility>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -24,6 +26,10 @@ struct Span {
 Span operator+(Span a, Span b) { return {a.mid + b.mid, a.lo + b.lo, a.hi + b.hi}; }
 Span operator-(Span a, Span b) { return {a.mid - b.mid, a.lo - b.hi, a.hi - b.lo}; }
 Span operator*(Span a, double k) { return {a.mid * k, a.lo * k, a.hi * k}; }
+Span operator*(Span a, Span b) {  // any signs: the extremes of the four corner products
+  const double c[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+  return {a.mid * b.mid, *std::min_element(std::begin(c), std::end(c)), *std::max_element(std::begin(c), std::end(c))};
+}
 Span operator/(Span a, Span b) {
   const auto over = [](double x, double y) { return y > 0.0 ? x / y : HUGE_VAL; };
   return {over(a.mid, b.mid), over(a.lo, b.hi), over(a.hi, b.lo)};
@@ -91,6 +97,8 @@ std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, doubl
   const Span histogram = span_of(timings.at("histogram"));
   const Span count_plain = span_of(timings.at("count_plain"));
   const Span count_atomic = span_of(timings.at("count_atomic"));
+  const Span count_llc = span_of(timings.at("count_llc"));
+  const Span index_probe = span_of(timings.at("index_probe"));
   const Span join_build = span_of(timings.at("join_build"));
   const Span join_probe = span_of(timings.at("join_probe"));
   const Span group_update = span_of(timings.at("group_update"));
@@ -105,9 +113,9 @@ std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, doubl
 
   std::vector<DerivedCost> out;
   out.push_back(finish("cycles_per_element", consumer * f, "cycles",
-                       fill("f x consumer_sum = {} x {} ns", {number(f), number(consumer.mid)}), 0.01));
+                       fill("f x consumer_sum = {} x {}", {number(f), number(consumer.mid)}), 0.01));
   const Span scan = histogram * f;
-  out.push_back(finish("scan_cycles_per_tuple", scan, "cycles", fill("f x histogram = {} x {} ns", {number(f), number(histogram.mid)}),
+  out.push_back(finish("scan_cycles_per_tuple", scan, "cycles", fill("f x histogram = {} x {}", {number(f), number(histogram.mid)}),
                        0.01));
   // L first: the table loops' derivations take the private hits' share of their time out with it.
   const Span miss_ns = chase_llc * h + chase_memory * (1.0 - h);
@@ -121,28 +129,55 @@ std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, doubl
   lines.lo = std::max(1.0, std::min(lines.lo, lines.mid));
   const Span hit_cycles = chase_private * f / lines;  // f x private_hit_ns / L
   const std::string hit_text = fill("{} x {} / {}", {number(f), number(chase_private.mid), number(lines.mid)});
+  // LLC hits as the table loop pays them: count_llc - count_plain = (hp x p + (h - hp) x llc - p) / L
+  // (h, hp: the model's LLC and private-cache shares of count_llc's table).
+  const double h_llc = std::clamp(timings.llc_table_llc_share, 0.0, 1.0);
+  const double h_own = std::clamp(timings.llc_table_private_share, 0.0, 1.0);
+  Span llc_hit = chase_llc;
+  std::string llc_text = fill("chase_llc (count_llc's table gives the model no LLC hit beyond its private share: h = {}, hp = {})",
+                              {number(h_llc), number(h_own)});
+  if (h_llc - h_own > 0.05) {
+    llc_hit = ((count_llc - count_plain) * lines + chase_private * (1.0 - h_own)) * (1.0 / (h_llc - h_own));
+    llc_text = fill("(L x (count_llc - count_plain) + (1 - hp) x private_hit_ns) / (h - hp) = ({} x ({} - {}) + {} x {}) / ({} - {}) "
+                    "(a dependent load: chase_llc = {} ns)",
+                    {number(lines.mid), number(count_llc.mid), number(count_plain.mid), number(1.0 - h_own), number(chase_private.mid),
+                     number(h_llc), number(h_own), number(chase_llc.mid)});
+  }
   out.push_back(finish("hash_cycles_per_tuple", count_plain * f - scan - hit_cycles, "cycles",
                        fill("f x count_plain - scan - f x private_hit_ns / L = {} x {} - {} - {}", {number(f), number(count_plain.mid),
                                    number(scan.mid), hit_text}),
                        kMinimumCycles));
   const Span join = (join_build + join_probe) * (0.5 * f) - scan - hit_cycles;
+  // The index join's loop, inverted the same way (all its levels LLC hits in the model):
+  // f x index_probe - scan - depth x f x llc_hit_ns / L. Reported: the model's one join cost
+  // cannot be both.
+  const double index_cycles = f * index_probe.mid - scan.mid - timings.index_levels * f * llc_hit.mid / lines.mid;
   out.push_back(finish("join_cycles_per_tuple", join, "cycles",
-                       fill("f x (join_build + join_probe) / 2 - scan - f x private_hit_ns / L = {} x ({} + {}) / 2 - {} - {}", {number(f),
-                                   number(join_build.mid), number(join_probe.mid), number(scan.mid), hit_text}),
+                       fill("f x (join_build + join_probe) / 2 - scan - f x private_hit_ns / L = {} x ({} + {}) / 2 - {} - {} (the index "
+                            "join's probe implies f x index_probe - scan - {} x f x llc_hit_ns / L = {} x {} - {} - {} x {} x {} / {} = {}: "
+                            "the model's one join cost cannot describe both loops)",
+                            {number(f), number(join_build.mid), number(join_probe.mid), number(scan.mid), hit_text,
+                             std::to_string(timings.index_levels), number(f), number(index_probe.mid), number(scan.mid),
+                             std::to_string(timings.index_levels), number(f), number(llc_hit.mid), number(lines.mid), number(index_cycles)}),
                        kMinimumCycles));
   out.push_back(finish("group_cycles_per_tuple", group_update * f - scan - hit_cycles, "cycles",
                        fill("f x group_update - scan - f x private_hit_ns / L = {} x {} - {} - {}", {number(f), number(group_update.mid),
                                    number(scan.mid), hit_text}),
                        kMinimumCycles));
   out.push_back(finish("random_lines_in_flight", lines, "lines", lines_text, 1.0));
-  out.push_back(finish("llc_hit_ns", chase_llc, "ns", fill("chase_llc = {} ns", {number(chase_llc.mid)}), 0.1));
-  out.push_back(finish("private_hit_ns", chase_private, "ns", fill("chase_private = {} ns", {number(chase_private.mid)}), 0.1));
-  if (timings.has("shared_line")) {
-    const Span shared = span_of(timings.at("shared_line"));
-    out.push_back(finish("shared_line_transfer_ns", shared, "ns", fill("shared_line = {} ns", {number(shared.mid)}), 0.1));
+  out.push_back(finish("llc_hit_ns", llc_hit, "ns", llc_text, 0.1));
+  out.push_back(finish("private_hit_ns", chase_private, "ns", fill("chase_private = {}", {number(chase_private.mid)}), 0.1));
+  if (timings.has("count_contended")) {
+    // Two workers on a table in their private caches: s = (2 - 1) / 2 x 1 of the updates find
+    // their line modified by the other.
+    const Span contended = span_of(timings.at("count_contended"));
+    std::string text = fill("(count_contended - count_atomic) / s, s = (k - 1) / k x h_private = 1 / 2 x 1: ({} - {}) x 2",
+                            {number(contended.mid), number(count_atomic.mid)});
+    if (timings.has("shared_line")) text += fill(" (the ping-pong's handover: {} ns)", {number(timings.at("shared_line").median_ns)});
+    out.push_back(finish("shared_line_transfer_ns", (contended - count_atomic) * 2.0, "ns", text, 0.1));
   }
   out.push_back(finish("atomic_update_ns", count_atomic - count_plain, "ns",
-                       fill("count_atomic - count_plain = {} - {} ns", {number(count_atomic.mid), number(count_plain.mid)}), 0.1));
+                       fill("count_atomic - count_plain = {} - {}", {number(count_atomic.mid), number(count_plain.mid)}), 0.1));
   // Per comparison at k values per group: f x sort_k / log2 k; the geometric mean of k = 16, 256.
   const Span per_16 = sort_16 * (f / 4.0);
   const Span per_256 = sort_256 * (f / 8.0);
@@ -156,7 +191,7 @@ std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, doubl
                        fill("f x merge - (2048 / 8192) x scan = {} x {} - 0.25 x {}", {number(f), number(merge.mid), number(scan.mid)}),
                        kMinimumCycles));
   out.push_back(finish("partition_cycles_per_tuple", radix_scatter * f, "cycles",
-                       fill("f x radix_scatter = {} x {} ns", {number(f), number(radix_scatter.mid)}), kMinimumCycles));
+                       fill("f x radix_scatter = {} x {}", {number(f), number(radix_scatter.mid)}), kMinimumCycles));
   const Span partition_join = (partition_build + partition_probe) * (0.5 * f) - scan - hit_cycles;
   out.push_back(finish("partition_join_cycles_per_tuple", partition_join, "cycles",
                        fill("f x (partition_build + partition_probe) / 2 - scan - f x private_hit_ns / L = {} x ({} + {}) / 2 - {} - {}",
@@ -201,6 +236,9 @@ Json operator_costs_json(const CostTimings& timings, const std::vector<DerivedCo
               {"cycle_counter", cycle_counter_state()},
               {"cpu", timings.cpu},
               {"memory_llc_share", timings.memory_llc_share},
+              {"llc_table_private_share", timings.llc_table_private_share},
+              {"llc_table_llc_share", timings.llc_table_llc_share},
+              {"index_levels", timings.index_levels},
               {"timings", list},
               {"costs", costs},
               {"notes", timings.notes}};
@@ -212,6 +250,12 @@ CostTimings cost_timings_from_json(const model::JsonReader& section) {
   out.cpu = static_cast<int>(section.field("cpu").integer(-1, 1 << 20));
   out.memory_llc_share = section.field("memory_llc_share").number();
   if (!(out.memory_llc_share >= 0.0 && out.memory_llc_share <= 1.0)) section.field("memory_llc_share").fail("expected a share in [0, 1]");
+  for (const auto& [key, field] : {std::pair{"llc_table_private_share", &out.llc_table_private_share},
+                                   std::pair{"llc_table_llc_share", &out.llc_table_llc_share}}) {
+    *field = section.field(key).number();
+    if (!(*field >= 0.0 && *field <= 1.0)) section.field(key).fail("expected a share in [0, 1]");
+  }
+  out.index_levels = section.field("index_levels").small_integer(0);
   const model::JsonReader list = section.field("timings");
   list.expect_array("the microbenchmarks' timings");
   for (std::size_t i = 0; i < list.size(); ++i) {

@@ -19,6 +19,7 @@
 #include "numatwin/validate/core_to_core.hpp"
 #include "numatwin/validate/data_generator.hpp"
 #include "numatwin/validate/hash_join_kernels.hpp"
+#include "numatwin/validate/index_join_kernel.hpp"
 #include "numatwin/validate/memory_kernels.hpp"
 #include "numatwin/validate/run_support.hpp"
 #include "numatwin/validate/shared_hash_table.hpp"
@@ -85,19 +86,22 @@ class Runner {
   [[nodiscard]] bool stopped() const { return options_.stop != nullptr && options_.stop->load(); }
 
   // Times `pass` (one pass; returns the seconds of its timed part): a warm-up pass, then
-  // options.repetitions repetitions of as many passes as fill the target time. Records ns per
-  // unit; returns false when stopped before it ran.
+  // options.repetitions repetitions of as many passes as fill the target time, each repetition
+  // taking the median of its passes (a pass during which the core ran something else, on a busy
+  // machine, is an outlier, not a share of the mean). Records ns per unit; returns false when
+  // stopped before it ran.
   template <typename Pass>
   bool time(const std::string& name, const std::string& unit, const std::string& loop, double units_per_pass, Pass&& pass) {
     if (stopped()) return false;
     if (options_.progress) options_.progress(done_, total_, name);
     const double first = std::max(pass(), 1e-7);
-    const auto passes = static_cast<int>(std::clamp(std::ceil(target_s_ / first), 1.0, 1e6));
+    const auto passes = static_cast<std::size_t>(std::clamp(std::ceil(target_s_ / first), 1.0, 1e6));
     std::vector<double> ns;
+    std::vector<double> per_pass(passes);
     for (int r = 0; r < std::max(1, options_.repetitions); ++r) {
-      double seconds = 0.0;
-      for (int p = 0; p < passes; ++p) seconds += pass();
-      ns.push_back(seconds * 1e9 / (units_per_pass * passes));
+      for (double& x : per_pass) x = pass() * 1e9 / units_per_pass;
+      std::nth_element(per_pass.begin(), per_pass.begin() + static_cast<std::ptrdiff_t>(passes / 2), per_pass.end());
+      ns.push_back(per_pass[passes / 2]);
     }
     record(name, unit, loop, ns);
     return true;
@@ -135,10 +139,12 @@ std::vector<Tuple> uniform_tuples(std::size_t n, double groups, std::uint64_t se
 }
 
 // Dependent loads over `bytes` (a random cyclic permutation of its lines): ns per load.
-void time_chase(Runner& run, const std::string& name, const Buffer& buffer, std::size_t bytes, bool quick) {
+void time_chase(Runner& run, const std::string& name, const Buffer& buffer, std::size_t bytes) {
   const std::size_t lines = std::max<std::size_t>(64, bytes / kCacheLineBytes / 16 * 16);
   const void* const start = build_pointer_chase(buffer.data(), lines, kSeed);
-  const std::size_t steps = std::min<std::size_t>(lines, quick ? 16384 : 65536) / 16 * 16;
+  // Passes of at most 8192 loads (about 1 ms from memory): short beside a scheduler's time slice,
+  // so that the median pass is one the core ran through on a busy machine.
+  const std::size_t steps = std::min<std::size_t>(lines, 8192) / 16 * 16;
   const void* p = start;
   const std::string loop = "dependent loads over a random cycle of " + std::to_string(lines) + " lines (" +
                            std::to_string(lines * kCacheLineBytes / 1024) + " KiB)";
@@ -186,7 +192,7 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
   if (o.cpus.empty()) throw std::invalid_argument("cost microbenchmarks: no usable CPU");
   if (!(o.private_cache_bytes > 0.0) || !(o.llc_bytes > 0.0))
     throw std::invalid_argument("cost microbenchmarks: the private cache and the LLC must have > 0 bytes");
-  Runner run(o, 18);
+  Runner run(o, 21);
   run.result.cpu = o.cpus.front();
   const auto private_bytes = static_cast<std::size_t>(o.private_cache_bytes);
   const auto llc = static_cast<std::size_t>(o.llc_bytes);
@@ -199,23 +205,23 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
     {
       const std::size_t bytes = std::max<std::size_t>(4096, private_bytes / 2);
       const Buffer buffer(bytes);
-      time_chase(run, "chase_private", buffer, bytes, o.quick);
+      time_chase(run, "chase_private", buffer, bytes);
     }
     {
       const std::size_t bytes = std::max(4 * private_bytes, llc / 4);
       const Buffer buffer(bytes);
-      time_chase(run, "chase_llc", buffer, bytes, o.quick);
+      time_chase(run, "chase_llc", buffer, bytes);
     }
     const std::size_t memory_bytes = o.quick ? 4 * llc : std::max<std::size_t>(4 * llc, 256u << 20);
     {
       const Buffer buffer(memory_bytes);
-      time_chase(run, "chase_memory", buffer, memory_bytes, o.quick);
+      time_chase(run, "chase_memory", buffer, memory_bytes);
       // The hash join's probe loop over an empty table of the whole buffer: one independent
       // random line per tuple, kPrefetchDistance of them prefetched ahead. Fresh keys each pass.
       std::memset(buffer.data(), 0xFF, buffer.bytes());  // every key kEmptyKey
       const TableView table{buffer.as<TableEntry>(), buffer.bytes() / sizeof(TableEntry)};
       run.result.memory_llc_share = std::min(1.0, o.llc_bytes / static_cast<double>(buffer.bytes()));
-      std::vector<Tuple> probe(o.quick ? 16384 : 65536);
+      std::vector<Tuple> probe(16384);
       std::uint64_t next_key = 0;
       JoinTotals totals;
       run.time("random_memory", "line",
@@ -261,6 +267,62 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
                });
       const GroupDigest d = table_digest(table, 0, table.capacity);
       check(d.payload_sum == passes * grouped.size() && d.groups <= kSmallGroups, name, "the counts do not add up to the tuples");
+    }
+    {
+      // COUNT into a table of an eighth of the LLC: the LLC holds it (the model's h = 1), the
+      // private cache the share the model gives it (recorded for the derivation). Fresh keys
+      // each pass, generated untimed (the input stays cache resident, as for the other loops).
+      const double groups = std::floor(o.llc_bytes / 8.0 / (2.0 * sizeof(TableEntry)));
+      sim::KeySpec keys = sim::parse_key_distribution("uniform", groups);
+      run.result.llc_table_private_share = sim::cache_hit_ratio(keys, o.private_cache_bytes / sizeof(TableEntry), 1e9);
+      run.result.llc_table_llc_share = sim::cache_hit_ratio(keys, o.llc_bytes / sizeof(TableEntry), 1e9);
+      const KeyGenerator gen(keys, std::uint64_t{1} << 40, kSeed + 9);
+      std::vector<TableEntry> entries(static_cast<std::size_t>(2 * groups));
+      const TableView table{entries.data(), entries.size()};
+      table.clear(0, table.capacity);
+      std::vector<Tuple> fresh(input_tuples);
+      std::uint64_t row = 0;
+      run.time("count_llc", "tuple",
+               "COUNT (count_aggregate, plain stores) into " + std::to_string(static_cast<std::uint64_t>(groups)) + " groups (" +
+                   std::to_string(entries.size() * sizeof(TableEntry) >> 10) + " KiB table: LLC / 8), " + std::to_string(fresh.size()) +
+                   " fresh tuples a pass",
+               static_cast<double>(fresh.size()), [&] {
+                 gen.fill_tuples(row, fresh);
+                 row += fresh.size();
+                 return timed([&] { count_aggregate(table, fresh, false); });
+               });
+      check(table_digest(table, 0, table.capacity).payload_sum == row, "count_llc", "the counts do not add up to the tuples");
+    }
+    {
+      // The index nested-loop join's probe (index_join_probe) of an index of an eighth of the LLC.
+      const auto keys = static_cast<std::uint64_t>(o.llc_bytes / 8.0 / sizeof(IndexNode) * 8.0 * 7.0 / 8.0);
+      const IndexShape shape = index_shape(keys);
+      std::vector<std::uint64_t> sorted(keys);
+      for (std::uint64_t i = 0; i < keys; ++i) sorted[i] = 2 * i;
+      std::vector<IndexNode> nodes(shape.nodes);
+      write_index_nodes(shape, sorted.data(), nodes.data(), 0, shape.nodes);
+      int depth = 1;  // the model's depth (sim/operator_plan.cpp): levels of 8^i nodes
+      for (double level = static_cast<double>(keys) / 8.0; level > 1.0; level /= 8.0) ++depth;
+      run.result.index_levels = depth;
+      std::vector<Tuple> probe(input_tuples);
+      std::uint64_t row = 0;
+      JoinTotals totals;
+      JoinTotals expected;
+      run.time("index_probe", "tuple",
+               "index join probe (index_join_probe) of a B+-tree over " + std::to_string(keys) + " keys (" +
+                   std::to_string(nodes.size() * sizeof(IndexNode) >> 10) + " KiB: LLC / 8), " + std::to_string(probe.size()) +
+                   " fresh tuples a pass, all found",
+               static_cast<double>(probe.size()), [&] {
+                 for (Tuple& t : probe) {
+                   const std::uint64_t rank = mix64(kSeed, row++, 13) % keys;
+                   t = {2 * rank, generated_value(kSeed + 10, row)};
+                   ++expected.matches;
+                   expected.checksum += rank + t.value;
+                 }
+                 return timed([&] { totals += index_join_probe(shape, nodes.data(), probe); });
+               });
+      check(totals.matches == expected.matches && totals.checksum == expected.checksum, "index_probe",
+            "matches or checksum differ from the reference");
     }
     {
       // Hash join: R of kSmallGroups distinct keys, S of input_tuples keys of R.
@@ -423,11 +485,37 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
     }
   });
 
-  // ── The shared line: core-to-core handovers (two threads of their own) ──
+  // ── The shared line (two threads of their own): COUNT by two workers on one table, then the
+  //    core-to-core handover ──
   if (run.stopped()) return run.result;
   if (o.cpus.size() < 2) {
-    run.result.notes.emplace_back("shared_line: not measured: one usable CPU (the ping-pong needs two)");
+    run.result.notes.emplace_back("count_contended, shared_line: not measured: one usable CPU (they need two)");
     return run.result;
+  }
+  {
+    ThreadTeam pair({o.cpus[0], o.cpus[1]});
+    std::vector<TableEntry> entries(2 * kSmallGroups);
+    const TableView table{entries.data(), entries.size()};
+    table.clear(0, table.capacity);
+    const std::vector<Tuple> inputs[2] = {uniform_tuples(input_tuples, static_cast<double>(kSmallGroups), kSeed + 1),
+                                          uniform_tuples(input_tuples, static_cast<double>(kSmallGroups), kSeed + 8)};
+    std::uint64_t passes = 0;
+    double seconds[2] = {0.0, 0.0};
+    run.time("count_contended", "tuple",
+             "COUNT (count_aggregate, locked updates) by two workers (CPUs " + std::to_string(o.cpus[0]) + ", " +
+                 std::to_string(o.cpus[1]) + ") into one table of " + std::to_string(kSmallGroups) + " groups, " +
+                 std::to_string(input_tuples) + " tuples each: the mean of the two",
+             static_cast<double>(input_tuples), [&] {
+               ++passes;
+               pair.run([&](int w) {
+                 pair.barrier();
+                 seconds[w] = timed([&] { count_aggregate(table, inputs[w], true); });
+               });
+               return 0.5 * (seconds[0] + seconds[1]);
+             });
+    const GroupDigest d = table_digest(table, 0, table.capacity);
+    check(d.payload_sum == 2 * passes * input_tuples && d.groups <= kSmallGroups, "count_contended",
+          "the counts do not add up to the two workers' tuples");
   }
   CoreToCoreOptions c2c;
   if (o.quick) {

@@ -42,8 +42,10 @@
 //   merge           the sort-merge join's merge (merge_join), 8192 facts and 2048 dimension
 //                   tuples (keys: dimensions the even numbers, facts uniform), ns per fact
 //   consumer_sum    the shuffle consumer (sum_elements), 16384 elements: ns per element
-//   shared_line     core-to-core handover (core_to_core.hpp's ping-pong) between the first two
-//                   usable CPUs; ns per handover
+//   count_contended COUNT with locked updates by two workers (the first two usable CPUs) into one
+//                   512-group table, each on its own input: ns per tuple, the mean of the two
+//   shared_line     core-to-core handover (core_to_core.hpp's ping-pong) between the same CPUs;
+//                   ns per handover (reported beside the derivation, not used: see below)
 //
 // ── Derivation (f = the topology node's frequency_ghz: the VM has no cycle counter, so cycles
 //    are ns x f, not counted) ────────────────────────────────────────────────────────────────
@@ -70,7 +72,13 @@
 //   merge_cycles_per_tuple       = (f x merge x 8192 - 2048 x scan) / 8192 (the model charges
 //                                  the dimension run scan cycles and each fact this)
 //   cycles_per_element           = f x consumer_sum
-//   shared_line_transfer_ns      = shared_line
+//   shared_line_transfer_ns      = (count_contended - count_atomic) / s, s = (k - 1) / k x h_private
+//                                  = 1/2 (two workers, a table in their private caches): the
+//                                  model's extra per update whose line the other core modified.
+//                                  Not the ping-pong's handover: the kernels prefetch their lines
+//                                  for writing kPrefetchDistance tuples ahead, so a transfer
+//                                  overlaps the loop much as a miss does, while the ping-pong
+//                                  waits for each one (its handover is a few times larger).
 // Build and probe weigh equally in the joins' single cost (the model gives both one cost).
 // Ranges: each timing's min..max over the repetitions, carried through the formula by interval
 // arithmetic (a difference takes the low end of one and the high end of the other), then widened
@@ -109,6 +117,11 @@ struct CostTimings {
   std::vector<CostTiming> timings;
   int cpu = -1;                // where the single-core loops ran
   double memory_llc_share = 0.0;  // h of random_memory: LLC bytes / its buffer's bytes
+  // count_llc's table as the model sees it (key_distribution.hpp's cache_hit_ratio with the
+  // private cache and the LLC): the shares of its accesses that hit each.
+  double llc_table_private_share = 0.0;
+  double llc_table_llc_share = 0.0;
+  int index_levels = 0;  // index_probe's index: the model's depth (levels of 8^i 64-byte nodes)
   std::vector<std::string> notes;
   // The timing called `name`; throws std::invalid_argument naming it when missing.
   [[nodiscard]] const CostTiming& at(const std::string& name) const;
