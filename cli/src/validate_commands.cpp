@@ -281,8 +281,10 @@ void register_measure(CLI::App& validate_app) {
     options.checkpoint = [out](const Json& report) { model::write_file_atomically(out, report.dump(2) + "\n"); };
     Json report = validate::measure_machine(options);
     if (report["complete"].get<bool>()) {
+      const double costs_start = validate::now_seconds();
       if (const std::optional<Json> costs = measure_operator_costs(o->quick, interrupt.flag(), bar)) {
         report["operator_costs"] = *costs;
+        report["elapsed_s"] = report["elapsed_s"].get<double>() + (validate::now_seconds() - costs_start);
       } else {
         report["complete"] = false;
         report["interrupted"] = true;

@@ -16,7 +16,9 @@
 // and c follows from the measured t by inverting that line. Every derivation below is such an
 // inversion: the model, run on the microbenchmark's own loop, predicts its measured time.
 //
-// ── Timings (ns per unit, median of the repetitions; the loop, the data) ────────────────────
+// ── Timings: ns per unit, the median over 5 repetitions (~30 ms each) of each repetition's
+//    median pass (a pass the core spent partly on another process is an outlier, not a share
+//    of a mean: the timings hold on a busy machine); the loop, the data ──────────────────────
 //   chase_private   dependent loads, random cyclic permutation of lines (Sattolo), footprint
 //                   half the private cache; ns per load
 //   chase_llc       the same, footprint max(4 x private cache, LLC / 4) (inside the LLC)
@@ -29,6 +31,10 @@
 //   count_plain     COUNT (count_aggregate, one worker: plain stores), 512 groups (a 16 KiB
 //                   table: L1), input in the private cache; count_atomic: the same with the
 //                   locked updates that several workers use
+//   count_llc       COUNT (plain) into a table of LLC / 8 bytes (in the LLC, beyond the private
+//                   cache), fresh keys each pass (generated untimed): ns per tuple
+//   index_probe     the index join's probe (index_join_probe) of a B+-tree of LLC / 8 bytes, fresh
+//                   keys each pass, all found: ns per tuple
 //   join_build      hash join build (hash_join_build, one worker), 512 keys (16 KiB table)
 //   join_probe      hash join probe (hash_join_probe) of that table, every key found
 //   group_update    partitioned aggregation's aggregate_piece, 512 groups (16 KiB table)
@@ -50,8 +56,13 @@
 // ── Derivation (f = the topology node's frequency_ghz: the VM has no cycle counter, so cycles
 //    are ns x f, not counted) ────────────────────────────────────────────────────────────────
 //   private_hit_ns               = chase_private
-//   llc_hit_ns                   = chase_llc
-//   random_lines_in_flight L     = (h x llc_hit_ns + (1 - h) x chase_memory) / (random_memory - join_probe)
+//   llc_hit_ns                   = private_hit_ns + L x (count_llc - count_plain) / (h - hp)
+//                                  (inverting the model's line for count_llc's table, which the
+//                                  model gives an LLC share h = 1 and a private-cache share hp:
+//                                  count_llc - count_plain = (hp p + (h - hp) llc - p) / L; the
+//                                  LLC hit as the loop pays it, its prefetches overlapping. When
+//                                  h - hp < 0.05 (no LLC hit to see): chase_llc, the latency)
+//   random_lines_in_flight L     = (h x chase_llc + (1 - h) x chase_memory) / (random_memory - join_probe)
 //                                  the probe loop over a memory-sized table costs, in the model,
 //                                  its core work (join_probe: the same loop on an L1 table) plus
 //                                  its misses' latency over L; h = LLC / buffer is the share of
@@ -60,6 +71,10 @@
 //   hash_cycles_per_tuple        = f x count_plain - scan - f x private_hit_ns / L
 //   atomic_update_ns             = count_atomic - count_plain        (the locked update's extra)
 //   join_cycles_per_tuple        = f x (join_build + join_probe) / 2 - scan - f x private_hit_ns / L
+//                                  (the index join's loop, inverted the same way with all its d
+//                                  levels LLC hits as the model has them, f x index_probe - scan -
+//                                  d x f x llc_hit_ns / L, is given in the derivation: the model's
+//                                  one join cost stands for both loops, which differ several-fold)
 //   group_cycles_per_tuple       = f x group_update - scan - f x private_hit_ns / L
 //   partition_cycles_per_tuple   = f x radix_scatter                 (the model's scatter has no
 //                                                                    scan term: the histogram is)
