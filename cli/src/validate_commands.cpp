@@ -209,9 +209,10 @@ std::optional<Json> measure_operator_costs(bool quick, const std::atomic<bool>* 
 }
 
 std::string operator_costs_text(const Json& section) {
-  std::string out = fmt::format("\noperator costs (cost microbenchmarks on CPU {}; cycles = ns x {:.3g} GHz, {}; cycle counter: {}):\n",
-                                section["cpu"].get<int>(), section["frequency_ghz"].get<double>(),
-                                section["frequency_source"].get<std::string>(), section["cycle_counter"].get<std::string>());
+  std::string out = fmt::format("\noperator costs (cost microbenchmarks on CPU {}, load average {}; cycles = ns x {:.3g} GHz, {}; cycle counter: {}):\n",
+                                section["cpu"].get<int>(), section.value("load_average", std::string("unknown")),
+                                section["frequency_ghz"].get<double>(), section["frequency_source"].get<std::string>(),
+                                section["cycle_counter"].get<std::string>());
   TextTable timings({"timing", "ns per unit", "range", "unit", "loop"});
   for (const Json& t : section["timings"])
     timings.add_row({t["name"].get<std::string>(), fmt::format("{:.3g}", t["median_ns"].get<double>()),

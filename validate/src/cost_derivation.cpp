@@ -231,9 +231,24 @@ Json operator_costs_json(const CostTimings& timings, const std::vector<DerivedCo
   Json costs = Json::array();
   for (const DerivedCost& c : derived)
     costs.push_back({{"name", c.name}, {"value", c.value}, {"low", c.low}, {"high", c.high}, {"unit", c.unit}, {"derivation", c.derivation}});
+  // The machine's load when the report was written (the kernels' wall times, unlike these
+  // timings, grow with it): /proc/loadavg's first three fields.
+  std::string load = "unknown";
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    char text[64] = {};
+    if (std::fgets(text, sizeof text, f) != nullptr) {
+      load = text;
+      std::size_t cut = 0;
+      for (int fields = 0; cut < load.size() && fields < 3; ++cut)
+        if (load[cut] == ' ') ++fields;
+      load = load.substr(0, cut > 0 ? cut - 1 : 0);
+    }
+    std::fclose(f);
+  }
   return Json{{"frequency_ghz", frequency_ghz},
               {"frequency_source", frequency_source},
               {"cycle_counter", cycle_counter_state()},
+              {"load_average", load},
               {"cpu", timings.cpu},
               {"memory_llc_share", timings.memory_llc_share},
               {"llc_table_private_share", timings.llc_table_private_share},
