@@ -10,18 +10,22 @@
 #include <iterator>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/validate/calibration.hpp"
+#include "numatwin/validate/cost_microbenchmarks.hpp"
+#include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/kerncraft_import.hpp"
 #include "numatwin/validate/machine_discovery.hpp"
 #include "numatwin/validate/machine_measurement.hpp"
 #include "numatwin/validate/mlc_import.hpp"
 #include "numatwin/validate/placement_selfcheck.hpp"
 #include "numatwin/validate/report_json.hpp"
+#include "numatwin/validate/run_support.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
@@ -186,10 +190,50 @@ std::string measure_text(const Json& report) {
   return out;
 }
 
+// The cost microbenchmarks on this machine (discovered: its first node's caches, CPUs and
+// frequency), as the report section "operator_costs"; nullopt when interrupted.
+std::optional<Json> measure_operator_costs(bool quick, const std::atomic<bool>* stop, const ProgressBar& bar) {
+  const validate::DiscoveredMachine machine = validate::discover_machine();
+  const validate::TopologySkeleton skeleton = validate::make_topology_skeleton(machine, "this-machine");
+  const validate::HostMap host = validate::map_this_host(skeleton.topology);
+  validate::CostBenchmarkOptions options = validate::cost_benchmark_options(skeleton.topology, host.node_cpus.front(), quick);
+  options.stop = stop;
+  options.progress = [&bar](int done, int total, const std::string& label) { bar.update(done, total, 0.0, "operator costs: " + label); };
+  const validate::CostTimings timings = validate::run_cost_microbenchmarks(options);
+  bar.finish();
+  if (stop != nullptr && stop->load()) return std::nullopt;
+  const double f = validate::cost_frequency_ghz(skeleton.topology);
+  const std::string source = machine.frequency_ghz ? "discovered (the CPU model string or /proc/cpuinfo)"
+                                                   : "a placeholder: the frequency was not discovered; the cycle counts are not meaningful";
+  return validate::operator_costs_json(timings, validate::derive_operator_costs(timings, f), f, source);
+}
+
+std::string operator_costs_text(const Json& section) {
+  std::string out = fmt::format("\noperator costs (cost microbenchmarks on CPU {}, load average {}; cycles = ns x {:.3g} GHz, {}; cycle counter: {}):\n",
+                                section["cpu"].get<int>(), section.value("load_average", std::string("unknown")),
+                                section["frequency_ghz"].get<double>(), section["frequency_source"].get<std::string>(),
+                                section["cycle_counter"].get<std::string>());
+  TextTable timings({"timing", "ns per unit", "range", "unit", "loop"});
+  for (const Json& t : section["timings"])
+    timings.add_row({t["name"].get<std::string>(), fmt::format("{:.3g}", t["median_ns"].get<double>()),
+                     fmt::format("{:.3g} .. {:.3g}", t["low_ns"].get<double>(), t["high_ns"].get<double>()), t["unit"].get<std::string>(),
+                     t["loop"].get<std::string>()});
+  out += timings.render();
+  TextTable costs({"cost", "value", "range", "unit", "derivation"});
+  for (const Json& c : section["costs"])
+    costs.add_row({c["name"].get<std::string>(), fmt::format("{:.3g}", c["value"].get<double>()),
+                   fmt::format("{:.3g} .. {:.3g}", c["low"].get<double>(), c["high"].get<double>()), c["unit"].get<std::string>(),
+                   c["derivation"].get<std::string>()});
+  out += "\n" + costs.render();
+  for (const Json& note : section["notes"]) out += "note: " + note.get<std::string>() + "\n";
+  return out;
+}
+
 void register_measure(CLI::App& validate_app) {
   struct Options {
     std::string out = "numatwin-measurements.json";
     bool quick = false;
+    bool costs_only = false;
     bool json = false;
     bool no_likwid = false;
     double seconds = 0.0;
@@ -202,30 +246,58 @@ void register_measure(CLI::App& validate_app) {
   measure->add_flag("--quick", o->quick, "Small buffers and short points: checks the mechanics in seconds");
   measure->add_flag("--json", o->json, "Print the report as JSON instead of tables");
   measure->add_flag("--no-likwid", o->no_likwid, "Do not probe likwid-perfctr nor run likwid-bench");
+  measure->add_flag("--costs-only", o->costs_only,
+                    "Run only the operator cost microbenchmarks (seconds): the report's operator_costs section");
   measure->add_option("--seconds-per-point", o->seconds, "Duration of one point (default 1, 0.05 with --quick)")
       ->check(CLI::Range(0.001, 60.0));
   measure->add_option("--memory-fraction", o->memory_fraction, "Largest buffer as a fraction of a node's free memory")
       ->check(CLI::Range(0.001, 0.45))
       ->capture_default_str();
   measure->callback([o] {
+    const InterruptScope interrupt;
+    const ProgressBar bar;
+    const std::string out = o->out;
+    if (o->costs_only) {
+      const double start = validate::now_seconds();
+      const std::optional<Json> costs = measure_operator_costs(o->quick, interrupt.flag(), bar);
+      if (!costs) throw std::runtime_error("interrupted while measuring the operator costs; nothing written");
+      const Json report{{"format", "numatwin-measurements"},
+                        {"host", validate::host_state()},
+                        {"complete", true},
+                        {"costs_only", true},
+                        {"elapsed_s", validate::now_seconds() - start},
+                        {"operator_costs", *costs}};
+      model::write_file_atomically(out, report.dump(2) + "\n");
+      std::cout << (o->json ? report.dump(2) + "\n" : operator_costs_text(*costs));
+      std::cerr << fmt::format("operator costs measured in {:.1f} s; report written to {}\n", report["elapsed_s"].get<double>(), out);
+      return;
+    }
     validate::MeasureOptions options;
     options.quick = o->quick;
     options.seconds_per_point = o->seconds;
     options.memory_fraction = o->memory_fraction;
     options.likwid = !o->no_likwid;
-    const InterruptScope interrupt;
     options.stop = interrupt.flag();
-    const ProgressBar bar;
     options.progress = [&bar](const validate::MeasureProgress& p) { bar.update(p.done, p.total, p.eta_s, p.label); };
-    const std::string out = o->out;
     options.checkpoint = [out](const Json& report) { model::write_file_atomically(out, report.dump(2) + "\n"); };
-    const Json report = validate::measure_machine(options);
+    Json report = validate::measure_machine(options);
+    if (report["complete"].get<bool>()) {
+      const double costs_start = validate::now_seconds();
+      if (const std::optional<Json> costs = measure_operator_costs(o->quick, interrupt.flag(), bar)) {
+        report["operator_costs"] = *costs;
+        report["elapsed_s"] = report["elapsed_s"].get<double>() + (validate::now_seconds() - costs_start);
+      } else {
+        report["complete"] = false;
+        report["interrupted"] = true;
+      }
+    }
     model::write_file_atomically(out, report.dump(2) + "\n");
     bar.finish();
     if (o->json) {
       std::cout << report.dump(2) << "\n";
     } else {
       std::cout << measure_text(report);
+      if (report.contains("operator_costs")) std::cout << operator_costs_text(report["operator_costs"]);
     }
     std::cerr << fmt::format("{} in {:.0f} s; report written to {}\n",
                              report["complete"].get<bool>() ? "measurement complete" : "interrupted: finished points kept",

@@ -234,7 +234,66 @@ struct SuiteCommandOptions {
   bool switches = false;
   bool switch_subset = false;  // internal: a child measuring one allocator
   std::string measurements;     // a saved report: predict and fit its runs again, run nothing
+  std::string costs;            // a report with the cost microbenchmarks' timings: use them
 };
+
+// The fit's "before" costs on every spec of `suite`: the cost microbenchmarks' (their timings
+// from the saved report, from --costs, or measured now), else (a saved report from before the
+// microbenchmarks) OperatorCosts' defaults with the saved shared-line transfer. Fills the
+// report's cost fields.
+void set_before_costs(const model::Topology& t, const validate::HostMap& host, const SuiteCommandOptions& o,
+                      const std::optional<validate::SavedMeasurements>& saved, const ProgressBar& bar,
+                      const std::atomic<bool>* stop, std::vector<sim::WorkloadSpec>& suite, validate::ValidationReport& report) {
+  std::optional<validate::CostTimings> timings;
+  std::string how;
+  if (!o.costs.empty()) {
+    timings = validate::read_cost_timings(o.costs);
+    how = "timings read from " + o.costs;
+  } else if (saved && saved->cost_timings) {
+    timings = saved->cost_timings;
+    how = "timings read from the saved report " + saved->file;
+  } else if (!saved) {
+    validate::CostBenchmarkOptions options = validate::cost_benchmark_options(t, host.node_cpus.front(), o.quick);
+    options.stop = stop;
+    options.progress = [&bar](int done, int total, const std::string& label) {
+      bar.update(done, total, 0.0, "cost microbenchmarks: " + label);
+    };
+    timings = validate::run_cost_microbenchmarks(options);
+    bar.finish();
+    if (stop != nullptr && stop->load()) throw std::runtime_error("interrupted while measuring the operator costs");
+    how = fmt::format("measured now on CPU {}", timings->cpu);
+  }
+  if (timings) {
+    const double f = validate::cost_frequency_ghz(t);
+    report.derived_costs = validate::derive_operator_costs(*timings, f);
+    for (sim::WorkloadSpec& spec : suite) validate::apply_derived_costs(report.derived_costs, spec.costs, spec.cycles_per_element);
+    report.operator_costs = validate::operator_costs_json(*timings, report.derived_costs, f,
+                                                          fmt::format("frequency_ghz of {}'s first node with cores", t.name));
+    (*report.operator_costs)["how"] = how;
+    report.before_costs_source = fmt::format("the cost microbenchmarks ({}; cycles = ns x {} GHz)", how, f);
+    const bool shared = timings->has("shared_line");
+    report.measured_costs = Json{{"shared_line_transfer_ns", suite.front().costs.shared_line_transfer_ns},
+                                 {"how", shared ? "the cost microbenchmarks' ping-pong (" + how + ")"
+                                                : "not measured (one usable CPU): the model's default"}};
+    return;
+  }
+  // A saved report from before the cost microbenchmarks.
+  const std::string shared_how = saved->shared_line_transfer_ns ? "from the saved report " + saved->file : "the model's default";
+  for (sim::WorkloadSpec& spec : suite)
+    if (saved->shared_line_transfer_ns) spec.costs.shared_line_transfer_ns = *saved->shared_line_transfer_ns;
+  report.measured_costs = Json{{"shared_line_transfer_ns", suite.front().costs.shared_line_transfer_ns}, {"how", shared_how}};
+  report.before_costs_source = "OperatorCosts' defaults (sim/include/numatwin/sim/workload_spec.hpp; calibrated nowhere) with the "
+                               "shared-line transfer " + shared_how + ": the saved report has no cost microbenchmarks";
+}
+
+std::string cost_moves_text(const validate::ValidationReport& report) {
+  TextTable table({"cost", "before fit", "measured range", "after fit", "after / before"});
+  for (const validate::CostMove& m : validate::cost_moves(report)) {
+    table.add_row({m.name, fmt::format("{:.4g}", m.before), m.measured ? fmt::format("{:.3g} .. {:.3g}", m.low, m.high) : "-",
+                   fmt::format("{:.4g}", m.after), fmt::format("{:.2f}", m.factor())});
+  }
+  return "costs before the fit: " + report.before_costs_source + "\n" + table.render();
+}
 
 // Allocators (children, one per installed allocator) and huge pages (here) on the switch subset.
 Json measure_switches(const model::Topology& t, const validate::HostMap& host,
@@ -338,6 +397,9 @@ void register_suite(CLI::App& validate_app) {
   cmd->add_option("--measurements", o->measurements,
                   "Run no kernel: take the measured runs of this saved report (matched by kernel id), predict and fit "
                   "them again, e.g. after a model change (needs --topology: the topology they were measured on)");
+  cmd->add_option("--costs", o->costs,
+                  "Take the cost microbenchmarks' timings from this report (validate measure or suite) instead of "
+                  "measuring them (default: measure, ~5 s; with --measurements: the saved report's, if it has them)");
   cmd->callback([o] {
     if (!o->measurements.empty()) {
       if (o->topology.empty())
@@ -361,24 +423,14 @@ void register_suite(CLI::App& validate_app) {
     if (o->switch_subset) suite = validate::switch_subset(suite, suite_options.threads);
     std::optional<validate::SavedMeasurements> saved;
     if (!o->measurements.empty()) saved = validate::read_saved_measurements(o->measurements);
-    std::string shared_line_how;
-    std::optional<double> shared_line_ns;
-    if (saved) {
-      shared_line_ns = saved->shared_line_transfer_ns;
-      shared_line_how = "from the saved report " + saved->file;
-    } else {
-      shared_line_ns = measure_shared_line_ns(host, shared_line_how);
-    }
-    for (sim::WorkloadSpec& spec : suite)
-      if (shared_line_ns) spec.costs.shared_line_transfer_ns = *shared_line_ns;
+    validate::ValidationReport report;
+    report.machine = t.name;
+    report.host = host_text();
+    if (!o->switch_subset) set_before_costs(t, host, *o, saved, bar, interrupt.flag(), suite, report);
     // Every run's memory first: a suite that cannot finish says so before the first run.
     if (!saved)
       for (const sim::WorkloadSpec& spec : suite) validate::check_free_memory(validate::workload_memory_bytes(spec), run_options);
 
-    validate::ValidationReport report;
-    report.machine = t.name;
-    report.host = host_text();
-    report.measured_costs = Json{{"shared_line_transfer_ns", suite.front().costs.shared_line_transfer_ns}, {"how", shared_line_how}};
     const double start = validate::now_seconds();
     for (std::size_t i = 0; i < suite.size(); ++i) {
       if (interrupt.requested()) break;
@@ -443,7 +495,9 @@ void register_suite(CLI::App& validate_app) {
     if (summary.contains("median_abs_error_cross_validated"))
       std::cout << fmt::format(", {:.1f} % cross-validated (each run predicted by costs fitted without it)",
                                100.0 * summary["median_abs_error_cross_validated"].get<double>());
-    std::cout << "\nreport: " << o->out << ", " << csv << "\n";
+    std::cout << "\n";
+    if (report.cost_fit) std::cout << cost_moves_text(report);
+    std::cout << "report: " << o->out << ", " << csv << "\n";
     if (interrupt.requested()) throw std::runtime_error("suite interrupted; the finished kernels are in " + o->out);
     for (const validate::KernelComparison& c : report.kernels)
       if (!c.measured.verified) throw std::runtime_error("kernel " + c.id + " did not verify");

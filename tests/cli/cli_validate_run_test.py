@@ -110,6 +110,16 @@ class ValidateRun(unittest.TestCase):
             self.assertEqual(len(list(csv.DictReader(f))), len(report["kernels"]))
         self.assertIn("median |error|", r.stdout)
         self.assertIn("radix", {k.get("algorithm") for k in report["kernels"] if k["workload"] == "hash-join"})
+        # The fit starts from the cost microbenchmarks and says how far it moved each cost.
+        self.assertIn("cost microbenchmarks", report["summary"]["costs_before_fit"])
+        measured = {c["name"]: c for c in report["operator_costs"]["costs"]}
+        self.assertIn("hash_cycles_per_tuple", measured)
+        moves = {m["name"]: m for m in report["cost_fit"]["moves"]}
+        self.assertTrue(moves["hash_cycles_per_tuple"]["measured"])
+        self.assertEqual(moves["hash_cycles_per_tuple"]["before"], measured["hash_cycles_per_tuple"]["value"])
+        self.assertAlmostEqual(moves["hash_cycles_per_tuple"]["factor"],
+                               moves["hash_cycles_per_tuple"]["after"] / moves["hash_cycles_per_tuple"]["before"], places=9)
+        self.assertIn("after / before", r.stdout)
 
         # Refit the saved runs without running a kernel: the same runs and measurements come back.
         refit = os.path.join(self.dir.name, "refit.json")
@@ -122,6 +132,34 @@ class ValidateRun(unittest.TestCase):
                          [k["details"]["measured_s"] for k in report["kernels"]])
         self.assertEqual(again["measured_costs"]["shared_line_transfer_ns"], report["measured_costs"]["shared_line_transfer_ns"])
         self.assertIn("cost_fit", again)
+        self.assertEqual(again["cost_fit"]["before"], report["cost_fit"]["before"])  # derived again from the saved timings
+
+        # A report from before the cost microbenchmarks still loads: the fit starts from the defaults, and says so.
+        old = dict(report)
+        del old["operator_costs"]
+        old_file = os.path.join(self.dir.name, "old.json")
+        with open(old_file, "w") as f:
+            json.dump(old, f)
+        r = run("validate", "suite", "--topology", self.host, "--quick", "--scale", "0.1", "--measurements", old_file, "--out", refit)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(refit) as f:
+            again = json.load(f)
+        self.assertIn("defaults", again["summary"]["costs_before_fit"])
+        self.assertNotIn("operator_costs", again)
+        self.assertEqual(again["measured_costs"]["shared_line_transfer_ns"], report["measured_costs"]["shared_line_transfer_ns"])
+
+        # The timings of `validate measure --costs-only` serve a refit through --costs.
+        costs = os.path.join(self.dir.name, "costs.json")
+        r = run("validate", "measure", "--costs-only", "--quick", "--out", costs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("derivation", r.stdout)
+        with open(costs) as f:
+            self.assertEqual(len(json.load(f)["operator_costs"]["costs"]), len(measured))
+        r = run("validate", "suite", "--topology", self.host, "--quick", "--scale", "0.1", "--measurements", old_file,
+                "--costs", costs, "--out", refit)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(refit) as f:
+            self.assertIn(costs, json.load(f)["summary"]["costs_before_fit"])
 
         # A damaged report: one error naming the file and the field.
         report["kernels"][2]["details"]["measured_s"] = "fast"

@@ -207,6 +207,42 @@ TEST(ValidationReportTest, JsonHasTheGuisShapeAndCsvOneRowPerKernel) {
   EXPECT_EQ(csv.rfind("id,workload,", 0), 0u);
 }
 
+TEST(ValidationReportTest, CostMovesSayHowFarTheFitMovedEachMeasuredCost) {
+  ValidationReport report;
+  report.machine = "this-machine";
+  report.kernels = {comparison(sim::WorkloadKind::kCountAggregation, 1, 0.5)};
+  CostFit fit;
+  fit.before.operators.hash_cycles_per_tuple = 2.0;
+  fit.after.operators.hash_cycles_per_tuple = 3.0;
+  fit.errors_before = {0.0};
+  fit.errors_after = {0.0};
+  report.cost_fit = fit;
+  report.derived_costs = {DerivedCost{"hash_cycles_per_tuple", 2.0, 1.8, 2.2, "cycles", "by hand"}};
+  report.before_costs_source = "the cost microbenchmarks (test)";
+  const std::vector<CostMove> moves = cost_moves(report);
+  ASSERT_EQ(moves.size(), cost_parameters().size());
+  for (const CostMove& m : moves) {
+    if (m.name == "hash_cycles_per_tuple") {
+      EXPECT_TRUE(m.measured);
+      EXPECT_DOUBLE_EQ(m.factor(), 1.5);  // 3 / 2
+      EXPECT_DOUBLE_EQ(m.low, 1.8);
+    } else {
+      EXPECT_FALSE(m.measured) << m.name;  // not among the derived costs: a default
+    }
+  }
+  const nlohmann::ordered_json j = to_json(one_node(), report);
+  EXPECT_EQ(j["summary"]["costs_before_fit"], "the cost microbenchmarks (test)");
+  EXPECT_EQ(j["cost_fit"]["before_source"], "the cost microbenchmarks (test)");
+  bool found = false;
+  for (const auto& m : j["cost_fit"]["moves"]) {
+    if (m["name"] != "hash_cycles_per_tuple") continue;
+    found = true;
+    EXPECT_DOUBLE_EQ(m["factor"].get<double>(), 1.5);
+    EXPECT_DOUBLE_EQ(m["measured_high"].get<double>(), 2.2);
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(ValidationReportTest, HashJoinsNameTheirJoinAlgorithm) {
   ValidationReport report;
   report.machine = "this-machine";

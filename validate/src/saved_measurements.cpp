@@ -10,15 +10,29 @@
 
 namespace numatwin::validate {
 
-SavedMeasurements read_saved_measurements(const std::string& path) {
+namespace {
+
+nlohmann::json parse_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw model::InputError(path, "", "cannot read the file");
-  nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    return nlohmann::json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
   } catch (const nlohmann::json::parse_error& e) {
     throw model::InputError(path, "", std::string("expected JSON: ") + e.what());
   }
+}
+
+}  // namespace
+
+CostTimings read_cost_timings(const std::string& path) {
+  const nlohmann::json doc = parse_file(path);
+  const model::JsonReader root(doc, "", path);
+  root.expect_object("a report of numatwin validate measure or validate suite");
+  return cost_timings_from_json(root.field("operator_costs"));
+}
+
+SavedMeasurements read_saved_measurements(const std::string& path) {
+  const nlohmann::json doc = parse_file(path);
   const model::JsonReader root(doc, "", path);
   root.expect_object("a validation report");
   if (root.field("format").string(false) != "numatwin-validation-report")
@@ -60,6 +74,7 @@ SavedMeasurements read_saved_measurements(const std::string& path) {
     out.shared_line_transfer_ns = ns.number();
     if (!(*out.shared_line_transfer_ns > 0.0)) ns.fail("expected a number > 0");
   }
+  if (root.has("operator_costs")) out.cost_timings = cost_timings_from_json(root.field("operator_costs"));
   return out;
 }
 

@@ -24,6 +24,27 @@ double largest_abs(const std::vector<double>& v) {
 
 }  // namespace
 
+std::vector<CostMove> cost_moves(const ValidationReport& report) {
+  std::vector<CostMove> out;
+  if (!report.cost_fit) return out;
+  KernelCosts before = report.cost_fit->before;
+  KernelCosts after = report.cost_fit->after;
+  for (const CostParameter& p : cost_parameters()) {
+    CostMove m;
+    m.name = p.name;
+    m.before = *p.field(before);
+    m.after = *p.field(after);
+    for (const DerivedCost& d : report.derived_costs) {
+      if (d.name != m.name) continue;
+      m.measured = true;
+      m.low = d.low;
+      m.high = d.high;
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
 Json details_json(const KernelComparison& c) {
   const RealRun& m = c.measured;
   Json threads = Json::array();
@@ -96,6 +117,7 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
   Json summary{{"kernels", report.kernels.size()},
                {"median_abs_error", median_abs(errors)},
                {"largest_abs_error", largest_abs(errors)}};
+  if (!report.before_costs_source.empty()) summary["costs_before_fit"] = report.before_costs_source;
   Json out{{"format", "numatwin-validation-report"},
            {"format_version", 1},
            {"machine", report.machine},
@@ -103,6 +125,7 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
            {"kernels", kernels},
            {"summary", summary}};
   if (report.measured_costs) out["measured_costs"] = *report.measured_costs;
+  if (report.operator_costs) out["operator_costs"] = *report.operator_costs;
   if (report.switches) out["switches"] = *report.switches;
   if (report.cost_fit) {
     const CostFit& f = *report.cost_fit;
@@ -119,9 +142,20 @@ Json to_json(const model::Topology& topology, const ValidationReport& report) {
                         "different folds"},
                        {"training_runs", f.training_runs},
                        {"held_out_runs", f.held_out_runs},
+                       {"before_source", report.before_costs_source},
                        {"before", costs_json(f.before)},
                        {"after", costs_json(f.after)},
                        {"notes", f.notes}};
+    Json moves = Json::array();
+    for (const CostMove& m : cost_moves(report)) {
+      Json move{{"name", m.name}, {"before", m.before}, {"after", m.after}, {"factor", m.factor()}, {"measured", m.measured}};
+      if (m.measured) {
+        move["measured_low"] = m.low;
+        move["measured_high"] = m.high;
+      }
+      moves.push_back(move);
+    }
+    out["cost_fit"]["moves"] = moves;
   }
   return out;
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/topology.hpp"
+#include "numatwin/validate/cost_microbenchmarks.hpp"
 #include "numatwin/validate/run_comparison.hpp"
 #include "numatwin/validate/validation_suite.hpp"
 
@@ -30,7 +31,25 @@ struct ValidationReport {
   std::optional<nlohmann::ordered_json> switches;
   // Kernel costs measured rather than fitted (the core-to-core transfer), with how.
   std::optional<nlohmann::ordered_json> measured_costs;
+  // The cost microbenchmarks (cost_microbenchmarks.hpp): their report section, and the derived
+  // costs the fit started from (empty: it started from OperatorCosts' defaults).
+  std::optional<nlohmann::ordered_json> operator_costs;
+  std::vector<DerivedCost> derived_costs;
+  std::string before_costs_source;  // where the fit's "before" costs came from, in words
 };
+
+// Per cost the fit may change: its value before the fit (measured or default), after it, and the
+// factor after / before; `measured` when the microbenchmarks gave it (then low / high their range).
+struct CostMove {
+  std::string name;
+  double before = 0.0;
+  double after = 0.0;
+  bool measured = false;
+  double low = 0.0;
+  double high = 0.0;
+  [[nodiscard]] double factor() const { return before > 0.0 ? after / before : 0.0; }
+};
+std::vector<CostMove> cost_moves(const ValidationReport& report);
 
 nlohmann::ordered_json to_json(const model::Topology& topology, const ValidationReport& report);
 std::string to_csv(const ValidationReport& report);

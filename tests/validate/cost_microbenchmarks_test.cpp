@@ -1,0 +1,195 @@
+#include "numatwin/validate/cost_microbenchmarks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "numatwin/model/input_error.hpp"
+#include "numatwin/model/input_json.hpp"
+#include "this_machine.hpp"
+
+namespace numatwin::validate {
+namespace {
+
+CostTiming timing(const std::string& name, double ns) { return {name, ns, ns, ns, "tuple", "synthetic"}; }
+
+// Synthetic timings, every repetition equal, chosen so the formulas of cost_microbenchmarks.hpp
+// give round numbers at f = 2 GHz.
+CostTimings synthetic() {
+  CostTimings t;
+  t.memory_llc_share = 0.0;
+  t.llc_table_llc_share = 1.0;
+  t.llc_table_private_share = 0.25;
+  t.index_levels = 3;
+  for (const auto& [name, ns] : std::initializer_list<std::pair<const char*, double>>{
+           {"chase_private", 4.0}, {"chase_llc", 20.0}, {"chase_memory", 100.0}, {"random_memory", 12.5},
+           {"histogram", 1.0}, {"count_plain", 5.0}, {"count_atomic", 12.0}, {"join_build", 3.5},
+           {"join_probe", 2.5}, {"group_update", 4.0}, {"radix_scatter", 3.0}, {"partition_build", 6.0},
+           {"partition_probe", 4.0}, {"sort_16", 8.0}, {"sort_256", 16.0}, {"merge", 3.0},
+           {"consumer_sum", 0.5}, {"count_llc", 5.6}, {"index_probe", 10.0}, {"count_contended", 20.0},
+           {"shared_line", 80.0}})
+    t.timings.push_back(timing(name, ns));
+  return t;
+}
+
+const DerivedCost& find(const std::vector<DerivedCost>& costs, const std::string& name) {
+  for (const DerivedCost& c : costs)
+    if (c.name == name) return c;
+  throw std::invalid_argument("no derived cost " + name);
+}
+
+TEST(CostDerivationTest, SyntheticTimingsGiveTheHandWorkedCosts) {
+  const std::vector<DerivedCost> c = derive_operator_costs(synthetic(), 2.0);
+  // Worked by hand, f = 2 cycles per ns, h = 0:
+  //   L = chase_memory / (random_memory - join_probe) = 100 / (12.5 - 2.5) = 10
+  //   scan = 2 x 1 = 2 cycles; private hits f x 4 / L = 0.8 cycles
+  //   hash = 2 x 5 - 2 - 0.8 = 7.2;  atomic = 12 - 5 = 7 ns
+  //   join = 2 x (3.5 + 2.5) / 2 - 2 - 0.8 = 3.2;  group = 2 x 4 - 2.8 = 5.2
+  //   partition = 2 x 3 = 6;  partition join = 2 x (6 + 4) / 2 - 2.8 = 7.2
+  //   sort: 2 x 8 / log2 16 = 4 and 2 x 16 / log2 256 = 4: geometric mean 4
+  //   merge = 2 x 3 - (2048 / 8192) x 2 = 5.5;  cycles per element = 2 x 0.5 = 1
+  //   llc hit = (L x (count_llc - count_plain) + (1 - hp) x private) / (h - hp)
+  //           = (10 x (5.6 - 5) + 0.75 x 4) / (1 - 0.25) = 9 / 0.75 = 12 ns
+  //   shared line = (count_contended - count_atomic) x 2 = (20 - 12) x 2 = 16 ns (not the
+  //   ping-pong's 80)
+  EXPECT_DOUBLE_EQ(find(c, "random_lines_in_flight").value, 10.0);
+  EXPECT_DOUBLE_EQ(find(c, "scan_cycles_per_tuple").value, 2.0);
+  EXPECT_NEAR(find(c, "hash_cycles_per_tuple").value, 7.2, 1e-12);
+  EXPECT_DOUBLE_EQ(find(c, "atomic_update_ns").value, 7.0);
+  EXPECT_NEAR(find(c, "join_cycles_per_tuple").value, 3.2, 1e-12);
+  EXPECT_NEAR(find(c, "group_cycles_per_tuple").value, 5.2, 1e-12);
+  EXPECT_DOUBLE_EQ(find(c, "partition_cycles_per_tuple").value, 6.0);
+  EXPECT_NEAR(find(c, "partition_join_cycles_per_tuple").value, 7.2, 1e-12);
+  EXPECT_DOUBLE_EQ(find(c, "sort_cycles_per_comparison").value, 4.0);
+  EXPECT_DOUBLE_EQ(find(c, "merge_cycles_per_tuple").value, 5.5);
+  EXPECT_DOUBLE_EQ(find(c, "cycles_per_element").value, 1.0);
+  EXPECT_NEAR(find(c, "llc_hit_ns").value, 12.0, 1e-12);
+  EXPECT_DOUBLE_EQ(find(c, "private_hit_ns").value, 4.0);
+  EXPECT_DOUBLE_EQ(find(c, "shared_line_transfer_ns").value, 16.0);
+  // The index join's probe is reported in the join cost's derivation: 2 x 10 - 2 - 3 x 2 x 12 / 10 = 10.8.
+  EXPECT_NE(find(c, "join_cycles_per_tuple").derivation.find("= 10.8"), std::string::npos) << find(c, "join_cycles_per_tuple").derivation;
+  // No spread over repetitions: the range is the minimum +-5 %.
+  EXPECT_NEAR(find(c, "scan_cycles_per_tuple").low, 1.9, 1e-12);
+  EXPECT_NEAR(find(c, "scan_cycles_per_tuple").high, 2.1, 1e-12);
+  for (const DerivedCost& d : c) EXPECT_FALSE(d.derivation.empty()) << d.name;
+}
+
+TEST(CostDerivationTest, ATableTheModelGivesNoLlcHitsLeavesTheDependentLoadLatency) {
+  CostTimings t = synthetic();
+  t.llc_table_private_share = 1.0;  // the whole "LLC" table fits the private cache: no LLC hit to measure
+  EXPECT_DOUBLE_EQ(find(derive_operator_costs(t, 2.0), "llc_hit_ns").value, 20.0);  // chase_llc
+}
+
+TEST(CostDerivationTest, TheLlcShareOfRandomLinesEntersTheLinesInFlight) {
+  CostTimings t = synthetic();
+  t.memory_llc_share = 0.5;
+  // L = (0.5 x 20 + 0.5 x 100) / (12.5 - 2.5) = 60 / 10 = 6
+  EXPECT_DOUBLE_EQ(find(derive_operator_costs(t, 2.0), "random_lines_in_flight").value, 6.0);
+}
+
+TEST(CostDerivationTest, RangesFollowTheRepetitionsExtremes) {
+  CostTimings t = synthetic();
+  for (CostTiming& x : t.timings) {
+    if (x.name != "count_plain") continue;
+    x.low_ns = 4.0;
+    x.high_ns = 6.0;
+  }
+  const DerivedCost& hash = find(derive_operator_costs(t, 2.0), "hash_cycles_per_tuple");
+  // low 2 x 4 - 2 - 0.8 = 5.2, high 2 x 6 - 2.8 = 9.2 (wider than +-5 % of 7.2)
+  EXPECT_NEAR(hash.low, 5.2, 1e-12);
+  EXPECT_NEAR(hash.high, 9.2, 1e-12);
+}
+
+TEST(CostDerivationTest, ALoopNoSlowerThanItsScanIsRaisedToTheMinimumAndSaysSo) {
+  CostTimings t = synthetic();
+  for (CostTiming& x : t.timings)
+    if (x.name == "count_plain") x.median_ns = x.low_ns = x.high_ns = 1.0;  // 2 - 2 - 0.8 < 0
+  const DerivedCost& hash = find(derive_operator_costs(t, 2.0), "hash_cycles_per_tuple");
+  EXPECT_DOUBLE_EQ(hash.value, kMinimumCycles);
+  EXPECT_NE(hash.derivation.find("raised"), std::string::npos);
+  EXPECT_LE(hash.low, hash.value);
+}
+
+TEST(CostDerivationTest, MissingTimingsAndBadFrequenciesAreRefused) {
+  CostTimings t = synthetic();
+  t.timings.erase(t.timings.begin() + 5);  // count_plain
+  EXPECT_THROW((void)derive_operator_costs(t, 2.0), std::invalid_argument);
+  EXPECT_THROW((void)derive_operator_costs(synthetic(), 0.0), std::invalid_argument);
+  // Without the two-worker loops (one CPU) the shared line is left out, the rest derived.
+  CostTimings one_cpu = synthetic();
+  one_cpu.timings.pop_back();
+  one_cpu.timings.pop_back();
+  const std::vector<DerivedCost> c = derive_operator_costs(one_cpu, 2.0);
+  EXPECT_THROW((void)find(c, "shared_line_transfer_ns"), std::invalid_argument);
+  EXPECT_EQ(c.size(), 13u);
+}
+
+TEST(CostDerivationTest, DerivedCostsSetTheirFields) {
+  sim::OperatorCosts costs;
+  double cycles_per_element = 99.0;
+  apply_derived_costs(derive_operator_costs(synthetic(), 2.0), costs, cycles_per_element);
+  EXPECT_DOUBLE_EQ(cycles_per_element, 1.0);
+  EXPECT_NEAR(costs.hash_cycles_per_tuple, 7.2, 1e-12);
+  EXPECT_DOUBLE_EQ(costs.random_lines_in_flight, 10.0);
+  EXPECT_DOUBLE_EQ(costs.shared_line_transfer_ns, 16.0);
+  EXPECT_EQ(costs.entry_bytes, 16);  // not a measured cost: untouched
+  EXPECT_THROW(apply_derived_costs({DerivedCost{"no_such_cost", 1, 1, 1, "", ""}}, costs, cycles_per_element), std::invalid_argument);
+}
+
+TEST(CostDerivationTest, TheReportSectionReadsBackAndBadFieldsAreNamed) {
+  const CostTimings t = synthetic();
+  const nlohmann::ordered_json section = operator_costs_json(t, derive_operator_costs(t, 2.0), 2.0, "test");
+  const nlohmann::json doc = nlohmann::json::parse(section.dump());
+  const std::string file = "report.json";
+  const CostTimings back = cost_timings_from_json(model::JsonReader(doc, "/operator_costs", file));
+  ASSERT_EQ(back.timings.size(), t.timings.size());
+  EXPECT_EQ(back.at("count_atomic").median_ns, 12.0);
+  EXPECT_EQ(back.index_levels, 3);
+  EXPECT_EQ(back.llc_table_private_share, 0.25);
+  EXPECT_EQ(back.llc_table_llc_share, 1.0);
+  nlohmann::json bad = doc;
+  bad["timings"][3]["low_ns"] = -1.0;
+  try {
+    (void)cost_timings_from_json(model::JsonReader(bad, "/operator_costs", file));
+    FAIL() << "a negative time was accepted";
+  } catch (const model::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/operator_costs/timings/3"), std::string::npos) << e.what();
+  }
+}
+
+// The loops for real, quick: every loop checks its own result (a wrong one throws), and the
+// values fall in wide plausible ranges (no timing assertion beyond that).
+TEST(CostMicrobenchmarkSlowTest, QuickRunVerifiesEveryLoopAndGivesPlausibleCosts) {
+  const test_support::ThisMachine& m = test_support::this_machine();
+  CostBenchmarkOptions options = cost_benchmark_options(m.topology, m.host.node_cpus.front(), true);
+  options.repetitions = 3;
+  const CostTimings t = run_cost_microbenchmarks(options);
+  for (const char* name : {"chase_private", "chase_llc", "chase_memory", "random_memory", "histogram", "count_plain", "count_atomic",
+                           "count_llc", "index_probe", "join_build", "join_probe", "group_update", "radix_scatter", "partition_build", "partition_probe",
+                           "sort_16", "sort_256", "merge", "consumer_sum"}) {
+    ASSERT_TRUE(t.has(name)) << name;
+    const CostTiming& x = t.at(name);
+    EXPECT_GT(x.median_ns, 0.01) << name;
+    EXPECT_LT(x.median_ns, 5000.0) << name;
+    EXPECT_LE(x.low_ns, x.median_ns) << name;
+    EXPECT_LE(x.median_ns, x.high_ns) << name;
+  }
+  if (m.host.node_cpus.front().size() >= 2) {
+    EXPECT_TRUE(t.has("count_contended"));
+    EXPECT_TRUE(t.has("shared_line"));
+  }
+  // A private-cache hit is faster than a memory access on any machine.
+  EXPECT_LT(t.at("chase_private").median_ns, t.at("chase_memory").median_ns);
+  const std::vector<DerivedCost> costs = derive_operator_costs(t, cost_frequency_ghz(m.topology));
+  for (const DerivedCost& c : costs) {
+    EXPECT_TRUE(std::isfinite(c.value)) << c.name;
+    EXPECT_LE(c.low, c.value) << c.name;
+    EXPECT_LE(c.value, c.high) << c.name;
+    EXPECT_LT(c.value, 1000.0) << c.name << ": " << c.derivation;
+  }
+  EXPECT_GE(find(costs, "random_lines_in_flight").value, 1.0);
+}
+
+}  // namespace
+}  // namespace numatwin::validate

@@ -1,0 +1,200 @@
+// Operator costs from microbenchmarks (`validate measure`, `validate suite`): single-purpose
+// loops on one pinned core, each the real kernels' own inner loop (the same functions:
+// aggregation_kernels, hash_join_kernels, the radix join's steps, shuffle_kernels,
+// sort_merge_join_kernel) on data sized for one level of the memory hierarchy, and the
+// derivation of every sim::OperatorCosts value (plus the shuffle consumer's cycles per element)
+// from their times. The kernel-level cost fit (validation_suite.hpp) starts from these values.
+//
+// ── What each cost means in the model (sim/operator_plan.hpp) ───────────────────────────────
+// A table loop costs, per tuple, core work w = scan + c + h x hit_ns / L (+ atomic_update_ns when
+// several workers update the table, + s x shared_line_transfer_ns), where c is the loop's cycles
+// per access, h the share of accesses hitting a cache (hit_ns = private_hit_ns or llc_hit_ns)
+// and L = random_lines_in_flight; the scan's stream runs under w (max(stream, w)), and the LLC
+// misses follow as a transfer with L lines in flight. So on cache-resident input and a table in
+// the core's own cache (h_private = 1, no miss, one worker) the model's time per tuple is
+//     t = (scan + c) / f + private_hit_ns / L          (f: the core's clock, cycles per ns)
+// and c follows from the measured t by inverting that line. Every derivation below is such an
+// inversion: the model, run on the microbenchmark's own loop, predicts its measured time.
+//
+// ── Timings: ns per unit, the median over 5 repetitions (~30 ms each) of each repetition's
+//    median pass (a pass the core spent partly on another process is an outlier, not a share
+//    of a mean: the timings hold on a busy machine); the loop, the data ──────────────────────
+//   chase_private   dependent loads, random cyclic permutation of lines (Sattolo), footprint
+//                   half the private cache; ns per load
+//   chase_llc       the same, footprint max(4 x private cache, LLC / 4) (inside the LLC)
+//   chase_memory    the same, footprint max(4 x LLC, 256 MiB) (quick: 4 x LLC): memory latency
+//   random_memory   the hash join's probe loop (hash_join_probe) over an empty table filling the
+//                   chase_memory buffer, fresh keys each pass: one independent random line per
+//                   tuple, kPrefetchDistance of them prefetched ahead; ns per tuple
+//   histogram       the radix join's histogram loop (2^8 partitions), input in the private
+//                   cache: ns per tuple
+//   count_plain     COUNT (count_aggregate, one worker: plain stores), 512 groups (a 16 KiB
+//                   table: L1), input in the private cache; count_atomic: the same with the
+//                   locked updates that several workers use
+//   count_llc       COUNT (plain) into a table of LLC / 8 bytes (in the LLC, beyond the private
+//                   cache), fresh keys each pass (generated untimed): ns per tuple
+//   index_probe     the index join's probe (index_join_probe) of a B+-tree of LLC / 8 bytes, fresh
+//                   keys each pass, all found: ns per tuple
+//   join_build      hash join build (hash_join_build, one worker), 512 keys (16 KiB table)
+//   join_probe      hash join probe (hash_join_probe) of that table, every key found
+//   group_update    partitioned aggregation's aggregate_piece, 512 groups (16 KiB table)
+//   radix_scatter   the radix join's scatter (2^8 partitions, write-combining buffers,
+//                   streaming stores), input in the private cache: ns per tuple
+//   partition_build build of one partition's private table, |R_p| = private / 2 / (2 x 16 B)
+//                   (the largest partition radix_partition_bits allows), ns per build tuple
+//   partition_probe probe of that table with |R_p| tuples, every key found
+//   sort_16, sort_256  MEDIAN's median_select over groups of 16 and 256 values (8192 values):
+//                   ns per value
+//   merge           the sort-merge join's merge (merge_join), 8192 facts and 2048 dimension
+//                   tuples (keys: dimensions the even numbers, facts uniform), ns per fact
+//   consumer_sum    the shuffle consumer (sum_elements), 16384 elements: ns per element
+//   count_contended COUNT with locked updates by two workers (the first two usable CPUs) into one
+//                   512-group table, each on its own input: ns per tuple, the mean of the two
+//   shared_line     core-to-core handover (core_to_core.hpp's ping-pong) between the same CPUs;
+//                   ns per handover (reported beside the derivation, not used: see below)
+//
+// ── Derivation (f = the topology node's frequency_ghz: the VM has no cycle counter, so cycles
+//    are ns x f, not counted) ────────────────────────────────────────────────────────────────
+//   private_hit_ns               = chase_private
+//   llc_hit_ns                   = private_hit_ns + L x (count_llc - count_plain) / (h - hp)
+//                                  (inverting the model's line for count_llc's table, which the
+//                                  model gives an LLC share h = 1 and a private-cache share hp:
+//                                  count_llc - count_plain = (hp p + (h - hp) llc - p) / L; the
+//                                  LLC hit as the loop pays it, its prefetches overlapping. When
+//                                  h - hp < 0.05 (no LLC hit to see): chase_llc, the latency)
+//   random_lines_in_flight L     = (h x chase_llc + (1 - h) x chase_memory) / (random_memory - join_probe)
+//                                  the probe loop over a memory-sized table costs, in the model,
+//                                  its core work (join_probe: the same loop on an L1 table) plus
+//                                  its misses' latency over L; h = LLC / buffer is the share of
+//                                  random lines the LLC still holds (memory-level parallelism)
+//   scan_cycles_per_tuple        = f x histogram
+//   hash_cycles_per_tuple        = f x count_plain - scan - f x private_hit_ns / L
+//   atomic_update_ns             = count_atomic - count_plain        (the locked update's extra)
+//   join_cycles_per_tuple        = f x (join_build + join_probe) / 2 - scan - f x private_hit_ns / L
+//                                  (the index join's loop, inverted the same way with all its d
+//                                  levels LLC hits as the model has them, f x index_probe - scan -
+//                                  d x f x llc_hit_ns / L, is given in the derivation: the model's
+//                                  one join cost stands for both loops, which differ several-fold)
+//   group_cycles_per_tuple       = f x group_update - scan - f x private_hit_ns / L
+//   partition_cycles_per_tuple   = f x radix_scatter                 (the model's scatter has no
+//                                                                    scan term: the histogram is)
+//   partition_join_cycles_per_tuple = f x (partition_build + partition_probe) / 2 - scan
+//                                     - f x private_hit_ns / L
+//   sort_cycles_per_comparison   = geometric mean of f x sort_k / log2 k over k = 16, 256 (the
+//                                  model charges values x log2(values per group) x this; the real
+//                                  selection is not n log n, so the two sizes differ: the range
+//                                  covers both)
+//   merge_cycles_per_tuple       = (f x merge x 8192 - 2048 x scan) / 8192 (the model charges
+//                                  the dimension run scan cycles and each fact this)
+//   cycles_per_element           = f x consumer_sum
+//   shared_line_transfer_ns      = (count_contended - count_atomic) / s, s = (k - 1) / k x h_private
+//                                  = 1/2 (two workers, a table in their private caches): the
+//                                  model's extra per update whose line the other core modified.
+//                                  Not the ping-pong's handover: the kernels prefetch their lines
+//                                  for writing kPrefetchDistance tuples ahead, so a transfer
+//                                  overlaps the loop much as a miss does, while the ping-pong
+//                                  waits for each one (its handover is a few times larger).
+// Build and probe weigh equally in the joins' single cost (the model gives both one cost).
+// Ranges: each timing's min..max over the repetitions, carried through the formula by interval
+// arithmetic (a difference takes the low end of one and the high end of the other), then widened
+// to at least +-5 % of the value. A derived cycle count below kMinimumCycles (the loop is no
+// faster than the scan it contains, within noise) is raised to it, and the derivation says so.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "numatwin/model/topology.hpp"
+#include "numatwin/sim/workload_spec.hpp"
+
+namespace numatwin::model {
+class JsonReader;
+}
+
+namespace numatwin::validate {
+
+// One microbenchmark's result: ns per unit, median and extremes over the repetitions.
+struct CostTiming {
+  std::string name;
+  double median_ns = 0.0;
+  double low_ns = 0.0;
+  double high_ns = 0.0;
+  std::string unit;  // "load", "tuple", ...
+  std::string loop;  // what ran, on what data
+};
+
+struct CostTimings {
+  std::vector<CostTiming> timings;
+  int cpu = -1;                // where the single-core loops ran
+  double memory_llc_share = 0.0;  // h of random_memory: LLC bytes / its buffer's bytes
+  // count_llc's table as the model sees it (key_distribution.hpp's cache_hit_ratio with the
+  // private cache and the LLC): the shares of its accesses that hit each.
+  double llc_table_private_share = 0.0;
+  double llc_table_llc_share = 0.0;
+  int index_levels = 0;  // index_probe's index: the model's depth (levels of 8^i 64-byte nodes)
+  std::vector<std::string> notes;
+  // The timing called `name`; throws std::invalid_argument naming it when missing.
+  [[nodiscard]] const CostTiming& at(const std::string& name) const;
+  [[nodiscard]] bool has(const std::string& name) const;
+};
+
+// A derived cost: value and range (low <= value <= high), unit and the one-line derivation with
+// the numbers that went in. `name` is the OperatorCosts field (or "cycles_per_element").
+struct DerivedCost {
+  std::string name;
+  double value = 0.0;
+  double low = 0.0;
+  double high = 0.0;
+  std::string unit;
+  std::string derivation;
+};
+
+inline constexpr double kMinimumCycles = 0.5;
+inline constexpr double kMinimumRelativeRange = 0.05;
+
+struct CostBenchmarkOptions {
+  bool quick = false;            // short timings (~3 ms): checks the mechanics in about a second
+  int repetitions = 5;           // timed repetitions after a warm-up; the median is used
+  double seconds_per_timing = 0.0;  // one repetition; 0: 0.03 s (quick: 0.003 s)
+  double private_cache_bytes = 512.0 * 1024;  // the core's own (largest private) cache
+  double llc_bytes = 32.0 * 1024 * 1024;      // the node's last-level cache
+  std::vector<int> cpus;         // usable CPUs: the loops run on the first, the ping-pong uses two
+  const std::atomic<bool>* stop = nullptr;  // set: finish the current timing, skip the rest
+  std::function<void(int done, int total, const std::string& label)> progress;
+};
+
+// Options for the first node of `topology` with cores: its largest private cache
+// (sim::private_cache_bytes) and one instance of its last-level cache; the loops on cpus[0].
+CostBenchmarkOptions cost_benchmark_options(const model::Topology& topology, std::vector<int> cpus, bool quick);
+// That node's frequency_ghz: what converts the timings to cycles.
+double cost_frequency_ghz(const model::Topology& topology);
+
+// Runs every microbenchmark and checks each loop's result (throws std::runtime_error naming the
+// loop when one is wrong). Throws std::invalid_argument for no CPUs or caches of 0 bytes.
+CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& options);
+
+// The derivation above. Throws std::invalid_argument for a missing timing or f <= 0.
+// A timing that is missing only for the shared line (one CPU) leaves that cost out.
+std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, double frequency_ghz);
+
+// Sets the fields of `costs` and `cycles_per_element` named by `derived`.
+void apply_derived_costs(const std::vector<DerivedCost>& derived, sim::OperatorCosts& costs, double& cycles_per_element);
+
+// The report section "operator_costs" (validate measure and suite): frequency and where it came
+// from, the cycle counter's state, the timings and the derived costs.
+nlohmann::ordered_json operator_costs_json(const CostTimings& timings, const std::vector<DerivedCost>& derived,
+                                           double frequency_ghz, const std::string& frequency_source);
+// The timings of such a section (its costs are derived again, with the caller's frequency).
+// Throws model::InputError naming the file and field.
+CostTimings cost_timings_from_json(const model::JsonReader& section);
+
+// Whether `perf stat -e cycles` counts cycles here: "counted" or "not measured: ..." (a VM
+// without a PMU says <not supported>).
+std::string cycle_counter_state();
+
+}  // namespace numatwin::validate

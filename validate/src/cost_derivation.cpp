@@ -1,0 +1,307 @@
+// The derivation of the operator costs from the microbenchmarks' timings (the formulas are at the
+// top of cost_microbenchmarks.hpp), their JSON, and the cycle counter probe.
+#include <algorithm>
+#include <iterator>
+#include <utility>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <initializer_list>
+#include <string>
+
+#include "numatwin/model/input_json.hpp"
+#include "numatwin/validate/cost_microbenchmarks.hpp"
+
+namespace numatwin::validate {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A value with its range; operations carry the extremes (all operands of * and / are > 0).
+struct Span {
+  double mid;
+  double lo;
+  double hi;
+};
+Span operator+(Span a, Span b) { return {a.mid + b.mid, a.lo + b.lo, a.hi + b.hi}; }
+Span operator-(Span a, Span b) { return {a.mid - b.mid, a.lo - b.hi, a.hi - b.lo}; }
+Span operator*(Span a, double k) { return {a.mid * k, a.lo * k, a.hi * k}; }
+Span operator*(Span a, Span b) {  // any signs: the extremes of the four corner products
+  const double c[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+  return {a.mid * b.mid, *std::min_element(std::begin(c), std::end(c)), *std::max_element(std::begin(c), std::end(c))};
+}
+Span operator/(Span a, Span b) {
+  const auto over = [](double x, double y) { return y > 0.0 ? x / y : HUGE_VAL; };
+  return {over(a.mid, b.mid), over(a.lo, b.hi), over(a.hi, b.lo)};
+}
+
+Span span_of(const CostTiming& t) { return {t.median_ns, t.low_ns, t.high_ns}; }
+
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
+
+// `pattern` with each "{}" replaced by the next of `args`.
+std::string fill(const std::string& pattern, std::initializer_list<std::string> args) {
+  std::string out;
+  auto arg = args.begin();
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern.compare(i, 2, "{}") == 0 && arg != args.end()) {
+      out += *arg++;
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
+// The cost `name` from `v`: at least `floor` (said in the derivation when raised), the range
+// around the value and at least +-kMinimumRelativeRange wide.
+DerivedCost finish(const char* name, Span v, const char* unit, std::string derivation, double floor) {
+  DerivedCost c;
+  c.name = name;
+  c.unit = unit;
+  c.value = v.mid;
+  derivation += " = " + number(v.mid);
+  if (!(c.value >= floor)) {
+    derivation += fill("; below {} {}, raised to it", {number(floor), unit});
+    c.value = floor;
+  }
+  c.low = std::clamp(std::min(v.lo, c.value * (1.0 - kMinimumRelativeRange)), std::min(floor, c.value), c.value);
+  c.high = std::max({v.hi, c.value * (1.0 + kMinimumRelativeRange), c.value});
+  c.derivation = std::move(derivation);
+  return c;
+}
+
+}  // namespace
+
+const CostTiming& CostTimings::at(const std::string& name) const {
+  for (const CostTiming& t : timings)
+    if (t.name == name) return t;
+  throw std::invalid_argument("operator costs: the timing " + name + " is missing");
+}
+
+bool CostTimings::has(const std::string& name) const {
+  return std::any_of(timings.begin(), timings.end(), [&](const CostTiming& t) { return t.name == name; });
+}
+
+std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, double f) {
+  if (!(f > 0.0) || !std::isfinite(f)) throw std::invalid_argument("operator costs: the frequency must be > 0 GHz");
+  const Span chase_private = span_of(timings.at("chase_private"));
+  const Span chase_llc = span_of(timings.at("chase_llc"));
+  const Span chase_memory = span_of(timings.at("chase_memory"));
+  const Span random_memory = span_of(timings.at("random_memory"));
+  const Span histogram = span_of(timings.at("histogram"));
+  const Span count_plain = span_of(timings.at("count_plain"));
+  const Span count_atomic = span_of(timings.at("count_atomic"));
+  const Span count_llc = span_of(timings.at("count_llc"));
+  const Span index_probe = span_of(timings.at("index_probe"));
+  const Span join_build = span_of(timings.at("join_build"));
+  const Span join_probe = span_of(timings.at("join_probe"));
+  const Span group_update = span_of(timings.at("group_update"));
+  const Span radix_scatter = span_of(timings.at("radix_scatter"));
+  const Span partition_build = span_of(timings.at("partition_build"));
+  const Span partition_probe = span_of(timings.at("partition_probe"));
+  const Span sort_16 = span_of(timings.at("sort_16"));
+  const Span sort_256 = span_of(timings.at("sort_256"));
+  const Span merge = span_of(timings.at("merge"));
+  const Span consumer = span_of(timings.at("consumer_sum"));
+  const double h = std::clamp(timings.memory_llc_share, 0.0, 1.0);
+
+  std::vector<DerivedCost> out;
+  out.push_back(finish("cycles_per_element", consumer * f, "cycles",
+                       fill("f x consumer_sum = {} x {}", {number(f), number(consumer.mid)}), 0.01));
+  const Span scan = histogram * f;
+  out.push_back(finish("scan_cycles_per_tuple", scan, "cycles", fill("f x histogram = {} x {}", {number(f), number(histogram.mid)}),
+                       0.01));
+  // L first: the table loops' derivations take the private hits' share of their time out with it.
+  const Span miss_ns = chase_llc * h + chase_memory * (1.0 - h);
+  Span lines = miss_ns / (random_memory - join_probe);
+  std::string lines_text = fill("(h x chase_llc + (1 - h) x chase_memory) / (random_memory - join_probe) = ({} x {} + {} x {}) / ({} - {})", {number(h), number(chase_llc.mid), number(1.0 - h), number(chase_memory.mid),
+                                       number(random_memory.mid), number(join_probe.mid)});
+  if (!(random_memory.mid > join_probe.mid)) {
+    lines = {32.0, 32.0, 32.0};
+    lines_text += ": the misses cost no time beyond the loop's work; taken as 32 (the fit's largest)";
+  }
+  lines.lo = std::max(1.0, std::min(lines.lo, lines.mid));
+  const Span hit_cycles = chase_private * f / lines;  // f x private_hit_ns / L
+  const std::string hit_text = fill("{} x {} / {}", {number(f), number(chase_private.mid), number(lines.mid)});
+  // LLC hits as the table loop pays them: count_llc - count_plain = (hp x p + (h - hp) x llc - p) / L
+  // (h, hp: the model's LLC and private-cache shares of count_llc's table).
+  const double h_llc = std::clamp(timings.llc_table_llc_share, 0.0, 1.0);
+  const double h_own = std::clamp(timings.llc_table_private_share, 0.0, 1.0);
+  Span llc_hit = chase_llc;
+  std::string llc_text = fill("chase_llc (count_llc's table gives the model no LLC hit beyond its private share: h = {}, hp = {})",
+                              {number(h_llc), number(h_own)});
+  if (h_llc - h_own > 0.05) {
+    llc_hit = ((count_llc - count_plain) * lines + chase_private * (1.0 - h_own)) * (1.0 / (h_llc - h_own));
+    llc_text = fill("(L x (count_llc - count_plain) + (1 - hp) x private_hit_ns) / (h - hp) = ({} x ({} - {}) + {} x {}) / ({} - {}) "
+                    "(a dependent load: chase_llc = {} ns)",
+                    {number(lines.mid), number(count_llc.mid), number(count_plain.mid), number(1.0 - h_own), number(chase_private.mid),
+                     number(h_llc), number(h_own), number(chase_llc.mid)});
+  }
+  out.push_back(finish("hash_cycles_per_tuple", count_plain * f - scan - hit_cycles, "cycles",
+                       fill("f x count_plain - scan - f x private_hit_ns / L = {} x {} - {} - {}", {number(f), number(count_plain.mid),
+                                   number(scan.mid), hit_text}),
+                       kMinimumCycles));
+  const Span join = (join_build + join_probe) * (0.5 * f) - scan - hit_cycles;
+  // The index join's loop, inverted the same way (all its levels LLC hits in the model):
+  // f x index_probe - scan - depth x f x llc_hit_ns / L. Reported: the model's one join cost
+  // cannot be both.
+  const double index_cycles = f * index_probe.mid - scan.mid - timings.index_levels * f * llc_hit.mid / lines.mid;
+  out.push_back(finish("join_cycles_per_tuple", join, "cycles",
+                       fill("f x (join_build + join_probe) / 2 - scan - f x private_hit_ns / L = {} x ({} + {}) / 2 - {} - {} (the index "
+                            "join's probe implies f x index_probe - scan - {} x f x llc_hit_ns / L = {} x {} - {} - {} x {} x {} / {} = {}: "
+                            "the model's one join cost cannot describe both loops)",
+                            {number(f), number(join_build.mid), number(join_probe.mid), number(scan.mid), hit_text,
+                             std::to_string(timings.index_levels), number(f), number(index_probe.mid), number(scan.mid),
+                             std::to_string(timings.index_levels), number(f), number(llc_hit.mid), number(lines.mid), number(index_cycles)}),
+                       kMinimumCycles));
+  out.push_back(finish("group_cycles_per_tuple", group_update * f - scan - hit_cycles, "cycles",
+                       fill("f x group_update - scan - f x private_hit_ns / L = {} x {} - {} - {}", {number(f), number(group_update.mid),
+                                   number(scan.mid), hit_text}),
+                       kMinimumCycles));
+  out.push_back(finish("random_lines_in_flight", lines, "lines", lines_text, 1.0));
+  out.push_back(finish("llc_hit_ns", llc_hit, "ns", llc_text, 0.1));
+  out.push_back(finish("private_hit_ns", chase_private, "ns", fill("chase_private = {}", {number(chase_private.mid)}), 0.1));
+  if (timings.has("count_contended")) {
+    // Two workers on a table in their private caches: s = (2 - 1) / 2 x 1 of the updates find
+    // their line modified by the other.
+    const Span contended = span_of(timings.at("count_contended"));
+    std::string text = fill("(count_contended - count_atomic) / s, s = (k - 1) / k x h_private = 1 / 2 x 1: ({} - {}) x 2",
+                            {number(contended.mid), number(count_atomic.mid)});
+    if (timings.has("shared_line")) text += fill(" (the ping-pong's handover: {} ns)", {number(timings.at("shared_line").median_ns)});
+    out.push_back(finish("shared_line_transfer_ns", (contended - count_atomic) * 2.0, "ns", text, 0.1));
+  }
+  out.push_back(finish("atomic_update_ns", count_atomic - count_plain, "ns",
+                       fill("count_atomic - count_plain = {} - {}", {number(count_atomic.mid), number(count_plain.mid)}), 0.1));
+  // Per comparison at k values per group: f x sort_k / log2 k; the geometric mean of k = 16, 256.
+  const Span per_16 = sort_16 * (f / 4.0);
+  const Span per_256 = sort_256 * (f / 8.0);
+  Span sort{std::sqrt(per_16.mid * per_256.mid), std::min(per_16.lo, per_256.lo), std::max(per_16.hi, per_256.hi)};
+  out.push_back(finish("sort_cycles_per_comparison", sort, "cycles",
+                       fill("geometric mean of f x sort_16 / 4 = {} and f x sort_256 / 8 = {} (range: both)", {number(per_16.mid),
+                                   number(per_256.mid)}),
+                       kMinimumCycles));
+  constexpr double kDimensionsPerFact = 2048.0 / 8192.0;
+  out.push_back(finish("merge_cycles_per_tuple", merge * f - scan * kDimensionsPerFact, "cycles",
+                       fill("f x merge - (2048 / 8192) x scan = {} x {} - 0.25 x {}", {number(f), number(merge.mid), number(scan.mid)}),
+                       kMinimumCycles));
+  out.push_back(finish("partition_cycles_per_tuple", radix_scatter * f, "cycles",
+                       fill("f x radix_scatter = {} x {}", {number(f), number(radix_scatter.mid)}), kMinimumCycles));
+  const Span partition_join = (partition_build + partition_probe) * (0.5 * f) - scan - hit_cycles;
+  out.push_back(finish("partition_join_cycles_per_tuple", partition_join, "cycles",
+                       fill("f x (partition_build + partition_probe) / 2 - scan - f x private_hit_ns / L = {} x ({} + {}) / 2 - {} - {}",
+                            {number(f), number(partition_build.mid), number(partition_probe.mid), number(scan.mid), hit_text}),
+                       kMinimumCycles));
+  return out;
+}
+
+void apply_derived_costs(const std::vector<DerivedCost>& derived, sim::OperatorCosts& c, double& cycles_per_element) {
+  for (const DerivedCost& d : derived) {
+    const std::string& n = d.name;
+    double* field = n == "cycles_per_element"                ? &cycles_per_element
+                    : n == "scan_cycles_per_tuple"           ? &c.scan_cycles_per_tuple
+                    : n == "hash_cycles_per_tuple"           ? &c.hash_cycles_per_tuple
+                    : n == "join_cycles_per_tuple"           ? &c.join_cycles_per_tuple
+                    : n == "group_cycles_per_tuple"          ? &c.group_cycles_per_tuple
+                    : n == "random_lines_in_flight"          ? &c.random_lines_in_flight
+                    : n == "llc_hit_ns"                      ? &c.llc_hit_ns
+                    : n == "private_hit_ns"                  ? &c.private_hit_ns
+                    : n == "shared_line_transfer_ns"         ? &c.shared_line_transfer_ns
+                    : n == "atomic_update_ns"                ? &c.atomic_update_ns
+                    : n == "sort_cycles_per_comparison"      ? &c.sort_cycles_per_comparison
+                    : n == "merge_cycles_per_tuple"          ? &c.merge_cycles_per_tuple
+                    : n == "partition_cycles_per_tuple"      ? &c.partition_cycles_per_tuple
+                    : n == "partition_join_cycles_per_tuple" ? &c.partition_join_cycles_per_tuple
+                                                             : nullptr;
+    if (field == nullptr) throw std::invalid_argument("operator costs: unknown cost " + n);
+    *field = d.value;
+  }
+}
+
+Json operator_costs_json(const CostTimings& timings, const std::vector<DerivedCost>& derived, double frequency_ghz,
+                         const std::string& frequency_source) {
+  Json list = Json::array();
+  for (const CostTiming& t : timings.timings)
+    list.push_back({{"name", t.name}, {"median_ns", t.median_ns}, {"low_ns", t.low_ns}, {"high_ns", t.high_ns}, {"unit", t.unit}, {"loop", t.loop}});
+  Json costs = Json::array();
+  for (const DerivedCost& c : derived)
+    costs.push_back({{"name", c.name}, {"value", c.value}, {"low", c.low}, {"high", c.high}, {"unit", c.unit}, {"derivation", c.derivation}});
+  // The machine's load when the report was written (the kernels' wall times, unlike these
+  // timings, grow with it): /proc/loadavg's first three fields.
+  std::string load = "unknown";
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    char text[64] = {};
+    if (std::fgets(text, sizeof text, f) != nullptr) {
+      load = text;
+      std::size_t cut = 0;
+      for (int fields = 0; cut < load.size() && fields < 3; ++cut)
+        if (load[cut] == ' ') ++fields;
+      load = load.substr(0, cut > 0 ? cut - 1 : 0);
+    }
+    std::fclose(f);
+  }
+  return Json{{"frequency_ghz", frequency_ghz},
+              {"frequency_source", frequency_source},
+              {"cycle_counter", cycle_counter_state()},
+              {"load_average", load},
+              {"cpu", timings.cpu},
+              {"memory_llc_share", timings.memory_llc_share},
+              {"llc_table_private_share", timings.llc_table_private_share},
+              {"llc_table_llc_share", timings.llc_table_llc_share},
+              {"index_levels", timings.index_levels},
+              {"timings", list},
+              {"costs", costs},
+              {"notes", timings.notes}};
+}
+
+CostTimings cost_timings_from_json(const model::JsonReader& section) {
+  section.expect_object("the operator costs section");
+  CostTimings out;
+  out.cpu = static_cast<int>(section.field("cpu").integer(-1, 1 << 20));
+  out.memory_llc_share = section.field("memory_llc_share").number();
+  if (!(out.memory_llc_share >= 0.0 && out.memory_llc_share <= 1.0)) section.field("memory_llc_share").fail("expected a share in [0, 1]");
+  for (const auto& [key, field] : {std::pair{"llc_table_private_share", &out.llc_table_private_share},
+                                   std::pair{"llc_table_llc_share", &out.llc_table_llc_share}}) {
+    *field = section.field(key).number();
+    if (!(*field >= 0.0 && *field <= 1.0)) section.field(key).fail("expected a share in [0, 1]");
+  }
+  out.index_levels = section.field("index_levels").small_integer(0);
+  const model::JsonReader list = section.field("timings");
+  list.expect_array("the microbenchmarks' timings");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const model::JsonReader t = list.element(i);
+    t.expect_object("a timing");
+    CostTiming timing;
+    timing.name = t.field("name").string(true);
+    timing.median_ns = t.field("median_ns").number();
+    timing.low_ns = t.field("low_ns").number();
+    timing.high_ns = t.field("high_ns").number();
+    if (!(timing.median_ns > 0.0 && timing.low_ns > 0.0 && timing.low_ns <= timing.median_ns && timing.median_ns <= timing.high_ns))
+      t.fail("expected 0 < low_ns <= median_ns <= high_ns");
+    timing.unit = t.field("unit").string(true);
+    timing.loop = t.field("loop").string(false);
+    out.timings.push_back(std::move(timing));
+  }
+  if (section.has("notes")) out.notes = section.field("notes").string_list();
+  return out;
+}
+
+std::string cycle_counter_state() {
+  std::FILE* pipe = popen("perf stat -x, -e cycles true 2>&1", "r");
+  if (pipe == nullptr) return "not measured: cannot run perf";
+  std::string output;
+  char chunk[256];
+  while (std::fgets(chunk, sizeof chunk, pipe) != nullptr) output += chunk;
+  const int status = pclose(pipe);
+  if (output.find("not supported") != std::string::npos)
+    return "not measured: perf stat -e cycles says <not supported> (no hardware counters here, e.g. a VM); cycles are ns x frequency_ghz";
+  if (status != 0) return "not measured: perf stat -e cycles failed (perf missing or not permitted); cycles are ns x frequency_ghz";
+  return "perf stat counts cycles here, but the microbenchmarks do not read it: cycles are ns x frequency_ghz";
+}
+
+}  // namespace numatwin::validate
