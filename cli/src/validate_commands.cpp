@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -63,18 +64,39 @@ std::string discovery_text(const validate::DiscoveredMachine& m, const validate:
   if (!m.description.empty()) out += "machine: " + m.description + "\n";
   out += fmt::format("hwloc API {}, {} package(s), {} NUMA node(s), frequency {}\n", m.hwloc_version, m.packages, m.nodes.size(),
                      m.frequency_ghz ? fmt::format("{:.2f} GHz", *m.frequency_ghz) : "unknown (placeholder)");
-  TextTable nodes({"node", "cores", "threads", "cpus", "allowed cpus", "memory", "free", "mem allowed", "caches"});
+  TextTable nodes({"node", "package", "kind", "cores", "threads", "cpus", "allowed cpus", "memory", "free", "mem allowed",
+                   "mem-side cache", "firmware (HMAT) read/write/latency", "caches"});
   for (const validate::DiscoveredNode& n : m.nodes) {
     std::string caches;
     for (const model::CacheLevel& c : n.caches) {
       caches += fmt::format("{}L{} {}{}", caches.empty() ? "" : ", ", c.level, bytes_text(c.size_bytes),
                             c.shared_by_cores > 1 ? fmt::format("/{}c", c.shared_by_cores) : "");
     }
-    nodes.add_row({std::to_string(n.os_index), std::to_string(n.cores), std::to_string(n.hardware_threads), list_text(n.cpus),
-                   list_text(n.allowed_cpus), bytes_text(n.memory_bytes),
-                   n.free_memory_bytes ? bytes_text(*n.free_memory_bytes) : "-", n.memory_allowed ? "yes" : "no", caches});
+    const auto figure = [](const std::optional<double>& v, const char* unit) {
+      return v ? fmt::format("{:g} {}", *v, unit) : std::string("-");
+    };
+    const std::string firmware = n.read_bandwidth_mibps || n.write_bandwidth_mibps || n.read_latency_ns
+                                     ? figure(n.read_bandwidth_mibps, "MiB/s") + " / " + figure(n.write_bandwidth_mibps, "MiB/s") +
+                                           " / " + figure(n.read_latency_ns, "ns")
+                                     : "-";
+    nodes.add_row({std::to_string(n.os_index), n.package >= 0 ? "p" + std::to_string(n.package) : "-",
+                   n.subtype.empty() ? "-" : n.subtype, std::to_string(n.cores), std::to_string(n.hardware_threads),
+                   list_text(n.cpus), list_text(n.allowed_cpus), bytes_text(n.memory_bytes),
+                   n.free_memory_bytes ? bytes_text(*n.free_memory_bytes) : "-", n.memory_allowed ? "yes" : "no",
+                   n.memory_side_cache_bytes > 0 ? bytes_text(n.memory_side_cache_bytes) : "-", firmware, caches});
   }
   out += nodes.render();
+  for (const validate::CxlMemoryDevice& d : m.cxl_devices) {
+    out += fmt::format("CXL memory device {}: {} volatile, {} persistent, near cpus {} (not a NUMA node in the source)\n", d.name,
+                       bytes_text(d.ram_bytes), bytes_text(d.pmem_bytes), list_text(d.local_cpus));
+  }
+  int cores = 0;
+  for (const validate::DiscoveredNode& n : m.nodes) cores += n.cores;
+  out += fmt::format("skeleton: {} node(s) ({} with cores, {} CPU-less), {} core(s), {} firmware figure(s)\n",
+                     s.topology.nodes.size(),
+                     std::count_if(s.topology.nodes.begin(), s.topology.nodes.end(), [](const auto& x) { return x.has_cores(); }),
+                     std::count_if(s.topology.nodes.begin(), s.topology.nodes.end(), [](const auto& x) { return !x.has_cores(); }),
+                     cores, s.topology.provenance.firmware.size());
   out += "offline cpus: " + list_text(m.offline_cpus) + "; cpus outside this process's cpuset: " +
          list_text(m.disallowed_cpus) + "; memory nodes outside it: " + list_text(m.disallowed_nodes) + "\n";
   if (!m.distances.empty()) {

@@ -85,8 +85,9 @@ double BandwidthModel::loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_no
                                          const std::vector<double>& utilisation) const {
   const PerformanceParameters& p = topology_->performance;
   double latency = routing_->access_latency_ns(cpu_node, memory_node);
-  if (p.memory_queue_ns > 0.0) {
-    latency += p.memory_queue_ns * std::pow(utilisation[memory_resource_[memory_node]], p.queue_exponent);
+  const MemoryCurve curve = memory_curve(*topology_, memory_node);  // the node's kind may override
+  if (curve.memory_queue_ns > 0.0) {
+    latency += curve.memory_queue_ns * std::pow(utilisation[memory_resource_[memory_node]], curve.queue_exponent);
   }
   if (p.link_queue_ns > 0.0) {
     for (LinkIndex l : routing_->route(memory_node, cpu_node)) {

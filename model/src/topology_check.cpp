@@ -70,6 +70,14 @@ class Checker {
     }
     if (n.memory_write_bandwidth_gbps) positive(p + "/memory_write_bandwidth_gbps", *n.memory_write_bandwidth_gbps);
     if (n.has_cores() && n.miss_buffers_per_core < 1) fail(p + "/miss_buffers_per_core", "expected an integer >= 1");
+    if (n.memory_kind && !n.has_memory()) fail(p + "/memory_kind", "allowed only for nodes with memory_capacity_bytes > 0");
+    if (n.memory_side_cache) {
+      const std::string cp = p + "/memory_side_cache";
+      if (!n.has_memory()) fail(cp, "allowed only for nodes with memory_capacity_bytes > 0");
+      if (n.memory_side_cache->capacity_bytes < 1) fail(cp + "/capacity_bytes", "expected an integer >= 1");
+      positive(cp + "/latency_ns", n.memory_side_cache->latency_ns);
+      positive(cp + "/read_bandwidth_gbps", n.memory_side_cache->read_bandwidth_gbps);
+    }
   }
 
   void performance() const {
@@ -78,6 +86,11 @@ class Checker {
     non_negative("/performance/memory_queue_ns", p.memory_queue_ns);
     non_negative("/performance/link_queue_ns", p.link_queue_ns);
     positive("/performance/queue_exponent", p.queue_exponent);
+    for (const auto& [kind, curve] : t_.memory_kind_curves) {
+      const std::string cp = "/performance/memory_kind_curves/" + std::string(memory_kind_name(kind));
+      non_negative(cp + "/memory_queue_ns", curve.memory_queue_ns);
+      positive(cp + "/queue_exponent", curve.queue_exponent);
+    }
   }
 
   void measurements() const {

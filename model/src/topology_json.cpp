@@ -50,10 +50,10 @@ Node read_node(const Reader& r) {
     r.allow_only({"id", "kind", "label", "forwarding_bandwidth_gbps", "position"});
   } else if (kind == "node") {
     node.kind = NodeKind::kNode;
-    r.allow_only({"id", "kind", "label", "cores", "threads_per_core", "frequency_ghz", "caches",
+    r.allow_only({"id", "kind", "label", "package", "cores", "threads_per_core", "frequency_ghz", "caches",
                   "memory_capacity_bytes", "memory_read_bandwidth_gbps",
-                  "memory_write_bandwidth_gbps", "local_latency_ns", "miss_buffers_per_core",
-                  "forwarding_bandwidth_gbps", "position"});
+                  "memory_write_bandwidth_gbps", "local_latency_ns", "memory_kind", "memory_side_cache",
+                  "miss_buffers_per_core", "forwarding_bandwidth_gbps", "position"});
   } else {
     r.field("kind").fail("expected \"node\" or \"router\", found \"" + kind + "\"");
   }
@@ -76,6 +76,20 @@ Node read_node(const Reader& r) {
     node.memory_write_bandwidth_gbps = r.field("memory_write_bandwidth_gbps").number();
   }
   node.local_latency_ns = r.field("local_latency_ns").number();
+  if (r.has("package")) node.package = r.field("package").string(true);
+  if (r.has("memory_kind")) {
+    const Reader kind_field = r.field("memory_kind");
+    const std::string kind_name = kind_field.string(true);
+    node.memory_kind = parse_memory_kind(kind_name);
+    if (!node.memory_kind) kind_field.fail("expected \"DRAM\", \"HBM\", \"CXL\" or \"NVM\", found \"" + kind_name + "\"");
+  }
+  if (r.has("memory_side_cache")) {
+    const Reader c = r.field("memory_side_cache");
+    c.expect_object("a memory-side cache {\"capacity_bytes\", \"latency_ns\", \"read_bandwidth_gbps\"}");
+    c.allow_only({"capacity_bytes", "latency_ns", "read_bandwidth_gbps"});
+    node.memory_side_cache = MemorySideCache{c.field("capacity_bytes").integer(1, std::numeric_limits<std::int64_t>::max()),
+                                             c.field("latency_ns").number(), c.field("read_bandwidth_gbps").number()};
+  }
   if (node.cores > 0) {
     node.miss_buffers_per_core = r.field("miss_buffers_per_core").small_integer(1);
   } else if (r.has("miss_buffers_per_core")) {
@@ -143,14 +157,26 @@ Coherence read_coherence(const Reader& r) {
   return coherence;
 }
 
-PerformanceParameters read_performance(const Reader& r) {
+PerformanceParameters read_performance(const Reader& r, std::map<MemoryKind, MemoryCurve>& memory_kind_curves) {
   r.expect_object("the bandwidth model's parameters");
-  r.allow_only({"cache_line_bytes", "memory_queue_ns", "link_queue_ns", "queue_exponent"});
+  r.allow_only({"cache_line_bytes", "memory_queue_ns", "link_queue_ns", "queue_exponent", "memory_kind_curves"});
   PerformanceParameters p;
   p.cache_line_bytes = r.field("cache_line_bytes").small_integer(1);
   p.memory_queue_ns = r.field("memory_queue_ns").number();
   p.link_queue_ns = r.field("link_queue_ns").number();
   p.queue_exponent = r.field("queue_exponent").number();
+  if (r.has("memory_kind_curves")) {
+    const Reader curves = r.field("memory_kind_curves");
+    curves.expect_object("curves by memory kind {\"CXL\": {\"memory_queue_ns\", \"queue_exponent\"}, ...}");
+    for (const auto& item : curves.json().items()) {
+      const Reader entry = curves.field(item.key().c_str());
+      const std::optional<MemoryKind> kind = parse_memory_kind(item.key());
+      if (!kind) entry.fail("unknown memory kind \"" + item.key() + "\" (expected DRAM, HBM, CXL or NVM)");
+      entry.expect_object("a loaded-latency curve {\"memory_queue_ns\", \"queue_exponent\"}");
+      entry.allow_only({"memory_queue_ns", "queue_exponent"});
+      memory_kind_curves[*kind] = MemoryCurve{entry.field("memory_queue_ns").number(), entry.field("queue_exponent").number()};
+    }
+  }
   return p;
 }
 
@@ -230,12 +256,13 @@ Measurement read_measurement(const Reader& r, const std::map<std::string, NodeIn
 
 Provenance read_provenance(const Reader& r) {
   r.expect_object("the provenance block");
-  r.allow_only({"source", "measured", "theoretical", "reconstructed", "notes"});
+  r.allow_only({"source", "measured", "theoretical", "reconstructed", "firmware", "notes"});
   Provenance provenance;
   provenance.source = r.field("source").string(true);
   provenance.measured = r.field("measured").string_list();
   provenance.theoretical = r.field("theoretical").string_list();
   provenance.reconstructed = r.field("reconstructed").string_list();
+  if (r.has("firmware")) provenance.firmware = r.field("firmware").string_list();
   provenance.notes = r.field("notes").string(false);
   return provenance;
 }
@@ -254,6 +281,7 @@ OrderedJson node_to_json(const Node& node) {
   j["id"] = node.id;
   if (!node.label.empty()) j["label"] = node.label;
   j["kind"] = node.kind == NodeKind::kRouter ? "router" : "node";
+  if (!node.package.empty()) j["package"] = node.package;
   if (node.kind == NodeKind::kNode) {
     j["cores"] = node.cores;
     j["threads_per_core"] = node.threads_per_core;
@@ -270,6 +298,12 @@ OrderedJson node_to_json(const Node& node) {
       j["memory_write_bandwidth_gbps"] = *node.memory_write_bandwidth_gbps;
     }
     j["local_latency_ns"] = node.local_latency_ns;
+    if (node.memory_kind) j["memory_kind"] = std::string(memory_kind_name(*node.memory_kind));
+    if (node.memory_side_cache) {
+      j["memory_side_cache"] = OrderedJson{{"capacity_bytes", node.memory_side_cache->capacity_bytes},
+                                           {"latency_ns", node.memory_side_cache->latency_ns},
+                                           {"read_bandwidth_gbps", node.memory_side_cache->read_bandwidth_gbps}};
+    }
     if (node.cores > 0) j["miss_buffers_per_core"] = node.miss_buffers_per_core;
   }
   if (node.forwarding_bandwidth_gbps) j["forwarding_bandwidth_gbps"] = *node.forwarding_bandwidth_gbps;
@@ -353,7 +387,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
   }
 
   topology.coherence = read_coherence(root.field("coherence"));
-  topology.performance = read_performance(root.field("performance"));
+  topology.performance = read_performance(root.field("performance"), topology.memory_kind_curves);
   if (root.has("measurements")) {
     const Reader measurements = root.field("measurements");
     measurements.expect_array("a list of measurements");
@@ -405,6 +439,14 @@ std::string topology_to_json_text(const Topology& t) {
                                  {"memory_queue_ns", t.performance.memory_queue_ns},
                                  {"link_queue_ns", t.performance.link_queue_ns},
                                  {"queue_exponent", t.performance.queue_exponent}};
+  if (!t.memory_kind_curves.empty()) {
+    OrderedJson curves = OrderedJson::object();
+    for (const auto& [kind, curve] : t.memory_kind_curves) {
+      curves[std::string(memory_kind_name(kind))] =
+          OrderedJson{{"memory_queue_ns", curve.memory_queue_ns}, {"queue_exponent", curve.queue_exponent}};
+    }
+    j["performance"]["memory_kind_curves"] = curves;
+  }
   if (!t.measurements.empty()) {
     j["measurements"] = OrderedJson::array();
     for (const Measurement& m : t.measurements) {
@@ -438,8 +480,9 @@ std::string topology_to_json_text(const Topology& t) {
   j["provenance"] = OrderedJson{{"source", t.provenance.source},
                                 {"measured", t.provenance.measured},
                                 {"theoretical", t.provenance.theoretical},
-                                {"reconstructed", t.provenance.reconstructed},
-                                {"notes", t.provenance.notes}};
+                                {"reconstructed", t.provenance.reconstructed}};
+  if (!t.provenance.firmware.empty()) j["provenance"]["firmware"] = t.provenance.firmware;
+  j["provenance"]["notes"] = t.provenance.notes;
   return j.dump(2) + "\n";
 }
 

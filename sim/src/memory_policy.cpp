@@ -71,12 +71,15 @@ void MemoryPlacer::fill_in_order(const std::vector<model::NodeIndex>& nodes, dou
 
 void MemoryPlacer::fill_from(model::NodeIndex node, double bytes, double& offset, DataPlacement& placement,
                              const std::string& name) {
-  // Nearest first (by access latency from `node`), then by index.
+  // `node` itself first (as Linux: a node is at SLIT distance 10 from itself), then nearest (by
+  // access latency from `node`), then by index. The first rule matters for a CPU-less node whose
+  // own memory is slower than a neighbour's seen through it (preferred:hbm must start on hbm).
   std::vector<model::NodeIndex> order;
   for (std::size_t n = 0; n < topology_->nodes.size(); ++n) {
     if (topology_->nodes[n].has_memory()) order.push_back(static_cast<model::NodeIndex>(n));
   }
   std::stable_sort(order.begin(), order.end(), [&](model::NodeIndex a, model::NodeIndex b) {
+    if ((a == node) != (b == node)) return a == node;
     return routing_->access_latency_ns(node, a) < routing_->access_latency_ns(node, b);
   });
   fill_in_order(order, bytes, offset, placement, name, true);

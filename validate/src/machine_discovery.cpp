@@ -8,10 +8,12 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <regex>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "numatwin/model/input_error.hpp"
 
@@ -49,10 +51,85 @@ const char* info(hwloc_obj_t object, const char* name) {
   return object == nullptr ? nullptr : hwloc_obj_get_info_by_name(object, name);
 }
 
+// hwloc 2 has MemCache objects; XML format 3 writes a memory-side cache as a cache with subtype
+// "MemorySideCache" (64intel64-heteromem.xml), which hwloc 2 reads as an ordinary cache.
+bool is_memory_side_cache(hwloc_obj_t object) {
+  return object->type == HWLOC_OBJ_MEMCACHE || (object->subtype != nullptr && std::string(object->subtype) == "MemorySideCache");
+}
+
+std::string cpu_list(const std::vector<int>& cpus) {
+  std::string out;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]) + (j > i ? "-" + std::to_string(cpus[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
+// The memattr values of `target` (a NUMA node object): for each attribute, the value of the
+// initiator nearest the node (smallest initiator cpuset meeting the node's cpuset; an object
+// initiator counts with its cpuset), every value noted.
+void read_memattrs(hwloc_topology_t topology, hwloc_obj_t target, DiscoveredNode& node) {
+  struct Attribute {
+    hwloc_memattr_id_t id;
+    const char* name;
+  };
+  const Attribute attributes[] = {{HWLOC_MEMATTR_ID_BANDWIDTH, "Bandwidth"},         {HWLOC_MEMATTR_ID_READ_BANDWIDTH, "ReadBandwidth"},
+                                  {HWLOC_MEMATTR_ID_WRITE_BANDWIDTH, "WriteBandwidth"}, {HWLOC_MEMATTR_ID_LATENCY, "Latency"},
+                                  {HWLOC_MEMATTR_ID_READ_LATENCY, "ReadLatency"},     {HWLOC_MEMATTR_ID_WRITE_LATENCY, "WriteLatency"}};
+  std::map<std::string, double> nearest;
+  for (const Attribute& a : attributes) {
+    unsigned count = 0;
+    if (hwloc_memattr_get_initiators(topology, a.id, target, 0, &count, nullptr, nullptr) != 0 || count == 0) continue;
+    std::vector<hwloc_location> initiators(count);
+    std::vector<hwloc_uint64_t> values(count);
+    if (hwloc_memattr_get_initiators(topology, a.id, target, 0, &count, initiators.data(), values.data()) != 0) continue;
+    int best_weight = -1;
+    for (unsigned k = 0; k < count; ++k) {
+      hwloc_const_cpuset_t cpus = initiators[k].type == HWLOC_LOCATION_TYPE_CPUSET ? initiators[k].location.cpuset
+                                  : initiators[k].location.object != nullptr ? initiators[k].location.object->cpuset
+                                                                             : nullptr;
+      if (cpus == nullptr) continue;
+      node.memattr_notes.push_back(std::string(a.name) + " " + std::to_string(values[k]) + " from cpus " + cpu_list(bitmap_indices(cpus)));
+      if (target->cpuset == nullptr || !hwloc_bitmap_intersects(cpus, target->cpuset)) continue;
+      const int weight = hwloc_bitmap_weight(cpus);
+      if (best_weight < 0 || weight < best_weight) {
+        best_weight = weight;
+        nearest[a.name] = static_cast<double>(values[k]);
+      }
+    }
+  }
+  auto pick = [&](const char* first, const char* second) -> std::optional<double> {
+    if (auto it = nearest.find(first); it != nearest.end()) return it->second;
+    if (second == nullptr) return std::nullopt;
+    if (auto it = nearest.find(second); it != nearest.end()) return it->second;
+    return std::nullopt;
+  };
+  node.read_bandwidth_mibps = pick("ReadBandwidth", "Bandwidth");
+  node.write_bandwidth_mibps = pick("WriteBandwidth", nullptr);
+  node.read_latency_ns = pick("ReadLatency", "Latency");
+}
+
+// Rank of a subtype for getting a shared CPU: DRAM-like first.
+int subtype_rank(const std::string& subtype) { return subtype.empty() || subtype == "DRAM" ? 0 : 1; }
+
+std::int64_t kib_info(hwloc_obj_t object, const char* name) {
+  const char* value = hwloc_obj_get_info_by_name(object, name);
+  if (value == nullptr) return 0;
+  try {
+    return static_cast<std::int64_t>(std::stoll(value)) * 1024;  // "262144KiB"
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
 std::vector<model::CacheLevel> caches_above(hwloc_topology_t topology, hwloc_obj_t pu) {
   std::vector<model::CacheLevel> caches;
   for (hwloc_obj_t parent = pu == nullptr ? nullptr : pu->parent; parent != nullptr; parent = parent->parent) {
     if (!hwloc_obj_type_is_dcache(parent->type) || parent->attr == nullptr) continue;
+    if (is_memory_side_cache(parent)) continue;  // in front of memory, not a CPU cache
     model::CacheLevel cache;
     cache.level = static_cast<int>(parent->attr->cache.depth);
     cache.size_bytes = static_cast<std::int64_t>(parent->attr->cache.size);
@@ -110,14 +187,64 @@ DiscoveredMachine read_topology(hwloc_topology_t topology, const std::string& so
     node.allowed_cpus = bitmap_indices(usable.get());
     node.memory_allowed = allowed_nodes == nullptr || hwloc_bitmap_isset(allowed_nodes, object->os_index) != 0;
     if (!node.memory_allowed) machine.disallowed_nodes.push_back(node.os_index);
-    node.hardware_threads = static_cast<int>(node.cpus.size());
-    node.cores = hwloc_get_nbobjs_inside_cpuset_by_type(topology, cpus.get(), HWLOC_OBJ_CORE);
-    if (node.cores <= 0) node.cores = node.hardware_threads;  // no core objects: one thread per core
+    node.local_cpus = node.cpus;
+    node.subtype = object->subtype == nullptr ? "" : object->subtype;
+    if (hwloc_obj_t p = hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_PACKAGE, object)) node.package = static_cast<int>(p->logical_index);
+    for (hwloc_obj_t parent = object->parent; parent != nullptr && hwloc_bitmap_isequal(parent->cpuset, object->cpuset) != 0; parent = parent->parent) {
+      if (is_memory_side_cache(parent) && parent->attr != nullptr && subtype_rank(node.subtype) == 0) {
+        node.memory_side_cache_bytes = static_cast<std::int64_t>(parent->attr->cache.size);  // HBM does not cache itself
+        break;
+      }
+    }
+    read_memattrs(topology, object, node);
     node.memory_bytes = object->attr == nullptr ? 0 : static_cast<std::int64_t>(object->attr->numanode.local_memory);
+    machine.nodes.push_back(node);
+  }
+  // Each CPU to one node (see DiscoveredNode): smallest cpuset, then DRAM-like, then OS index.
+  std::map<int, std::size_t> owner;
+  for (std::size_t i = 0; i < machine.nodes.size(); ++i) {
+    for (int cpu : machine.nodes[i].local_cpus) {
+      auto it = owner.find(cpu);
+      if (it == owner.end()) {
+        owner[cpu] = i;
+        continue;
+      }
+      const DiscoveredNode& a = machine.nodes[i];
+      const DiscoveredNode& b = machine.nodes[it->second];
+      const auto key = [](const DiscoveredNode& n) { return std::make_tuple(n.local_cpus.size(), subtype_rank(n.subtype), n.os_index); };
+      if (key(a) < key(b)) it->second = i;
+    }
+  }
+  int shared_nodes = 0;
+  for (std::size_t i = 0; i < machine.nodes.size(); ++i) {
+    DiscoveredNode& node = machine.nodes[i];
+    std::vector<int> own, own_allowed;
+    for (int cpu : node.cpus) if (owner[cpu] == i) own.push_back(cpu);
+    for (int cpu : node.allowed_cpus) if (owner[cpu] == i) own_allowed.push_back(cpu);
+    if (own.size() != node.cpus.size()) ++shared_nodes;
+    node.cpus = own;
+    node.allowed_cpus = own_allowed;
+    node.hardware_threads = static_cast<int>(node.cpus.size());
+    BitmapPtr set(hwloc_bitmap_alloc());
+    for (int cpu : node.cpus) hwloc_bitmap_set(set.get(), static_cast<unsigned>(cpu));
+    node.cores = node.cpus.empty() ? 0 : hwloc_get_nbobjs_inside_cpuset_by_type(topology, set.get(), HWLOC_OBJ_CORE);
+    if (node.cores <= 0) node.cores = node.hardware_threads;  // no core objects: one thread per core
     if (!node.cpus.empty()) {
       node.caches = caches_above(topology, hwloc_get_pu_obj_by_os_index(topology, static_cast<unsigned>(node.cpus.front())));
     }
-    machine.nodes.push_back(node);
+  }
+  if (shared_nodes > 0) {
+    machine.notes.push_back(std::to_string(shared_nodes) + " NUMA node(s) share their CPUs with a nearer or DRAM node and are "
+                            "counted CPU-less (each CPU is counted once)");
+  }
+  for (hwloc_obj_t dev = hwloc_get_next_osdev(topology, nullptr); dev != nullptr; dev = hwloc_get_next_osdev(topology, dev)) {
+    if (dev->subtype == nullptr || std::string(dev->subtype) != "CXLMem") continue;
+    CxlMemoryDevice device;
+    device.name = dev->name == nullptr ? "" : dev->name;
+    device.ram_bytes = kib_info(dev, "CXLRAMSize");
+    device.pmem_bytes = kib_info(dev, "CXLPMEMSize");
+    if (hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topology, dev)) device.local_cpus = bitmap_indices(near->cpuset);
+    machine.cxl_devices.push_back(device);
   }
 
   unsigned count = 1;
@@ -174,6 +301,7 @@ TopologyPtr new_topology() {
   TopologyPtr topology(raw);
   hwloc_topology_set_flags(topology.get(), HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
   hwloc_topology_set_io_types_filter(topology.get(), HWLOC_TYPE_FILTER_KEEP_NONE);
+  hwloc_topology_set_type_filter(topology.get(), HWLOC_OBJ_MEMCACHE, HWLOC_TYPE_FILTER_KEEP_ALL);  // memory-side caches
   return topology;
 }
 
@@ -257,6 +385,9 @@ DiscoveredMachine import_hwloc_xml(const std::filesystem::path& path) {
                  "<topology version=\"2.0\">");
   }
   TopologyPtr topology = new_topology();
+  hwloc_topology_set_type_filter(topology.get(), HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);  // CXL memory devices
+  hwloc_topology_set_type_filter(topology.get(), HWLOC_OBJ_PCI_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
+  hwloc_topology_set_type_filter(topology.get(), HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_ALL);
   if (hwloc_topology_set_xmlbuffer(topology.get(), text.c_str(), static_cast<int>(text.size()) + 1) != 0 ||
       hwloc_topology_load(topology.get()) != 0) {
     throw model::InputError(path.string(), "", "expected an hwloc XML export (lstopo --of xml), hwloc cannot read it");

@@ -19,8 +19,20 @@ Json to_json(const DiscoveredMachine& machine) {
               {"memory_allowed", n.memory_allowed},
               {"memory_bytes", n.memory_bytes},
               {"free_memory_bytes", n.free_memory_bytes ? Json(*n.free_memory_bytes) : Json(nullptr)},
-              {"caches", caches}};
+              {"caches", caches},
+              {"local_cpus", n.local_cpus},
+              {"subtype", n.subtype},
+              {"package", n.package},
+              {"memory_side_cache_bytes", n.memory_side_cache_bytes},
+              {"firmware_read_bandwidth_mibps", n.read_bandwidth_mibps ? Json(*n.read_bandwidth_mibps) : Json(nullptr)},
+              {"firmware_write_bandwidth_mibps", n.write_bandwidth_mibps ? Json(*n.write_bandwidth_mibps) : Json(nullptr)},
+              {"firmware_read_latency_ns", n.read_latency_ns ? Json(*n.read_latency_ns) : Json(nullptr)},
+              {"memattrs", n.memattr_notes}};
     nodes.push_back(node);
+  }
+  Json cxl = Json::array();
+  for (const CxlMemoryDevice& d : machine.cxl_devices) {
+    cxl.push_back({{"name", d.name}, {"ram_bytes", d.ram_bytes}, {"pmem_bytes", d.pmem_bytes}, {"local_cpus", d.local_cpus}});
   }
   return Json{{"source", machine.source},
               {"description", machine.description},
@@ -33,6 +45,7 @@ Json to_json(const DiscoveredMachine& machine) {
               {"offline_cpus", machine.offline_cpus},
               {"disallowed_cpus", machine.disallowed_cpus},
               {"disallowed_nodes", machine.disallowed_nodes},
+              {"cxl_devices", cxl},
               {"notes", machine.notes}};
 }
 

@@ -34,7 +34,9 @@
 //   L(n, m) = local_latency_ns(m) + [n != m] remote_access_overhead_ns + sum_{l in route(n, m)} latency_ns(l)
 //             + Q_mem u_m^e + sum_{l in route(m, n)} Q_link u_l^e
 // with u the resources' utilisations (load / capacity), Q_mem = memory_queue_ns,
-// Q_link = link_queue_ns, e = queue_exponent: flat at low load, steep near saturation. So a
+// Q_link = link_queue_ns, e = queue_exponent: flat at low load, steep near saturation (at the
+// controller, Q_mem and e are the memory node's kind curve when the file gives one:
+// memory_tiers.hpp). So a
 // stream cannot exceed its bound
 //   b = (M / s) * S / (sum of L over the misses one payload line needs)
 // (one miss for a read or a write, two for a copy), nor an explicit limit (e.g. compute).

@@ -13,10 +13,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "numatwin/model/memory_tiers.hpp"
 #include "numatwin/model/operator_costs.hpp"
 
 namespace numatwin::model {
@@ -41,11 +43,15 @@ struct Position {
   bool operator==(const Position&) const = default;
 };
 
-// A NUMA node (cores and/or memory) or a router (neither).
+// A NUMA node (cores and/or memory) or a router (neither). A node with memory and no cores is a
+// memory-only (CPU-less) node: HBM in flat mode, a CXL expander, a far-memory node.
 struct Node {
   std::string id;     // unique, used by links and routes
   std::string label;  // free text shown to people; may be empty
   NodeKind kind = NodeKind::kNode;
+  // The package (socket) the node belongs to; nodes sharing it are one socket (e.g. its DDR
+  // node with cores and its HBM node without). Empty: not stated.
+  std::string package;
   int cores = 0;
   int threads_per_core = 0;
   double frequency_ghz = 0.0;
@@ -54,6 +60,8 @@ struct Node {
   double memory_read_bandwidth_gbps = 0.0;
   std::optional<double> memory_write_bandwidth_gbps;
   double local_latency_ns = 0.0;
+  std::optional<MemoryKind> memory_kind;  // nullopt: not stated (machine-wide curve)
+  std::optional<MemorySideCache> memory_side_cache;  // memory_tiers.hpp has the maths
   // Cache-line misses one core keeps in flight (line fill buffers); its hardware threads
   // share them. Caps a core's bandwidth at miss_buffers_per_core x line / latency.
   int miss_buffers_per_core = 0;
@@ -143,6 +151,7 @@ struct Provenance {
   std::vector<std::string> measured;       // JSON pointers (or prose) of measured figures
   std::vector<std::string> theoretical;    // ... of vendor/theoretical figures
   std::vector<std::string> reconstructed;  // ... of figures or structure we reconstructed
+  std::vector<std::string> firmware;       // ... of firmware figures (ACPI HMAT via hwloc memattrs)
   std::string notes;
 
   bool operator==(const Provenance&) const = default;
@@ -156,6 +165,10 @@ struct Topology {
   std::vector<ExplicitRoute> routes;
   Coherence coherence;
   PerformanceParameters performance;
+  // Per memory kind: a curve replacing performance's (memory_queue_ns, queue_exponent) at that
+  // kind's nodes (memory_tiers.hpp). In the file: /performance/memory_kind_curves. Kept out of
+  // PerformanceParameters so that its positional initialisations stay complete.
+  std::map<MemoryKind, MemoryCurve> memory_kind_curves;
   std::vector<Measurement> measurements;
   // The operator model's costs on this machine, each with its origin and range
   // (operator_costs.hpp); a cost not listed is its default.

@@ -24,6 +24,30 @@ struct DiscoveredNode {
   std::vector<model::CacheLevel> caches;  // data and unified caches seen from its first core
   std::int64_t memory_bytes = 0;
   std::optional<std::int64_t> free_memory_bytes;  // live machine only
+  // Memory tiers. hwloc gives every NUMA node the cpuset of the object it hangs from, so a
+  // package's DRAM and HBM nodes (or a CPU-less CXL node under a package) share CPUs; each CPU
+  // is given to ONE node: the node with the smallest cpuset containing it, then the DRAM-like one
+  // (no subtype or "DRAM" before HBM/CXL/NVM), then the lowest OS index. `cpus`, `cores` and
+  // `hardware_threads` count only the CPUs given to this node; the others are CPU-less.
+  std::vector<int> local_cpus;           // hwloc's cpuset of the node (the initiators near it)
+  std::string subtype;                   // hwloc's subtype: "DRAM", "HBM", "CXL", "NVM", ... or empty
+  int package = -1;                      // logical index of the enclosing Package, or -1
+  std::int64_t memory_side_cache_bytes = 0;  // a memory-side cache in front of this node, or 0
+  // Firmware figures (hwloc memattrs, ACPI HMAT on Linux) from the initiator nearest the node:
+  // the smallest initiator cpuset that meets local_cpus. Bandwidth in MiB/s, latency in ns.
+  std::optional<double> read_bandwidth_mibps;   // ReadBandwidth, else Bandwidth
+  std::optional<double> write_bandwidth_mibps;  // WriteBandwidth
+  std::optional<double> read_latency_ns;        // ReadLatency, else Latency
+  std::vector<std::string> memattr_notes;       // every value read, "Bandwidth 22500 from cpus 0-3"
+};
+
+// A CXL memory device (hwloc OS device of subtype "CXLMem") that the source does not show as a
+// NUMA node (its memory is not onlined).
+struct CxlMemoryDevice {
+  std::string name;                   // "mem2"
+  std::int64_t ram_bytes = 0;         // CXLRAMSize (volatile)
+  std::int64_t pmem_bytes = 0;        // CXLPMEMSize (persistent)
+  std::vector<int> local_cpus;        // cpuset of its nearest non-I/O ancestor
 };
 
 struct DiscoveredMachine {
@@ -39,6 +63,7 @@ struct DiscoveredMachine {
   std::vector<int> disallowed_cpus;         // online but outside this process's cpuset
   std::vector<int> disallowed_nodes;        // outside this process's cpuset.mems
   std::vector<std::string> notes;           // disagreements and gaps, one sentence each
+  std::vector<CxlMemoryDevice> cxl_devices;  // XML import only (I/O objects are kept there)
 
   // Index in `nodes` of the node with this OS index, or nullopt.
   [[nodiscard]] std::optional<int> node_with_os_index(int os_index) const;

@@ -11,6 +11,11 @@
 //   smallest remote SLIT class c_1 (so a remote access at class r costs about
 //   100 x c_r / 10 ns, as the SLIT suggests); performance: memory_queue_ns 50,
 //   link_queue_ns 20, queue_exponent 4; coherence: source_snoop with 0 probe/response bytes.
+// Firmware figures (hwloc memattrs: DiscoveredNode::read_bandwidth_mibps etc.) replace the node
+// placeholders where present and are listed in provenance.firmware; the placeholder list then
+// names each remaining node's pointer instead of the /nodes/* wildcard. Memory-side caches get
+// placeholder latency_ns 100 and read_bandwidth_gbps 10. CXL devices that are not NUMA nodes
+// become CPU-less "cxl-<name>" nodes with a host-bridge link (placeholder 10 GB/s, 100 ns).
 #pragma once
 
 #include <string>
