@@ -6,6 +6,8 @@
 // and review the diff.
 #include <gtest/gtest.h>
 
+#include "golden_json.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -58,23 +60,7 @@ Json summarise() {
 }
 
 void expect_close(const Json& expected, const Json& actual, const std::string& path) {
-  ASSERT_EQ(expected.type() == Json::value_t::object, actual.type() == Json::value_t::object) << path;
-  ASSERT_EQ(expected.is_array(), actual.is_array()) << path;
-  if (expected.is_object()) {
-    ASSERT_EQ(expected.size(), actual.size()) << path;
-    for (const auto& [key, value] : expected.items()) {
-      ASSERT_TRUE(actual.contains(key)) << path << "/" << key;
-      expect_close(value, actual[key], path + "/" + key);
-    }
-  } else if (expected.is_array()) {
-    ASSERT_EQ(expected.size(), actual.size()) << path;
-    for (std::size_t i = 0; i < expected.size(); ++i) expect_close(expected[i], actual[i], path + "/" + std::to_string(i));
-  } else if (expected.is_number()) {
-    const double e = expected.get<double>();
-    EXPECT_NEAR(actual.get<double>(), e, 1e-6 * std::max(1.0, std::abs(e))) << path;
-  } else {
-    EXPECT_EQ(expected, actual) << path;
-  }
+  testing_support::expect_close(expected, actual, path, 1e-6);
 }
 
 TEST(AdaptiveGoldenTest, IntroductoryCaseMatchesGoldenFile) {

@@ -9,6 +9,8 @@
 // and review the diff.
 #include <gtest/gtest.h>
 
+#include "golden_json.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -64,27 +66,9 @@ Json summarise(const OperatorCase& c) {
               {"thread_nodes", nodes}, {"notes", notes},  {"mean_utilisation", utilisation}};
 }
 
-// Relative comparison of every number; structure and strings must match exactly.
+
 void expect_close(const Json& expected, const Json& actual, const std::string& path) {
-  if (expected.is_number() && actual.is_number()) {  // a parsed 0 is unsigned, a computed one signed
-    const double e = expected.get<double>();
-    const double a = actual.get<double>();
-    EXPECT_NEAR(a, e, 1e-9 * std::max(1.0, std::abs(e))) << path;
-    return;
-  }
-  ASSERT_EQ(expected.type(), actual.type()) << path;
-  if (expected.is_object()) {
-    ASSERT_EQ(expected.size(), actual.size()) << path;
-    for (const auto& [key, value] : expected.items()) {
-      ASSERT_TRUE(actual.contains(key)) << path << "/" << key;
-      expect_close(value, actual[key], path + "/" + key);
-    }
-  } else if (expected.is_array()) {
-    ASSERT_EQ(expected.size(), actual.size()) << path;
-    for (std::size_t i = 0; i < expected.size(); ++i) expect_close(expected[i], actual[i], path + "/" + std::to_string(i));
-  } else {
-    EXPECT_EQ(expected, actual) << path;
-  }
+  testing_support::expect_close(expected, actual, path, 1e-9);
 }
 
 class OperatorGoldenTest : public ::testing::TestWithParam<OperatorCase> {};

@@ -5,6 +5,8 @@
 // and review the diff.
 #include <gtest/gtest.h>
 
+#include "golden_json.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -48,22 +50,9 @@ Json summarise(const GoldenCase& c) {
               {"mean_utilisation", utilisation}};
 }
 
-// Relative comparison of every number; structure must match exactly.
+
 void expect_close(const Json& expected, const Json& actual, const std::string& path) {
-  ASSERT_EQ(expected.type() == Json::value_t::object, actual.type() == Json::value_t::object) << path;
-  if (expected.is_object()) {
-    ASSERT_EQ(expected.size(), actual.size()) << path;
-    for (const auto& [key, value] : expected.items()) {
-      ASSERT_TRUE(actual.contains(key)) << path << "/" << key;
-      expect_close(value, actual[key], path + "/" + key);
-    }
-  } else if (expected.is_number()) {
-    const double e = expected.get<double>();
-    const double a = actual.get<double>();
-    EXPECT_NEAR(a, e, 1e-6 * std::max(1.0, std::abs(e))) << path;
-  } else {
-    EXPECT_EQ(expected, actual) << path;
-  }
+  testing_support::expect_close(expected, actual, path, 1e-6);
 }
 
 class ShuffleGoldenTest : public ::testing::TestWithParam<GoldenCase> {};
