@@ -15,6 +15,7 @@
 #include "numatwin/model/microbenchmark.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_check.hpp"
+#include "numatwin/validate/mlc_consistency.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
 
 namespace numatwin::validate {
@@ -454,6 +455,7 @@ double predict_point(const model::Topology& topology, const CalibrationPoint& po
 }
 
 CalibrationData calibration_data_from_mlc(const MlcResults& mlc, const model::Topology& topology) {
+  check_mlc_consistency(mlc);  // contradictions are named here, not absorbed by the fit
   CalibrationData data;
   data.source = "Intel mlc " + (mlc.version.empty() ? std::string("output") : mlc.version) + " (" + mlc.file + ")";
   const std::vector<model::NodeIndex> numa = topology.numa_nodes();
