@@ -16,6 +16,7 @@
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_check.hpp"
 #include "numatwin/validate/mlc_consistency.hpp"
+#include "numatwin/validate/queue_defaults.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
 
 namespace numatwin::validate {
@@ -380,10 +381,12 @@ std::set<std::string> informed_start(model::Topology& t, const CalibrationData& 
   }
   if (!link_latency.empty()) t.coherence.remote_access_overhead_ns = std::max(t.coherence.remote_access_overhead_ns, 1.0);
   std::map<int, double> best_local, best_link;
+  std::map<int, int> best_local_threads;
   for (const CalibrationPoint& p : data.points) {
     if (p.metric != CalibrationMetric::kReadBandwidthGbps || p.streams.size() != 1) continue;
     const auto& s = p.streams[0];
     if (s.cpu_node == s.memory_node) {
+      if (p.value > best_local[s.memory_node]) best_local_threads[s.memory_node] = s.threads;
       best_local[s.memory_node] = std::max(best_local[s.memory_node], p.value);
       if (s.threads == 1) {
         const double latency = t.nodes[s.memory_node].local_latency_ns;
@@ -413,6 +416,29 @@ std::set<std::string> informed_start(model::Topology& t, const CalibrationData& 
     if (m > get(t, of(Kind::kMissBuffers))) {
       set(t, of(Kind::kMissBuffers), std::clamp(m, 1.0, 64.0));
       derived.insert("/nodes/*/miss_buffers_per_core");
+    }
+  }
+  // Without a loaded-latency point the memory queue is read off the saturated local bandwidth by
+  // Little's law on the closed loop (queue_defaults.hpp), averaged over the nodes where it holds.
+  const bool any_loaded = std::any_of(data.points.begin(), data.points.end(), [](const CalibrationPoint& p) {
+    return p.metric == CalibrationMetric::kLoadedLatencyNs;
+  });
+  if (!any_loaded) {
+    double sum = 0.0;
+    int count = 0;
+    for (const auto& [node, value] : best_local) {
+      const auto latency = local_latency.find(node);
+      if (latency == local_latency.end()) continue;
+      const int cores = std::min(best_local_threads[node], t.nodes[node].cores);
+      const std::optional<double> q = saturation_queue_ns(cores, t.nodes[node].miss_buffers_per_core,
+                                                          t.performance.cache_line_bytes, value, latency->second);
+      if (!q) continue;
+      sum += *q;
+      ++count;
+    }
+    if (count > 0) {
+      t.performance.memory_queue_ns = sum / count;
+      derived.insert("/performance/memory_queue_ns");
     }
   }
   for (const auto& [node, value] : best_local) t.nodes[node].memory_read_bandwidth_gbps = 1.05 * value;

@@ -38,6 +38,14 @@
 // stream cannot exceed its bound
 //   b = (M / s) * S / (sum of L over the misses one payload line needs)
 // (one miss for a read or a write, two for a copy), nor an explicit limit (e.g. compute).
+// Where Q_mem comes from when nothing measured it under load: at saturation the n cores of a
+// node keep all their n M lines waiting, so Little's law gives L0 + Q_mem = n M S / C_m
+// (validate/queue_defaults.hpp; the calibrator reads it off a saturated local bandwidth when the
+// data have no loaded latency). On the shipped mlc output of a 2 x Xeon 8180 (M = 16, the L2
+// superqueue) this predicts the 19 points of mlc's loaded-latency sweep, left out of the fit,
+// within 14 % (e = 4 kept; delay 0: 260 ns predicted, 283 measured). The shape below saturation
+// is the u^e term; an M/D/1 wait S u / (2 (1 - u)) with S = tRP + tRCD of DDR4-2666 (28.5 ns)
+// follows the same sweep more closely below u = 0.8 but is not what the model computes.
 //
 // ── Solution ────────────────────────────────────────────────────────────────────────────────
 // Rates are the max-min fair allocation (MaxMinSolver) under the capacities and these bounds.
