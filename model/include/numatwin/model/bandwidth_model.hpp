@@ -65,13 +65,16 @@
 //     along its own ring and crosses last, so each cross link si->s(i+4) (7.8 GB/s) carries the
 //     trees of s0..s3: 4 T 24/64 = 7.8, T = 5.2, 41.6 GB/s (free-running, max-min lets
 //     chassis 1 reach 9.33 per socket, 58.1 in all: tests/model/coherence_scaling_test.cpp);
-//   the same with unicast snoops (no fan-out): 25.8 GB/s; with p = r = 12.2 (responses back to
-//     the home on their routes): 35.2 GB/s; with one flit (7.1 B) each: 60.5 GB/s;
+//   with p = r = 12.2 (responses back to the home, which for a local read is the requester, as
+//     the model routes them): 35.2 GB/s; with one flit (7.1 B) each: 60.4 GB/s;
 //   the best single shortest route per pair, the same relative choice for every socket (all 48
-//     such assignments tried), p = 24: 77.5 GB/s; dimension-order (e-cube) routes: 41.6 or
-//     58.1 GB/s by the order of the dimensions.
+//     such assignments tried by hand, the best one given to the model as explicit routes),
+//     p = 24: 77.4 GB/s (ring shuffle 49.9); dimension-order (e-cube) routes: 41.6 or 58.1 GB/s
+//     by the order of the dimensions (`compare`, migration ring tight, on edited copies);
+//   unicast snoops (no fan-out, one probe per destination on its route; worked by hand, the model
+//     has no such mode): 25.8 GB/s.
 // So the routes decide more than the protocol: the default tie-break sends all of chassis 0's
-// snoops over every cross-chassis link. Even the best routes reach 77.5 GB/s, 79 % of the 4-socket
+// snoops over every cross-chassis link. Even the best routes reach 77.4 GB/s, 78 % of the 4-socket
 // machine's 98.7 (the study reports thread migration on its 8-socket machine at about the
 // 4-socket bandwidth); 80 % would need p <= 23.5 B and 98.7 GB/s p <= 18.8 B on those routes,
 // i.e. a local read's coherence cost clearly below a remote read's (what p was fitted on), which
