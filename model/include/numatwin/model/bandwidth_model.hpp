@@ -75,10 +75,11 @@
 //     has no such mode): 25.8 GB/s.
 // So the routes decide more than the protocol: the default tie-break sends all of chassis 0's
 // snoops over every cross-chassis link. Even the best routes reach 77.4 GB/s, 78 % of the 4-socket
-// machine's 98.7 (the study reports thread migration on its 8-socket machine at about the
-// 4-socket bandwidth); 80 % would need p <= 23.5 B and 98.7 GB/s p <= 18.8 B on those routes,
-// i.e. a local read's coherence cost clearly below a remote read's (what p was fitted on), which
-// the flit counts above do not give. The real machine's route tables are not published and
+// machine's 98.7 (issue 17, citing Li et al.: thread migration on their 8-socket machine reaches
+// about the 4-socket bandwidth, the ring shuffle less than on 4 sockets, which the model does:
+// 31.2 against 69.8 GB/s, tight); 80 % would need p <= 23.5 B and 98.7 GB/s p <= 18.8 B on those
+// routes, i.e. a local read's coherence cost clearly below a remote read's (what p was fitted
+// on), which the flit counts above do not give. The real machine's route tables are not published and
 // nehalem-ex-8s has no all-local measurement; choosing routes or p to make migration come out
 // right would fit the model to the study's algorithm-level figure, so nothing is changed: the
 // 8-socket machine stays snoop-bound at 41.6 GB/s with the default routes, and the gap is
