@@ -180,6 +180,42 @@ TEST(CalibrationTest, ShippedMlcFileGivesATopologyThatLoads) {
   EXPECT_LT(result.rms_relative_error, 0.10);
 }
 
+TEST(CalibrationTest, ShippedMlcLoadedLatencyIsPredictedFromItsMatricesAlone) {
+  // Leave mlc's loaded-latency sweep out, calibrate on the matrices and the peak injection, then
+  // predict the 19 points of the sweep. The prior's cores keep 16 lines in flight when streaming:
+  // the L2 superqueue of a Skylake core (Intel's optimization manual), a fact about the core, not
+  // read off this file (the sweep's own delay-0 point implies 215.7 GB/s x 282.7 ns / 64 B / 56
+  // cores = 17 lines per core, which this test does not use).
+  const MlcResults mlc =
+      load_mlc_output(std::filesystem::path(NUMATWIN_SOURCE_DIR) / "tests/data/mlc/skx-2x8180-mlc-v3.5.txt");
+  model::GeneratorParams params;
+  params.family = model::TopologyFamily::kFullyConnected;
+  params.nodes = 2;
+  params.cores_per_node = 28;
+  params.threads_per_core = 2;
+  params.miss_buffers_per_core = 16;
+  params.name = "skx-2x8180";
+  const model::Topology prior = model::generate_topology(params);
+  const CalibrationData all = calibration_data_from_mlc(mlc, prior);
+  CalibrationData matrices = all;
+  std::erase_if(matrices.points, [](const CalibrationPoint& p) { return p.metric == CalibrationMetric::kLoadedLatencyNs; });
+  ASSERT_EQ(matrices.points.size(), 9u);
+  CalibrationOptions options;
+  options.max_iterations = 20;
+  const CalibrationResult result = calibrate(prior, matrices, options);
+  // Q_mem by Little's law per node, 28 x 16 x 64 B / C - L0: node 0 28672 / 107.9477 - 81.4 =
+  // 184.21 ns, node 1 28672 / 108.1834 - 81.3 = 183.73 ns; their mean 183.97 ns.
+  EXPECT_NEAR(result.topology.performance.memory_queue_ns, 183.97, 0.01);
+  int points = 0;
+  for (const CalibrationPoint& p : all.points) {
+    if (p.metric != CalibrationMetric::kLoadedLatencyNs) continue;
+    ++points;
+    const double predicted = predict_point(result.topology, p);
+    EXPECT_LT(std::abs(predicted - p.value) / p.value, 0.15) << p.id << ": measured " << p.value << " ns, predicted " << predicted;
+  }
+  EXPECT_EQ(points, 19);
+}
+
 TEST(CalibrationTest, MlcDataThatDoesNotFitTheTopologyIsAnInputError) {
   MlcResults mlc;
   mlc.file = "three.txt";

@@ -63,7 +63,8 @@ struct CalibrationData {
 // idle latency (when there is no matrix), peak injection "ALL Reads" (every node reading its
 // own memory), loaded latency (chaser on the first node; every other hardware thread reads its
 // node's memory, like mlc). mlc node i is the topology's i-th NUMA node. Throws
-// model::InputError naming the mlc file when the topology does not fit the data.
+// model::InputError naming the mlc file when the topology does not fit the data, and, before
+// anything else, when the figures contradict each other (check_mlc_consistency).
 CalibrationData calibration_data_from_mlc(const MlcResults& mlc, const model::Topology& topology);
 
 // From a `validate measure` report: its read bandwidth points, idle latencies and loaded
