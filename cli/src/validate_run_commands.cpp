@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "interrupt.hpp"
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/input_error.hpp"
+#include "numatwin/model/operator_costs.hpp"
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/validate/allocator.hpp"
@@ -427,6 +429,22 @@ void register_suite(CLI::App& validate_app) {
     report.machine = t.name;
     report.host = host_text();
     if (!o->switch_subset) set_before_costs(t, host, *o, saved, bar, interrupt.flag(), suite, report);
+    // The calibrated topology this command wrote gets the measured costs (origin "measured"), so
+    // that predictions on it, and `topo transfer-costs --from` it, rest on them.
+    if (o->topology.empty() && !saved && !report.derived_costs.empty()) {
+      model::Topology with_costs = t;
+      for (const validate::DerivedCost& c : report.derived_costs) {
+        const model::OperatorCostInfo* info = model::find_operator_cost(c.name);
+        if (info == nullptr) continue;  // e.g. the shuffle's cycles per element
+        // A value raised to its floor keeps its range around it (the file needs low <= value <= high).
+        const double value = std::max(c.value, info->smallest);
+        with_costs.operator_costs.push_back(model::NamedCost{
+            c.name, model::CostValue{value, std::max(info->smallest, std::min(c.low, value)), std::max(c.high, value),
+                                     model::CostOrigin::kMeasured,
+                                     "numatwin validate suite's cost microbenchmarks on " + host_text() + ": " + c.derivation}});
+      }
+      model::save_topology(with_costs, topology_file);
+    }
     // Every run's memory first: a suite that cannot finish says so before the first run.
     if (!saved)
       for (const sim::WorkloadSpec& spec : suite) validate::check_free_memory(validate::workload_memory_bytes(spec), run_options);
