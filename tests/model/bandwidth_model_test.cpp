@@ -2,6 +2,8 @@
 // 64 B, so M lines in flight over L ns give 64 M / L GB/s.
 #include <gtest/gtest.h>
 
+#include "test_node.hpp"
+
 #include <cmath>
 
 #include "numatwin/model/bandwidth_model.hpp"
@@ -18,16 +20,7 @@ Topology pair(double link_gbps = 10.0) {
   Topology t;
   t.name = "pair";
   for (const char* id : {"a", "b"}) {
-    Node n;
-    n.id = id;
-    n.cores = 4;
-    n.threads_per_core = 2;
-    n.frequency_ghz = 2.0;
-    n.memory_capacity_bytes = 1LL << 30;
-    n.memory_read_bandwidth_gbps = 20.0;
-    n.local_latency_ns = 100.0;
-    n.miss_buffers_per_core = 10;
-    t.nodes.push_back(n);
+    t.nodes.push_back(testing_support::test_node(id));
   }
   t.links = {Link{0, 1, link_gbps, 50.0, 0}, Link{1, 0, link_gbps, 50.0, 0}};
   t.coherence.probe_bytes_per_line = 0.0;

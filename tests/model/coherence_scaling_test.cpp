@@ -3,6 +3,8 @@
 // bandwidth_model.hpp). Units: a line is 64 B; p bytes of probe per line put x p / 64 on a link.
 #include <gtest/gtest.h>
 
+#include "test_node.hpp"
+
 #include <filesystem>
 
 #include "numatwin/model/bandwidth_model.hpp"
@@ -21,16 +23,7 @@ Topology ring() {
   Topology t;
   t.name = "ring";
   for (const char* id : {"a", "b", "c", "d"}) {
-    Node n;
-    n.id = id;
-    n.cores = 4;
-    n.threads_per_core = 1;
-    n.frequency_ghz = 2.0;
-    n.memory_capacity_bytes = 1LL << 30;
-    n.memory_read_bandwidth_gbps = 20.0;
-    n.local_latency_ns = 100.0;
-    n.miss_buffers_per_core = 10;
-    t.nodes.push_back(n);
+    t.nodes.push_back(testing_support::test_node(id, 1));
   }
   int spec = 0;
   for (auto [i, j] : {std::pair{0, 1}, {1, 2}, {2, 3}, {3, 0}}) {

@@ -7,6 +7,8 @@
 // and the data of a read of c's memory by a thread on a crosses c->b, then b->a.
 #include <gtest/gtest.h>
 
+#include "test_node.hpp"
+
 #include <cmath>
 
 #include "numatwin/model/topology_check.hpp"
@@ -23,16 +25,7 @@ model::Topology line() {
   model::Topology t;
   t.name = "line";
   for (const char* id : {"a", "b", "c"}) {
-    model::Node n;
-    n.id = id;
-    n.cores = 4;
-    n.threads_per_core = 2;
-    n.frequency_ghz = 2.0;
-    n.memory_capacity_bytes = 1LL << 30;
-    n.memory_read_bandwidth_gbps = 20.0;
-    n.local_latency_ns = 100.0;
-    n.miss_buffers_per_core = 10;
-    t.nodes.push_back(n);
+    t.nodes.push_back(testing_support::test_node(id));
   }
   t.links = {model::Link{0, 1, 10.0, 50.0, 0}, model::Link{1, 0, 10.0, 50.0, 0}, model::Link{1, 2, 10.0, 50.0, 1},
              model::Link{2, 1, 10.0, 50.0, 1}};
