@@ -305,12 +305,22 @@ void register_measure(CLI::App& validate_app) {
     Json report = validate::measure_machine(options);
     if (report["complete"].get<bool>()) {
       const double costs_start = validate::now_seconds();
-      if (const std::optional<Json> costs = measure_operator_costs(o->quick, interrupt.flag(), bar)) {
+      std::optional<Json> costs;
+      try {
+        costs = measure_operator_costs(o->quick, interrupt.flag(), bar);
+        if (!costs) {
+          report["complete"] = false;
+          report["interrupted"] = true;
+        }
+      } catch (const std::invalid_argument& e) {
+        // A machine whose caches are not known (e.g. a guest without cache information): the
+        // bandwidth and latency points stand; the costs are said to be not measured, and why.
+        bar.finish();
+        report["operator_costs_not_measured"] = e.what();
+      }
+      if (costs) {
         report["operator_costs"] = *costs;
         report["elapsed_s"] = report["elapsed_s"].get<double>() + (validate::now_seconds() - costs_start);
-      } else {
-        report["complete"] = false;
-        report["interrupted"] = true;
       }
     }
     model::write_file_atomically(out, report.dump(2) + "\n");
@@ -320,6 +330,9 @@ void register_measure(CLI::App& validate_app) {
     } else {
       std::cout << measure_text(report);
       if (report.contains("operator_costs")) std::cout << operator_costs_text(report["operator_costs"]);
+      if (report.contains("operator_costs_not_measured")) {
+        std::cout << "\noperator costs: not measured: " << report["operator_costs_not_measured"].get<std::string>() << "\n";
+      }
     }
     std::cerr << fmt::format("{} in {:.0f} s; report written to {}\n",
                              report["complete"].get<bool>() ? "measurement complete" : "interrupted: finished points kept",

@@ -95,7 +95,8 @@ TEST(CostDerivationTest, RangesFollowTheRepetitionsExtremes) {
     x.low_ns = 4.0;
     x.high_ns = 6.0;
   }
-  const DerivedCost& hash = find(derive_operator_costs(t, 2.0), "hash_cycles_per_tuple");
+  const std::vector<DerivedCost> hash_costs = derive_operator_costs(t, 2.0);
+  const DerivedCost& hash = find(hash_costs, "hash_cycles_per_tuple");
   // low 2 x 4 - 2 - 0.8 = 5.2, high 2 x 6 - 2.8 = 9.2 (wider than +-5 % of 7.2)
   EXPECT_NEAR(hash.low, 5.2, 1e-12);
   EXPECT_NEAR(hash.high, 9.2, 1e-12);
@@ -105,7 +106,8 @@ TEST(CostDerivationTest, ALoopNoSlowerThanItsScanIsRaisedToTheMinimumAndSaysSo) 
   CostTimings t = synthetic();
   for (CostTiming& x : t.timings)
     if (x.name == "count_plain") x.median_ns = x.low_ns = x.high_ns = 1.0;  // 2 - 2 - 0.8 < 0
-  const DerivedCost& hash = find(derive_operator_costs(t, 2.0), "hash_cycles_per_tuple");
+  const std::vector<DerivedCost> hash_costs = derive_operator_costs(t, 2.0);
+  const DerivedCost& hash = find(hash_costs, "hash_cycles_per_tuple");
   EXPECT_DOUBLE_EQ(hash.value, kMinimumCycles);
   EXPECT_NE(hash.derivation.find("raised"), std::string::npos);
   EXPECT_LE(hash.low, hash.value);
