@@ -69,22 +69,27 @@ double time_of(const model::Topology& topology, const WorkloadSpec& spec) {
 
 }  // namespace
 
-std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec, const ParallelFor& parallel) {
+std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, const std::function<double(const WorkloadSpec&)>& time_of,
+                                           const ParallelFor& parallel) {
   const auto table = model::operator_cost_table();
   std::vector<double> times(table.size() + 1, 0.0);
   parallel(times.size(), [&](std::size_t i) {
     WorkloadSpec probe = spec;
     if (i > 0) {
       double& field = cost_field(probe.costs, table[i - 1].name);
-      field = field * 2.0 + 1.0;  // as costs_depended_on in cost_basis.hpp
+      field = field * 2.0 + 1.0;
     }
-    times[i] = time_of(topology, probe);
+    times[i] = time_of(probe);
   });
   std::vector<std::string> names;
   for (std::size_t i = 1; i < times.size(); ++i) {
     if (std::abs(times[i] - times[0]) > 1e-9 * std::abs(times[0])) names.emplace_back(table[i - 1].name);
   }
   return names;
+}
+
+std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec, const ParallelFor& parallel) {
+  return costs_depended_on(spec, [&](const WorkloadSpec& s) { return time_of(topology, s); }, parallel);
 }
 
 PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,

@@ -5,7 +5,6 @@
 // itself: the user asked for exactly that).
 #pragma once
 
-#include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,27 +39,7 @@ double cost_field(const OperatorCosts& costs, std::string_view name);
 // The basis's values as the spec's OperatorCosts (entry_bytes kept from `base`).
 OperatorCosts operator_costs_of(const CostBasis& basis, const OperatorCosts& base = {});
 
-// Costs the prediction of `spec` depends on: those whose doubling changes the predicted time
-// (relative change > 1e-9); `predict_time_s` predicts a spec's time.
-template <typename Predict>
-std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, Predict&& predict_time_s);
-
 // "costs: 2 measured, 1 given, 4 default (hash_cycles_per_tuple, ...)" for the named costs.
 std::string cost_basis_summary(const CostBasis& basis, const std::vector<std::string>& names);
-
-// ── template definitions ──────────────────────────────────────────────────────────────────
-template <typename Predict>
-std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, Predict&& predict_time_s) {
-  const double base = predict_time_s(spec);
-  std::vector<std::string> names;
-  for (const model::OperatorCostInfo& info : model::operator_cost_table()) {
-    WorkloadSpec probe = spec;
-    double& field = cost_field(probe.costs, info.name);
-    field = field * 2.0 + 1.0;
-    const double t = predict_time_s(probe);
-    if (std::abs(t - base) > 1e-9 * std::abs(base)) names.emplace_back(info.name);
-  }
-  return names;
-}
 
 }  // namespace numatwin::sim

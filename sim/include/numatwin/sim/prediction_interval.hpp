@@ -71,7 +71,11 @@ PredictionUncertainty prediction_uncertainty(const model::Topology& topology, co
                                              const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of,
                                              const ParallelFor& parallel = sequential_for);
 
-// costs_depended_on (cost_basis.hpp) with the probes run through `parallel`.
+// The costs the prediction of `spec` depends on: those whose change (x 2 + 1) changes the
+// predicted time by more than 1e-9 relative; `time_of` predicts a spec's time, and the probes run
+// through `parallel`. The second form predicts by simulating on `topology`.
+std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, const std::function<double(const WorkloadSpec&)>& time_of,
+                                           const ParallelFor& parallel = sequential_for);
 std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec,
                                            const ParallelFor& parallel = sequential_for);
 
