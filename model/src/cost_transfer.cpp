@@ -35,6 +35,9 @@ Topology transfer_operator_costs(const Topology& source, const Topology& target)
     if (c.cost.origin == CostOrigin::kDefault) continue;
     const OperatorCostInfo* info = find_operator_cost(c.name);
     if (info == nullptr) continue;  // a loaded topology has only known names
+    // The usable LLC share belongs to the source's cache and its other tenants (a VM's
+    // neighbours): nothing of it carries over; the target keeps its default.
+    if (c.name == "llc_usable_share") continue;
     CostValue v = c.cost;
     std::string how;
     if (is_cycles(c.name)) {

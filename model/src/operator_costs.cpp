@@ -1,11 +1,14 @@
 #include "numatwin/model/operator_costs.hpp"
 
 #include <array>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 namespace numatwin::model {
 namespace {
+
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
 // Defaults are the values the model used before costs belonged to machines (calibrated nowhere);
 // their ranges are assumptions: wide enough to hold what server cores of 2008-2024 plausibly
@@ -13,40 +16,68 @@ namespace {
 // cycles, an LLC hit of 40-70 cycles, LOCK-prefixed updates of 18-20 cycles per Agner Fog's
 // instruction tables) and the values `validate suite` fitted on two hosts (docs/validation.md).
 constexpr std::array kTable = {
-    OperatorCostInfo{"scan_cycles_per_tuple", "cycles", "core work per tuple of a streaming scan", 2.0, 1.0, 8.0, 0.0},
-    OperatorCostInfo{"hash_cycles_per_tuple", "cycles", "COUNT / MEDIAN: hash, compare, update a shared entry", 20.0, 2.0, 40.0,
-                     0.0},
-    OperatorCostInfo{"join_cycles_per_tuple", "cycles", "hash join build / probe, index join probe (all levels)", 20.0, 3.0, 40.0,
-                     0.0},
-    OperatorCostInfo{"group_cycles_per_tuple", "cycles", "partitioned aggregation: update a private entry", 20.0, 3.0, 40.0, 0.0},
-    OperatorCostInfo{"random_lines_in_flight", "lines", "independent misses a hash or probe loop keeps in flight", 4.0, 2.0, 16.0,
-                     1.0},
-    OperatorCostInfo{"llc_hit_ns", "ns", "a random access that hits the last-level cache", 20.0, 8.0, 50.0, 0.0},
-    OperatorCostInfo{"private_hit_ns", "ns", "a random access that hits the core's own cache (L2 or L1)", 5.0, 0.5, 8.0, 0.0},
-    OperatorCostInfo{"merge_cycles_per_tuple", "cycles", "sort-merge join: merge one fact tuple", 10.0, 2.0, 30.0, 0.0},
-    OperatorCostInfo{"partition_cycles_per_tuple", "cycles", "radix join scatter: hash, cursor, line buffer", 6.0, 2.0, 20.0, 0.0},
-    OperatorCostInfo{"partition_join_cycles_per_tuple", "cycles", "radix join: build / probe a partition's cached table", 10.0, 1.0,
-                     30.0, 0.0},
-    OperatorCostInfo{"sort_cycles_per_comparison", "cycles", "MEDIAN: one comparison of the per-group sort", 4.0, 2.0, 12.0, 0.0},
-    OperatorCostInfo{"shared_line_transfer_ns", "ns", "a line moving from another core's private cache (HitM)", 60.0, 20.0, 200.0,
-                     0.0},
-    OperatorCostInfo{"atomic_update_ns", "ns", "a locked read-modify-write on a line the core holds", 7.0, 3.0, 15.0, 0.0},
+    OperatorCostInfo{"scan_cycles_per_tuple", "cycles", "core work per tuple of a streaming scan",
+                     2.0, 1.0, 8.0, 0.0, kUnbounded},
+    OperatorCostInfo{"hash_cycles_per_tuple", "cycles",
+                     "COUNT / MEDIAN: hash, compare, update a shared entry", 20.0, 2.0, 40.0, 0.0,
+                     kUnbounded},
+    OperatorCostInfo{"join_cycles_per_tuple", "cycles",
+                     "hash join build / probe, index join probe (all levels)", 20.0, 3.0, 40.0, 0.0,
+                     kUnbounded},
+    OperatorCostInfo{"group_cycles_per_tuple", "cycles",
+                     "partitioned aggregation: update a private entry", 20.0, 3.0, 40.0, 0.0,
+                     kUnbounded},
+    OperatorCostInfo{"random_lines_in_flight", "lines",
+                     "independent misses a hash or probe loop keeps in flight", 4.0, 2.0, 16.0, 1.0,
+                     kUnbounded},
+    OperatorCostInfo{"llc_hit_ns", "ns", "a random access that hits the last-level cache", 20.0,
+                     8.0, 50.0, 0.0, kUnbounded},
+    OperatorCostInfo{"private_hit_ns", "ns",
+                     "a random access that hits the core's own cache (L2 or L1)", 5.0, 0.5, 8.0,
+                     0.0, kUnbounded},
+    OperatorCostInfo{"merge_cycles_per_tuple", "cycles", "sort-merge join: merge one fact tuple",
+                     10.0, 2.0, 30.0, 0.0, kUnbounded},
+    OperatorCostInfo{"partition_cycles_per_tuple", "cycles",
+                     "radix join scatter: hash, cursor, line buffer", 6.0, 2.0, 20.0, 0.0,
+                     kUnbounded},
+    OperatorCostInfo{"partition_join_cycles_per_tuple", "cycles",
+                     "radix join: build / probe a partition's cached table", 10.0, 1.0, 30.0, 0.0,
+                     kUnbounded},
+    OperatorCostInfo{"sort_cycles_per_comparison", "cycles",
+                     "MEDIAN: one comparison of the per-group sort", 4.0, 2.0, 12.0, 0.0,
+                     kUnbounded},
+    OperatorCostInfo{"shared_line_transfer_ns", "ns",
+                     "a line moving from another core's private cache (HitM)", 60.0, 20.0, 200.0,
+                     0.0, kUnbounded},
+    OperatorCostInfo{
+        "llc_usable_share", "share",
+        "share of the last-level cache that a random-access table keeps (the rest: other data, "
+        "replacement, other tenants of a shared cache)",
+        1.0, 0.5, 1.0, 0.01, 1.0},
+    OperatorCostInfo{"atomic_update_ns", "ns",
+                     "a locked read-modify-write on a line the core holds", 7.0, 3.0, 15.0, 0.0,
+                     kUnbounded},
 };
 
 }  // namespace
 
 const char* cost_origin_name(CostOrigin origin) {
   switch (origin) {
-    case CostOrigin::kMeasured: return "measured";
-    case CostOrigin::kCalibrated: return "calibrated";
-    case CostOrigin::kTransferred: return "transferred";
-    case CostOrigin::kDefault: return "default";
+    case CostOrigin::kMeasured:
+      return "measured";
+    case CostOrigin::kCalibrated:
+      return "calibrated";
+    case CostOrigin::kTransferred:
+      return "transferred";
+    case CostOrigin::kDefault:
+      return "default";
   }
   return "default";
 }
 
 std::optional<CostOrigin> parse_cost_origin(std::string_view text) {
-  for (CostOrigin o : {CostOrigin::kMeasured, CostOrigin::kCalibrated, CostOrigin::kTransferred, CostOrigin::kDefault}) {
+  for (CostOrigin o : {CostOrigin::kMeasured, CostOrigin::kCalibrated, CostOrigin::kTransferred,
+                       CostOrigin::kDefault}) {
     if (text == cost_origin_name(o)) return o;
   }
   return std::nullopt;

@@ -50,17 +50,19 @@ Node read_node(const Reader& r) {
     r.allow_only({"id", "kind", "label", "forwarding_bandwidth_gbps", "position"});
   } else if (kind == "node") {
     node.kind = NodeKind::kNode;
-    r.allow_only({"id", "kind", "label", "package", "cores", "threads_per_core", "frequency_ghz", "caches",
-                  "memory_capacity_bytes", "memory_read_bandwidth_gbps",
-                  "memory_write_bandwidth_gbps", "local_latency_ns", "memory_kind", "memory_side_cache",
-                  "miss_buffers_per_core", "forwarding_bandwidth_gbps", "position"});
+    r.allow_only({"id", "kind", "label", "package", "cores", "threads_per_core", "frequency_ghz",
+                  "caches", "memory_capacity_bytes", "memory_read_bandwidth_gbps",
+                  "memory_write_bandwidth_gbps", "local_latency_ns", "memory_kind",
+                  "memory_side_cache", "miss_buffers_per_core", "forwarding_bandwidth_gbps",
+                  "position"});
   } else {
     r.field("kind").fail("expected \"node\" or \"router\", found \"" + kind + "\"");
   }
   node.id = r.field("id").string(true);
   if (r.has("label")) node.label = r.field("label").string(false);
   if (r.has("position")) node.position = read_position(r.field("position"));
-  if (r.has("forwarding_bandwidth_gbps")) node.forwarding_bandwidth_gbps = r.field("forwarding_bandwidth_gbps").number();
+  if (r.has("forwarding_bandwidth_gbps"))
+    node.forwarding_bandwidth_gbps = r.field("forwarding_bandwidth_gbps").number();
   if (node.kind == NodeKind::kRouter) return node;
 
   node.cores = r.field("cores").small_integer(0);
@@ -68,7 +70,8 @@ Node read_node(const Reader& r) {
   node.frequency_ghz = r.field("frequency_ghz").number();
   const Reader caches = r.field("caches");
   caches.expect_array("a list of caches");
-  for (std::size_t i = 0; i < caches.size(); ++i) node.caches.push_back(read_cache(caches.element(i)));
+  for (std::size_t i = 0; i < caches.size(); ++i)
+    node.caches.push_back(read_cache(caches.element(i)));
   node.memory_capacity_bytes =
       r.field("memory_capacity_bytes").integer(0, std::numeric_limits<std::int64_t>::max());
   node.memory_read_bandwidth_gbps = r.field("memory_read_bandwidth_gbps").number();
@@ -81,14 +84,18 @@ Node read_node(const Reader& r) {
     const Reader kind_field = r.field("memory_kind");
     const std::string kind_name = kind_field.string(true);
     node.memory_kind = parse_memory_kind(kind_name);
-    if (!node.memory_kind) kind_field.fail("expected \"DRAM\", \"HBM\", \"CXL\" or \"NVM\", found \"" + kind_name + "\"");
+    if (!node.memory_kind)
+      kind_field.fail("expected \"DRAM\", \"HBM\", \"CXL\" or \"NVM\", found \"" + kind_name +
+                      "\"");
   }
   if (r.has("memory_side_cache")) {
     const Reader c = r.field("memory_side_cache");
-    c.expect_object("a memory-side cache {\"capacity_bytes\", \"latency_ns\", \"read_bandwidth_gbps\"}");
+    c.expect_object(
+        "a memory-side cache {\"capacity_bytes\", \"latency_ns\", \"read_bandwidth_gbps\"}");
     c.allow_only({"capacity_bytes", "latency_ns", "read_bandwidth_gbps"});
-    node.memory_side_cache = MemorySideCache{c.field("capacity_bytes").integer(1, std::numeric_limits<std::int64_t>::max()),
-                                             c.field("latency_ns").number(), c.field("read_bandwidth_gbps").number()};
+    node.memory_side_cache = MemorySideCache{
+        c.field("capacity_bytes").integer(1, std::numeric_limits<std::int64_t>::max()),
+        c.field("latency_ns").number(), c.field("read_bandwidth_gbps").number()};
   }
   if (node.cores > 0) {
     node.miss_buffers_per_core = r.field("miss_buffers_per_core").small_integer(1);
@@ -101,7 +108,8 @@ Node read_node(const Reader& r) {
 NodeIndex resolve_node(const Reader& r, const std::map<std::string, NodeIndex>& ids) {
   const std::string id = r.string(true);
   auto it = ids.find(id);
-  if (it == ids.end()) r.fail("unknown node id \"" + id + "\"; expected the id of a node in /nodes");
+  if (it == ids.end())
+    r.fail("unknown node id \"" + id + "\"; expected the id of a node in /nodes");
   return it->second;
 }
 
@@ -112,7 +120,8 @@ void read_link(const Reader& r, int spec_index, const std::map<std::string, Node
     r.allow_only({"between", "bandwidth_per_direction_gbps", "latency_ns"});
     const Reader ends = r.field("between");
     ends.expect_array("the two node ids of a symmetric link");
-    if (ends.size() != 2) ends.fail("expected exactly two node ids, found " + std::to_string(ends.size()));
+    if (ends.size() != 2)
+      ends.fail("expected exactly two node ids, found " + std::to_string(ends.size()));
     const NodeIndex a = resolve_node(ends.element(0), ids);
     const NodeIndex b = resolve_node(ends.element(1), ids);
     const double bandwidth = r.field("bandwidth_per_direction_gbps").number();
@@ -123,17 +132,19 @@ void read_link(const Reader& r, int spec_index, const std::map<std::string, Node
     r.allow_only({"from", "to", "bandwidth_gbps", "latency_ns"});
     const NodeIndex from = resolve_node(r.field("from"), ids);
     const NodeIndex to = resolve_node(r.field("to"), ids);
-    topology.links.push_back(
-        Link{from, to, r.field("bandwidth_gbps").number(), r.field("latency_ns").number(), spec_index});
+    topology.links.push_back(Link{from, to, r.field("bandwidth_gbps").number(),
+                                  r.field("latency_ns").number(), spec_index});
   } else {
-    r.fail("expected a symmetric link {\"between\": [a, b], ...} or a directed link {\"from\": a, \"to\": b, ...}");
+    r.fail(
+        "expected a symmetric link {\"between\": [a, b], ...} or a directed link {\"from\": a, "
+        "\"to\": b, ...}");
   }
 }
 
 Coherence read_coherence(const Reader& r) {
   r.expect_object("the coherence protocol");
-  r.allow_only({"protocol", "probe_bytes_per_line", "response_bytes_per_line", "remote_access_overhead_ns",
-                "directory_probe_fraction"});
+  r.allow_only({"protocol", "probe_bytes_per_line", "response_bytes_per_line",
+                "remote_access_overhead_ns", "directory_probe_fraction"});
   Coherence coherence;
   const Reader protocol = r.field("protocol");
   const std::string name = protocol.string(true);
@@ -144,7 +155,8 @@ Coherence read_coherence(const Reader& r) {
   } else if (name == "directory") {
     coherence.protocol = CoherenceProtocol::kDirectory;
   } else {
-    protocol.fail("expected \"source_snoop\", \"home_snoop\" or \"directory\", found \"" + name + "\"");
+    protocol.fail("expected \"source_snoop\", \"home_snoop\" or \"directory\", found \"" + name +
+                  "\"");
   }
   coherence.probe_bytes_per_line = r.field("probe_bytes_per_line").number();
   coherence.response_bytes_per_line = r.field("response_bytes_per_line").number();
@@ -157,9 +169,11 @@ Coherence read_coherence(const Reader& r) {
   return coherence;
 }
 
-PerformanceParameters read_performance(const Reader& r, std::map<MemoryKind, MemoryCurve>& memory_kind_curves) {
+PerformanceParameters read_performance(const Reader& r,
+                                       std::map<MemoryKind, MemoryCurve>& memory_kind_curves) {
   r.expect_object("the bandwidth model's parameters");
-  r.allow_only({"cache_line_bytes", "memory_queue_ns", "link_queue_ns", "queue_exponent", "memory_kind_curves"});
+  r.allow_only({"cache_line_bytes", "memory_queue_ns", "link_queue_ns", "queue_exponent",
+                "memory_kind_curves"});
   PerformanceParameters p;
   p.cache_line_bytes = r.field("cache_line_bytes").small_integer(1);
   p.memory_queue_ns = r.field("memory_queue_ns").number();
@@ -167,14 +181,17 @@ PerformanceParameters read_performance(const Reader& r, std::map<MemoryKind, Mem
   p.queue_exponent = r.field("queue_exponent").number();
   if (r.has("memory_kind_curves")) {
     const Reader curves = r.field("memory_kind_curves");
-    curves.expect_object("curves by memory kind {\"CXL\": {\"memory_queue_ns\", \"queue_exponent\"}, ...}");
+    curves.expect_object(
+        "curves by memory kind {\"CXL\": {\"memory_queue_ns\", \"queue_exponent\"}, ...}");
     for (const auto& item : curves.json().items()) {
       const Reader entry = curves.field(item.key().c_str());
       const std::optional<MemoryKind> kind = parse_memory_kind(item.key());
-      if (!kind) entry.fail("unknown memory kind \"" + item.key() + "\" (expected DRAM, HBM, CXL or NVM)");
+      if (!kind)
+        entry.fail("unknown memory kind \"" + item.key() + "\" (expected DRAM, HBM, CXL or NVM)");
       entry.expect_object("a loaded-latency curve {\"memory_queue_ns\", \"queue_exponent\"}");
       entry.allow_only({"memory_queue_ns", "queue_exponent"});
-      memory_kind_curves[*kind] = MemoryCurve{entry.field("memory_queue_ns").number(), entry.field("queue_exponent").number()};
+      memory_kind_curves[*kind] = MemoryCurve{entry.field("memory_queue_ns").number(),
+                                              entry.field("queue_exponent").number()};
     }
   }
   return p;
@@ -182,7 +199,9 @@ PerformanceParameters read_performance(const Reader& r, std::map<MemoryKind, Mem
 
 // "operator_costs": {"name": {"value": v, "low": l, "high": h, "origin": o, "source": s}, ...}
 std::vector<NamedCost> read_operator_costs(const Reader& r) {
-  r.expect_object("operator costs by name {\"scan_cycles_per_tuple\": {\"value\", \"low\", \"high\", \"origin\", \"source\"}, ...}");
+  r.expect_object(
+      "operator costs by name {\"scan_cycles_per_tuple\": {\"value\", \"low\", \"high\", "
+      "\"origin\", \"source\"}, ...}");
   std::vector<NamedCost> costs;
   for (const auto& item : r.json().items()) {
     const std::string& name = item.key();
@@ -190,7 +209,8 @@ std::vector<NamedCost> read_operator_costs(const Reader& r) {
     const OperatorCostInfo* info = find_operator_cost(name);
     if (info == nullptr) {
       std::string known;
-      for (const OperatorCostInfo& i : operator_cost_table()) known += (known.empty() ? "" : ", ") + std::string(i.name);
+      for (const OperatorCostInfo& i : operator_cost_table())
+        known += (known.empty() ? "" : ", ") + std::string(i.name);
       entry.fail("unknown operator cost \"" + name + "\" (expected one of " + known + ")");
     }
     entry.expect_object("a cost {\"value\", \"low\", \"high\", \"origin\", \"source\"}");
@@ -204,19 +224,34 @@ std::vector<NamedCost> read_operator_costs(const Reader& r) {
     };
     const Reader v = entry.field("value");
     c.cost.value = v.number();
-    if (c.cost.value < info->smallest) v.fail("expected a number >= " + g(info->smallest) + ", found " + g(c.cost.value));
+    if (c.cost.value < info->smallest || c.cost.value > info->largest) {
+      v.fail(info->largest < std::numeric_limits<double>::infinity()
+                 ? "expected a number between " + g(info->smallest) + " and " + g(info->largest) +
+                       ", found " + g(c.cost.value)
+                 : "expected a number >= " + g(info->smallest) + ", found " + g(c.cost.value));
+    }
     const Reader low = entry.field("low");
     c.cost.low = low.number();
     if (c.cost.low > c.cost.value || c.cost.low < info->smallest) {
-      low.fail("expected a number between " + g(info->smallest) + " and the value " + g(c.cost.value) + ", found " + g(c.cost.low));
+      low.fail("expected a number between " + g(info->smallest) + " and the value " +
+               g(c.cost.value) + ", found " + g(c.cost.low));
     }
     const Reader high = entry.field("high");
     c.cost.high = high.number();
-    if (c.cost.high < c.cost.value) high.fail("expected a number >= the value " + g(c.cost.value) + ", found " + g(c.cost.high));
+    if (c.cost.high < c.cost.value || c.cost.high > info->largest) {
+      high.fail(info->largest < std::numeric_limits<double>::infinity()
+                    ? "expected a number between the value " + g(c.cost.value) + " and " +
+                          g(info->largest) + ", found " + g(c.cost.high)
+                    : "expected a number >= the value " + g(c.cost.value) + ", found " +
+                          g(c.cost.high));
+    }
     const Reader origin = entry.field("origin");
     const std::string origin_text = origin.string(true);
     const std::optional<CostOrigin> parsed = parse_cost_origin(origin_text);
-    if (!parsed) origin.fail("expected \"measured\", \"calibrated\", \"transferred\" or \"default\", found \"" + origin_text + "\"");
+    if (!parsed)
+      origin.fail(
+          "expected \"measured\", \"calibrated\", \"transferred\" or \"default\", found \"" +
+          origin_text + "\"");
     c.cost.origin = *parsed;
     c.cost.source = entry.field("source").string(true);
     costs.push_back(std::move(c));
@@ -269,9 +304,12 @@ Provenance read_provenance(const Reader& r) {
 
 std::string protocol_name(CoherenceProtocol protocol) {
   switch (protocol) {
-    case CoherenceProtocol::kSourceSnoop: return "source_snoop";
-    case CoherenceProtocol::kHomeSnoop: return "home_snoop";
-    case CoherenceProtocol::kDirectory: return "directory";
+    case CoherenceProtocol::kSourceSnoop:
+      return "source_snoop";
+    case CoherenceProtocol::kHomeSnoop:
+      return "home_snoop";
+    case CoherenceProtocol::kDirectory:
+      return "directory";
   }
   return "source_snoop";
 }
@@ -300,13 +338,15 @@ OrderedJson node_to_json(const Node& node) {
     j["local_latency_ns"] = node.local_latency_ns;
     if (node.memory_kind) j["memory_kind"] = std::string(memory_kind_name(*node.memory_kind));
     if (node.memory_side_cache) {
-      j["memory_side_cache"] = OrderedJson{{"capacity_bytes", node.memory_side_cache->capacity_bytes},
-                                           {"latency_ns", node.memory_side_cache->latency_ns},
-                                           {"read_bandwidth_gbps", node.memory_side_cache->read_bandwidth_gbps}};
+      j["memory_side_cache"] =
+          OrderedJson{{"capacity_bytes", node.memory_side_cache->capacity_bytes},
+                      {"latency_ns", node.memory_side_cache->latency_ns},
+                      {"read_bandwidth_gbps", node.memory_side_cache->read_bandwidth_gbps}};
     }
     if (node.cores > 0) j["miss_buffers_per_core"] = node.miss_buffers_per_core;
   }
-  if (node.forwarding_bandwidth_gbps) j["forwarding_bandwidth_gbps"] = *node.forwarding_bandwidth_gbps;
+  if (node.forwarding_bandwidth_gbps)
+    j["forwarding_bandwidth_gbps"] = *node.forwarding_bandwidth_gbps;
   if (node.position) j["position"] = OrderedJson{{"x", node.position->x}, {"y", node.position->y}};
   return j;
 }
@@ -340,17 +380,23 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
   try {
     document = Json::parse(json_text.begin(), json_text.end());
   } catch (const Json::parse_error& e) {
-    throw InputError(source_name, "",
-                     "not valid JSON (byte " + std::to_string(e.byte) + "): expected a topology document");
+    throw InputError(
+        source_name, "",
+        "not valid JSON (byte " + std::to_string(e.byte) + "): expected a topology document");
   } catch (const Json::exception& e) {  // e.g. a number too large for a double (1e400)
-    throw InputError(source_name, "", std::string("unreadable JSON (") + e.what() + "): expected a topology document");
+    throw InputError(
+        source_name, "",
+        std::string("unreadable JSON (") + e.what() + "): expected a topology document");
   }
   const Reader root(document, "", source_name);
-  if (!document.is_object()) root.fail(std::string("expected a topology object at the top level, found ") + json_type_name(document));
+  if (!document.is_object())
+    root.fail(std::string("expected a topology object at the top level, found ") +
+              json_type_name(document));
   root.allow_only({"format_version", "name", "description", "nodes", "links", "routes", "coherence",
                    "performance", "measurements", "operator_costs", "provenance"});
   const Reader version = root.field("format_version");
-  if (version.integer(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()) != kFormatVersion) {
+  if (version.integer(std::numeric_limits<std::int64_t>::min(),
+                      std::numeric_limits<std::int64_t>::max()) != kFormatVersion) {
     version.fail("expected format_version " + std::to_string(kFormatVersion));
   }
 
@@ -360,10 +406,12 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
 
   const Reader nodes = root.field("nodes");
   nodes.expect_array("a list of nodes");
-  for (std::size_t i = 0; i < nodes.size(); ++i) topology.nodes.push_back(read_node(nodes.element(i)));
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    topology.nodes.push_back(read_node(nodes.element(i)));
   check_node_ids(topology, source_name);
   std::map<std::string, NodeIndex> ids;
-  for (std::size_t i = 0; i < topology.nodes.size(); ++i) ids[topology.nodes[i].id] = static_cast<NodeIndex>(i);
+  for (std::size_t i = 0; i < topology.nodes.size(); ++i)
+    ids[topology.nodes[i].id] = static_cast<NodeIndex>(i);
 
   const Reader links = root.field("links");
   links.expect_array("a list of links");
@@ -381,7 +429,8 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
       const Reader path = route.field("path");
       path.expect_array("the node ids along the route, source first");
       ExplicitRoute parsed;
-      for (std::size_t k = 0; k < path.size(); ++k) parsed.path.push_back(resolve_node(path.element(k), ids));
+      for (std::size_t k = 0; k < path.size(); ++k)
+        parsed.path.push_back(resolve_node(path.element(k), ids));
       topology.routes.push_back(std::move(parsed));
     }
   }
@@ -395,7 +444,8 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
       topology.measurements.push_back(read_measurement(measurements.element(i), ids));
     }
   }
-  if (root.has("operator_costs")) topology.operator_costs = read_operator_costs(root.field("operator_costs"));
+  if (root.has("operator_costs"))
+    topology.operator_costs = read_operator_costs(root.field("operator_costs"));
   topology.provenance = read_provenance(root.field("provenance"));
   check_topology(topology, source_name);
   return topology;
@@ -442,8 +492,8 @@ std::string topology_to_json_text(const Topology& t) {
   if (!t.memory_kind_curves.empty()) {
     OrderedJson curves = OrderedJson::object();
     for (const auto& [kind, curve] : t.memory_kind_curves) {
-      curves[std::string(memory_kind_name(kind))] =
-          OrderedJson{{"memory_queue_ns", curve.memory_queue_ns}, {"queue_exponent", curve.queue_exponent}};
+      curves[std::string(memory_kind_name(kind))] = OrderedJson{
+          {"memory_queue_ns", curve.memory_queue_ns}, {"queue_exponent", curve.queue_exponent}};
     }
     j["performance"]["memory_kind_curves"] = curves;
   }
@@ -459,7 +509,8 @@ std::string topology_to_json_text(const Topology& t) {
       OrderedJson entry;
       entry["id"] = m.id;
       if (!m.description.empty()) entry["description"] = m.description;
-      entry["metric"] = m.metric == MeasurementMetric::kReadBandwidthGbps ? "read_bandwidth_gbps" : "idle_latency_ns";
+      entry["metric"] = m.metric == MeasurementMetric::kReadBandwidthGbps ? "read_bandwidth_gbps"
+                                                                          : "idle_latency_ns";
       entry["streams"] = streams;
       entry["value"] = m.value;
       entry["source"] = m.source;

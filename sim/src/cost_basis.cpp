@@ -22,6 +22,7 @@ auto* field_of(Costs& c, std::string_view name) {
   if (name == "sort_cycles_per_comparison") return &c.sort_cycles_per_comparison;
   if (name == "shared_line_transfer_ns") return &c.shared_line_transfer_ns;
   if (name == "atomic_update_ns") return &c.atomic_update_ns;
+  if (name == "llc_usable_share") return &c.llc_usable_share;
   throw std::invalid_argument("unknown operator cost " + std::string(name));
 }
 

@@ -77,7 +77,8 @@ std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, const std::
     WorkloadSpec probe = spec;
     if (i > 0) {
       double& field = cost_field(probe.costs, table[i - 1].name);
-      field = field * 2.0 + 1.0;
+      // Moved well away, within the cost's bounds (a share <= 1 is halved).
+      field = std::isfinite(table[i - 1].largest) ? field * 0.5 : field * 2.0 + 1.0;
     }
     times[i] = time_of(probe);
   });

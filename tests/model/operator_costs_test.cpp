@@ -1,12 +1,13 @@
 // Operator costs in the topology file (model/operator_costs.hpp, docs/topology-format.md): read,
 // written back exactly, and every bad entry named by its JSON pointer.
+#include "numatwin/model/operator_costs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/cost_transfer.hpp"
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/model/operator_costs.hpp"
 #include "numatwin/model/topology_json.hpp"
 
 namespace numatwin::model {
@@ -33,15 +34,25 @@ Json one_node(Json costs) {
                               {"probe_bytes_per_line", 0},
                               {"response_bytes_per_line", 0},
                               {"remote_access_overhead_ns", 0}}},
-           {"performance", Json{{"cache_line_bytes", 64}, {"memory_queue_ns", 0}, {"link_queue_ns", 0}, {"queue_exponent", 1}}},
-           {"provenance", Json{{"source", "test"}, {"measured", Json::array()}, {"theoretical", Json::array()},
-                               {"reconstructed", Json::array()}, {"notes", ""}}}};
+           {"performance", Json{{"cache_line_bytes", 64},
+                                {"memory_queue_ns", 0},
+                                {"link_queue_ns", 0},
+                                {"queue_exponent", 1}}},
+           {"provenance", Json{{"source", "test"},
+                               {"measured", Json::array()},
+                               {"theoretical", Json::array()},
+                               {"reconstructed", Json::array()},
+                               {"notes", ""}}}};
   if (!costs.is_null()) doc["operator_costs"] = std::move(costs);
   return doc;
 }
 
 Json cost(double value, double low, double high, const char* origin = "measured") {
-  return Json{{"value", value}, {"low", low}, {"high", high}, {"origin", origin}, {"source", "a test host, 2026-11-24"}};
+  return Json{{"value", value},
+              {"low", low},
+              {"high", high},
+              {"origin", origin},
+              {"source", "a test host, 2026-11-24"}};
 }
 
 void expect_error(const Json& doc, const std::string& pointer, const std::string& part) {
@@ -93,17 +104,28 @@ TEST(OperatorCostsTest, EveryDefaultLiesInItsRange) {
 }
 
 TEST(OperatorCostsTest, BadEntriesAreNamed) {
-  expect_error(one_node(Json{{"llc_hit", cost(18, 12, 27)}}), "/operator_costs/llc_hit", "unknown operator cost \"llc_hit\"");
-  expect_error(one_node(Json{{"llc_hit_ns", cost(18, 25, 27)}}), "/operator_costs/llc_hit_ns/low", "between 0");
-  expect_error(one_node(Json{{"llc_hit_ns", cost(18, 12, 17)}}), "/operator_costs/llc_hit_ns/high", ">= the value 18");
-  expect_error(one_node(Json{{"llc_hit_ns", cost(-1, -2, 27)}}), "/operator_costs/llc_hit_ns/value", ">= 0");
+  expect_error(one_node(Json{{"llc_hit", cost(18, 12, 27)}}), "/operator_costs/llc_hit",
+               "unknown operator cost \"llc_hit\"");
+  expect_error(one_node(Json{{"llc_hit_ns", cost(18, 25, 27)}}), "/operator_costs/llc_hit_ns/low",
+               "between 0");
+  expect_error(one_node(Json{{"llc_hit_ns", cost(18, 12, 17)}}), "/operator_costs/llc_hit_ns/high",
+               ">= the value 18");
+  expect_error(one_node(Json{{"llc_hit_ns", cost(-1, -2, 27)}}), "/operator_costs/llc_hit_ns/value",
+               ">= 0");
   // Lines in flight: at least one.
-  expect_error(one_node(Json{{"random_lines_in_flight", cost(0.5, 0.5, 2)}}), "/operator_costs/random_lines_in_flight/value",
-               ">= 1");
-  expect_error(one_node(Json{{"llc_hit_ns", cost(18, 12, 27, "guessed")}}), "/operator_costs/llc_hit_ns/origin", "\"guessed\"");
+  expect_error(one_node(Json{{"random_lines_in_flight", cost(0.5, 0.5, 2)}}),
+               "/operator_costs/random_lines_in_flight/value", ">= 1");
+  // A share: at most 1, its range too.
+  expect_error(one_node(Json{{"llc_usable_share", cost(1.2, 0.5, 1.2)}}),
+               "/operator_costs/llc_usable_share/value", "between 0.01 and 1, found 1.2");
+  expect_error(one_node(Json{{"llc_usable_share", cost(0.6, 0.5, 1.1)}}),
+               "/operator_costs/llc_usable_share/high", "between the value 0.6 and 1, found 1.1");
+  expect_error(one_node(Json{{"llc_hit_ns", cost(18, 12, 27, "guessed")}}),
+               "/operator_costs/llc_hit_ns/origin", "\"guessed\"");
   Json no_source = cost(18, 12, 27);
   no_source.erase("source");
-  expect_error(one_node(Json{{"llc_hit_ns", no_source}}), "/operator_costs/llc_hit_ns/source", "missing");
+  expect_error(one_node(Json{{"llc_hit_ns", no_source}}), "/operator_costs/llc_hit_ns/source",
+               "missing");
   Json extra = cost(18, 12, 27);
   extra["unit"] = "ns";
   expect_error(one_node(Json{{"llc_hit_ns", extra}}), "/operator_costs/llc_hit_ns/unit", "");
@@ -112,18 +134,22 @@ TEST(OperatorCostsTest, BadEntriesAreNamed) {
 
 TEST(OperatorCostsTest, TransferKeepsCyclesScalesLatenciesByClockAndCapsLinesInFlight) {
   // Source: 2.0 GHz; target: 2.5 GHz with 10 miss buffers per core.
-  Topology source = parse_topology(one_node(Json{{"llc_hit_ns", cost(20, 18, 22)},
-                                                 {"hash_cycles_per_tuple", cost(10, 9, 11, "calibrated")},
-                                                 {"random_lines_in_flight", cost(12, 10, 14)},
-                                                 {"scan_cycles_per_tuple", cost(2, 1, 8, "default")}})
-                                       .dump(),
-                                   "source.json");
+  Topology source =
+      parse_topology(one_node(Json{{"llc_hit_ns", cost(20, 18, 22)},
+                                   {"hash_cycles_per_tuple", cost(10, 9, 11, "calibrated")},
+                                   {"random_lines_in_flight", cost(12, 10, 14)},
+                                   {"scan_cycles_per_tuple", cost(2, 1, 8, "default")},
+                                   {"llc_usable_share", cost(0.3, 0.25, 0.35)}})
+                         .dump(),
+                     "source.json");
   Json target_doc = one_node(Json());
   target_doc["name"] = "target";
   target_doc["nodes"][0]["frequency_ghz"] = 2.5;
   const Topology target = parse_topology(target_doc.dump(), "target.json");
   const Topology out = transfer_operator_costs(source, target);
-  ASSERT_EQ(out.operator_costs.size(), 3u);  // the default is not carried
+  // The default is not carried, nor the measured LLC share (it belongs to the source's cache).
+  ASSERT_EQ(out.operator_costs.size(), 3u);
+  EXPECT_EQ(cost_or_default(out.operator_costs, "llc_usable_share").origin, CostOrigin::kDefault);
   // llc_hit_ns: 20 x 2.0 / 2.5 = 16; range [18 x 0.8 / 1.5, 22 x 0.8 x 1.5] = [9.6, 26.4].
   const CostValue llc = cost_or_default(out.operator_costs, "llc_hit_ns");
   EXPECT_DOUBLE_EQ(llc.value, 16.0);
@@ -141,7 +167,8 @@ TEST(OperatorCostsTest, TransferKeepsCyclesScalesLatenciesByClockAndCapsLinesInF
   EXPECT_DOUBLE_EQ(lines.value, 10.0);
   EXPECT_DOUBLE_EQ(lines.low, 10.0 / 1.5);
   EXPECT_DOUBLE_EQ(lines.high, 10.0);
-  EXPECT_EQ(cost_or_default(out.operator_costs, "scan_cycles_per_tuple").origin, CostOrigin::kDefault);
+  EXPECT_EQ(cost_or_default(out.operator_costs, "scan_cycles_per_tuple").origin,
+            CostOrigin::kDefault);
   // Written and read back as a valid file.
   EXPECT_EQ(parse_topology(topology_to_json_text(out), "out.json"), out);
   // Nothing to carry: an error that says what to do.

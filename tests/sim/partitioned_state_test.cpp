@@ -53,12 +53,13 @@ SimulationResult run(const model::Topology& t, const WorkloadSpec& spec) {
 
 TEST(PartitionedStateTest, ColdMissesAndCopyOfATableThatFitsTheCache) {
   const model::Topology t = two_single_core_nodes();
-  // 1000 groups per partition: a table of 1000 x 2 x 16 = 32000 bytes = L = 500 lines, far below
-  // the 16384-line LLC share: h = 1, no steady misses. After the move in step 1 every line comes
-  // in once: D(a) = L (1 - e^{-a / L}) = 500 (1 - e^{-200}) = 500 cold misses, 500 x 64 = 32000
-  // bytes per worker, 64000 for both, all "move state"; "update table" moves nothing.
+  // 1000 groups per partition: a table of 2048 entries (the power of two >= 2 x 1000, as the
+  // kernel sizes it) x 16 = 32768 bytes = L = 512 lines, far below the 16384-line LLC share: h = 1,
+  // no steady misses. After the move in step 1 every line comes in once: D(a) = L (1 - e^{-a / L})
+  // = 512 (1 - e^{-195}) = 512 cold misses, 512 x 64 = 32768 bytes per worker, 65536 for both, all
+  // "move state"; "update table" moves nothing.
   const SimulationResult migration = run(t, two_workers(PartitionStrategy::kMigration, 1000));
-  EXPECT_NEAR(migration.phase(Phase::kMoveState).bytes, 64000.0, 64000.0 * 1e-3);
+  EXPECT_NEAR(migration.phase(Phase::kMoveState).bytes, 65536.0, 65536.0 * 1e-3);
   EXPECT_NEAR(migration.phase(Phase::kUpdateTable).bytes, 0.0, 1e-9);
   // Two moves at migration_overhead_seconds (5 us) each: "migrate" is exactly 2 x 5 us.
   EXPECT_NEAR(migration.phase(Phase::kMigrate).thread_s, 2 * 5e-6, 1e-15);
@@ -66,9 +67,9 @@ TEST(PartitionedStateTest, ColdMissesAndCopyOfATableThatFitsTheCache) {
   EXPECT_NEAR(migration.phase(Phase::kReadInput).bytes, 6.4e6, 1e-3);
 
   // Migration & copy: the same cold misses (to the local copy) plus each worker's copy of its
-  // 32000-byte table before the move: 64000 + 2 x 32000 = 128000 bytes of "move state".
+  // 32768-byte table before the move: 65536 + 2 x 32768 = 131072 bytes of "move state".
   const SimulationResult copy = run(t, two_workers(PartitionStrategy::kMigrationAndCopy, 1000));
-  EXPECT_NEAR(copy.phase(Phase::kMoveState).bytes, 128000.0, 64000.0 * 1e-3);
+  EXPECT_NEAR(copy.phase(Phase::kMoveState).bytes, 131072.0, 65536.0 * 1e-3);
   EXPECT_NEAR(copy.phase(Phase::kMigrate).thread_s, 2 * 5e-6, 1e-15);
 
   // The shuffle never moves the thread: no state moves, no cold misses.

@@ -12,7 +12,9 @@
 namespace numatwin::validate {
 namespace {
 
-CostTiming timing(const std::string& name, double ns) { return {name, ns, ns, ns, "tuple", "synthetic"}; }
+CostTiming timing(const std::string& name, double ns) {
+  return {name, ns, ns, ns, "tuple", "synthetic"};
+}
 
 // Synthetic timings, every repetition equal, chosen so the formulas of cost_microbenchmarks.hpp
 // give round numbers at f = 2 GHz.
@@ -23,12 +25,13 @@ CostTimings synthetic() {
   t.llc_table_private_share = 0.25;
   t.index_levels = 3;
   for (const auto& [name, ns] : std::initializer_list<std::pair<const char*, double>>{
-           {"chase_private", 4.0}, {"chase_llc", 20.0}, {"chase_memory", 100.0}, {"random_memory", 12.5},
-           {"histogram", 1.0}, {"count_plain", 5.0}, {"count_atomic", 12.0}, {"join_build", 3.5},
-           {"join_probe", 2.5}, {"group_update", 4.0}, {"radix_scatter", 3.0}, {"partition_build", 6.0},
-           {"partition_probe", 4.0}, {"sort_16", 8.0}, {"sort_256", 16.0}, {"merge", 3.0},
-           {"consumer_sum", 0.5}, {"count_llc", 5.6}, {"index_probe", 10.0}, {"count_contended", 20.0},
-           {"shared_line", 80.0}})
+           {"chase_private", 4.0},   {"chase_llc", 20.0},       {"chase_memory", 100.0},
+           {"random_memory", 12.5},  {"histogram", 1.0},        {"count_plain", 5.0},
+           {"count_atomic", 12.0},   {"join_build", 3.5},       {"join_probe", 2.5},
+           {"group_update", 4.0},    {"radix_scatter", 3.0},    {"partition_build", 6.0},
+           {"partition_probe", 4.0}, {"sort_16", 8.0},          {"sort_256", 16.0},
+           {"merge", 3.0},           {"consumer_sum", 0.5},     {"count_llc", 5.6},
+           {"index_probe", 10.0},    {"count_contended", 20.0}, {"shared_line", 80.0}})
     t.timings.push_back(timing(name, ns));
   return t;
 }
@@ -37,6 +40,45 @@ const DerivedCost& find(const std::vector<DerivedCost>& costs, const std::string
   for (const DerivedCost& c : costs)
     if (c.name == name) return c;
   throw std::invalid_argument("no derived cost " + name);
+}
+
+TEST(CostDerivationTest, RandomWalksGiveTheUsableShareOfTheLlc) {
+  // A 1 MiB private cache, a 32 MiB LLC of which a quarter (8 MiB) is left to the loops, a walk
+  // costing 6 ns in the private cache, 15 ns in the LLC and 160 ns from memory. By hand, with
+  // hp = min(1, 1 MiB / F) and h = min(1, 8 MiB / F):
+  //   F = 2 MiB:  hp 1/2,  h 1:    3 + 7.5                        = 10.5 ns
+  //   F = 4 MiB:  hp 1/4,  h 1:    1.5 + 11.25                    = 12.75
+  //   F = 8 MiB:  hp 1/8,  h 1:    0.75 + 13.125                  = 13.875
+  //   F = 16 MiB: hp 1/16, h 1/2:  0.375 + 0.4375 x 15 + 0.5 x 160  = 86.9375
+  //   F = 32 MiB: hp 1/32, h 1/4:  0.1875 + 0.21875 x 15 + 0.75 x 160 = 123.46875
+  //   walk_memory, 256 MiB: hp 1/256, h 1/32: 6/256 + (1/32 - 1/256) x 15 + (31/32) x 160
+  //              = 0.0234375 + 0.41015625 + 155 = 155.43359375
+  // The refined grid steps u by 0.1 % near 0.25: u within 0.005 of 0.25.
+  CostTimings t = synthetic();
+  t.private_cache_bytes = 1048576.0;
+  t.llc_bytes = 32.0 * 1048576.0;
+  t.memory_bytes = 256.0 * 1048576.0;
+  for (const auto& [name, ns] :
+       std::initializer_list<std::pair<const char*, double>>{{"walk_private", 6.0},
+                                                             {"walk_2048", 10.5},
+                                                             {"walk_4096", 12.75},
+                                                             {"walk_8192", 13.875},
+                                                             {"walk_16384", 86.9375},
+                                                             {"walk_32768", 123.46875},
+                                                             {"walk_memory", 155.43359375}})
+    t.timings.push_back(timing(name, ns));
+  const std::vector<DerivedCost> c = derive_operator_costs(t, 2.0);
+  const DerivedCost& u = find(c, "llc_usable_share");
+  EXPECT_NEAR(u.value, 0.25, 0.005);
+  EXPECT_LE(u.low, u.value);
+  EXPECT_GE(u.high, u.value);
+  EXPECT_LE(u.high, 1.0);
+  // count_llc's table (LLC / 8) still fits the usable quarter: h = min(1, 8 u) = 1, so the LLC
+  // hit derivation is the one worked out below (12 ns).
+  EXPECT_NEAR(find(c, "llc_hit_ns").value, 12.0, 1e-9);
+  // Without the walks (a report from before them) the share is not derived.
+  const std::vector<DerivedCost> old = derive_operator_costs(synthetic(), 2.0);
+  EXPECT_THROW((void)find(old, "llc_usable_share"), std::invalid_argument);
 }
 
 TEST(CostDerivationTest, SyntheticTimingsGiveTheHandWorkedCosts) {
@@ -67,8 +109,10 @@ TEST(CostDerivationTest, SyntheticTimingsGiveTheHandWorkedCosts) {
   EXPECT_NEAR(find(c, "llc_hit_ns").value, 12.0, 1e-12);
   EXPECT_DOUBLE_EQ(find(c, "private_hit_ns").value, 4.0);
   EXPECT_DOUBLE_EQ(find(c, "shared_line_transfer_ns").value, 16.0);
-  // The index join's probe is reported in the join cost's derivation: 2 x 10 - 2 - 3 x 2 x 12 / 10 = 10.8.
-  EXPECT_NE(find(c, "join_cycles_per_tuple").derivation.find("= 10.8"), std::string::npos) << find(c, "join_cycles_per_tuple").derivation;
+  // The index join's probe is reported in the join cost's derivation: 2 x 10 - 2 - 3 x 2 x 12 / 10
+  // = 10.8.
+  EXPECT_NE(find(c, "join_cycles_per_tuple").derivation.find("= 10.8"), std::string::npos)
+      << find(c, "join_cycles_per_tuple").derivation;
   // No spread over repetitions: the range is the minimum +-5 %.
   EXPECT_NEAR(find(c, "scan_cycles_per_tuple").low, 1.9, 1e-12);
   EXPECT_NEAR(find(c, "scan_cycles_per_tuple").high, 2.1, 1e-12);
@@ -77,7 +121,8 @@ TEST(CostDerivationTest, SyntheticTimingsGiveTheHandWorkedCosts) {
 
 TEST(CostDerivationTest, ATableTheModelGivesNoLlcHitsLeavesTheDependentLoadLatency) {
   CostTimings t = synthetic();
-  t.llc_table_private_share = 1.0;  // the whole "LLC" table fits the private cache: no LLC hit to measure
+  t.llc_table_private_share =
+      1.0;  // the whole "LLC" table fits the private cache: no LLC hit to measure
   EXPECT_DOUBLE_EQ(find(derive_operator_costs(t, 2.0), "llc_hit_ns").value, 20.0);  // chase_llc
 }
 
@@ -136,12 +181,15 @@ TEST(CostDerivationTest, DerivedCostsSetTheirFields) {
   EXPECT_DOUBLE_EQ(costs.random_lines_in_flight, 10.0);
   EXPECT_DOUBLE_EQ(costs.shared_line_transfer_ns, 16.0);
   EXPECT_EQ(costs.entry_bytes, 16);  // not a measured cost: untouched
-  EXPECT_THROW(apply_derived_costs({DerivedCost{"no_such_cost", 1, 1, 1, "", ""}}, costs, cycles_per_element), std::invalid_argument);
+  EXPECT_THROW(apply_derived_costs({DerivedCost{"no_such_cost", 1, 1, 1, "", ""}}, costs,
+                                   cycles_per_element),
+               std::invalid_argument);
 }
 
 TEST(CostDerivationTest, TheReportSectionReadsBackAndBadFieldsAreNamed) {
   const CostTimings t = synthetic();
-  const nlohmann::ordered_json section = operator_costs_json(t, derive_operator_costs(t, 2.0), 2.0, "test");
+  const nlohmann::ordered_json section =
+      operator_costs_json(t, derive_operator_costs(t, 2.0), 2.0, "test");
   const nlohmann::json doc = nlohmann::json::parse(section.dump());
   const std::string file = "report.json";
   const CostTimings back = cost_timings_from_json(model::JsonReader(doc, "/operator_costs", file));
@@ -156,7 +204,8 @@ TEST(CostDerivationTest, TheReportSectionReadsBackAndBadFieldsAreNamed) {
     (void)cost_timings_from_json(model::JsonReader(bad, "/operator_costs", file));
     FAIL() << "a negative time was accepted";
   } catch (const model::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("/operator_costs/timings/3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/operator_costs/timings/3"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -167,9 +216,11 @@ TEST(CostMicrobenchmarkSlowTest, QuickRunVerifiesEveryLoopAndGivesPlausibleCosts
   CostBenchmarkOptions options = cost_benchmark_options(m.topology, m.host.node_cpus.front(), true);
   options.repetitions = 3;
   const CostTimings t = run_cost_microbenchmarks(options);
-  for (const char* name : {"chase_private", "chase_llc", "chase_memory", "random_memory", "histogram", "count_plain", "count_atomic",
-                           "count_llc", "index_probe", "join_build", "join_probe", "group_update", "radix_scatter", "partition_build", "partition_probe",
-                           "sort_16", "sort_256", "merge", "consumer_sum"}) {
+  for (const char* name :
+       {"chase_private", "chase_llc", "chase_memory", "random_memory", "histogram", "count_plain",
+        "count_atomic", "count_llc", "index_probe", "join_build", "join_probe", "group_update",
+        "radix_scatter", "partition_build", "partition_probe", "sort_16", "sort_256", "merge",
+        "consumer_sum"}) {
     ASSERT_TRUE(t.has(name)) << name;
     const CostTiming& x = t.at(name);
     EXPECT_GT(x.median_ns, 0.01) << name;

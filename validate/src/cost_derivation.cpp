@@ -1,13 +1,15 @@
 // The derivation of the operator costs from the microbenchmarks' timings (the formulas are at the
 // top of cost_microbenchmarks.hpp), their JSON, and the cycle counter probe.
 #include <algorithm>
-#include <iterator>
-#include <utility>
 #include <cmath>
 #include <cstdio>
-#include <stdexcept>
 #include <initializer_list>
+#include <iterator>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "numatwin/model/input_json.hpp"
 #include "numatwin/validate/cost_microbenchmarks.hpp"
@@ -28,7 +30,8 @@ Span operator-(Span a, Span b) { return {a.mid - b.mid, a.lo - b.hi, a.hi - b.lo
 Span operator*(Span a, double k) { return {a.mid * k, a.lo * k, a.hi * k}; }
 Span operator*(Span a, Span b) {  // any signs: the extremes of the four corner products
   const double c[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-  return {a.mid * b.mid, *std::min_element(std::begin(c), std::end(c)), *std::max_element(std::begin(c), std::end(c))};
+  return {a.mid * b.mid, *std::min_element(std::begin(c), std::end(c)),
+          *std::max_element(std::begin(c), std::end(c))};
 }
 Span operator/(Span a, Span b) {
   const auto over = [](double x, double y) { return y > 0.0 ? x / y : HUGE_VAL; };
@@ -60,7 +63,8 @@ std::string fill(const std::string& pattern, std::initializer_list<std::string> 
 
 // The cost `name` from `v`: at least `floor` (said in the derivation when raised), the range
 // around the value and at least +-kMinimumRelativeRange wide.
-DerivedCost finish(const char* name, Span v, const char* unit, std::string derivation, double floor) {
+DerivedCost finish(const char* name, Span v, const char* unit, std::string derivation,
+                   double floor) {
   DerivedCost c;
   c.name = name;
   c.unit = unit;
@@ -70,10 +74,125 @@ DerivedCost finish(const char* name, Span v, const char* unit, std::string deriv
     derivation += fill("; below {} {}, raised to it", {number(floor), unit});
     c.value = floor;
   }
-  c.low = std::clamp(std::min(v.lo, c.value * (1.0 - kMinimumRelativeRange)), std::min(floor, c.value), c.value);
+  c.low = std::clamp(std::min(v.lo, c.value * (1.0 - kMinimumRelativeRange)),
+                     std::min(floor, c.value), c.value);
   c.high = std::max({v.hi, c.value * (1.0 + kMinimumRelativeRange), c.value});
   c.derivation = std::move(derivation);
   return c;
+}
+
+// llc_usable_share from the random walks (cost_microbenchmarks.hpp), or nothing without them.
+struct UsableShare {
+  double value = 1.0;
+  double low = 1.0;
+  double high = 1.0;
+  std::string text;
+};
+
+std::optional<UsableShare> usable_llc_share(const CostTimings& t) {
+  if (!t.has("walk_private") || !t.has("walk_memory") || !(t.private_cache_bytes > 0.0) ||
+      !(t.llc_bytes > 0.0) || !(t.memory_bytes > 0.0))
+    return std::nullopt;
+  struct Point {
+    double bytes;
+    double ns;
+  };
+  std::vector<Point> sweep;
+  for (const CostTiming& x : t.timings) {
+    if (x.name.rfind("walk_", 0) != 0) continue;
+    const std::string size = x.name.substr(5);
+    if (size.empty() || size.find_first_not_of("0123456789") != std::string::npos) continue;
+    sweep.push_back({std::stod(size) * 1024.0, x.median_ns});
+  }
+  if (sweep.size() < 2) return std::nullopt;
+  const double w_private = t.at("walk_private").median_ns;
+  const double w_memory = t.at("walk_memory").median_ns;
+  if (!(w_memory > w_private)) return std::nullopt;
+  const double p = t.private_cache_bytes;
+  const double llc = t.llc_bytes;
+  const auto shares = [&](double u, double bytes) {
+    const double hp = std::min(1.0, p / bytes);
+    return std::pair{hp, std::max(hp, std::min(1.0, u * llc / bytes))};
+  };
+  // Squared log error of (u, w_llc) over the sweep; HUGE_VAL where walk_memory's equation gives
+  // no w_mem >= w_llc.
+  const auto error_of = [&](double u, double w_llc) {
+    const auto [hp_m, h_m] = shares(u, t.memory_bytes);
+    if (h_m >= 1.0) return HUGE_VAL;
+    // walk_memory's equation gives w_mem: w_memory = hp w_private + (h - hp) w_llc + (1 - h) w_mem.
+    const double w_mem = (w_memory - hp_m * w_private - (h_m - hp_m) * w_llc) / (1.0 - h_m);
+    if (!(w_mem >= w_llc)) return HUGE_VAL;
+    double error = 0.0;
+    for (const Point& x : sweep) {
+      const auto [hp, h] = shares(u, x.bytes);
+      const double model = hp * w_private + (h - hp) * w_llc + (1.0 - h) * w_mem;
+      error += std::pow(std::log(model / x.ns), 2);
+    }
+    return error;
+  };
+  // A grid of 97 x 97 over log u in [-2, 0] and w_llc in [walk_private, walk_memory], then one of
+  // 97 x 97 over the cell around its best point.
+  constexpr int kGrid = 97;
+  double best = HUGE_VAL;
+  std::vector<double> best_of_u(kGrid, HUGE_VAL);
+  std::vector<double> us(kGrid);
+  double best_u = 1.0;
+  double best_llc = w_private;
+  const double llc_step = (w_memory - w_private) / (kGrid - 1);
+  for (int i = 0; i < kGrid; ++i) {
+    const double u = std::pow(10.0, -2.0 + 2.0 * i / (kGrid - 1));  // 0.01 .. 1, log spaced
+    us[static_cast<std::size_t>(i)] = u;
+    for (int j = 0; j < kGrid; ++j) {
+      const double w_llc = w_private + llc_step * j;
+      const double error = error_of(u, w_llc);
+      best_of_u[static_cast<std::size_t>(i)] =
+          std::min(best_of_u[static_cast<std::size_t>(i)], error);
+      if (error < best) {
+        best = error;
+        best_u = u;
+        best_llc = w_llc;
+      }
+    }
+  }
+  const double u_step = std::pow(10.0, 2.0 / (kGrid - 1));
+  const double u0 = best_u;
+  const double llc0 = best_llc;
+  for (int i = 0; i < kGrid; ++i) {
+    const double u = std::min(1.0, u0 * std::pow(u_step, -1.0 + 2.0 * i / (kGrid - 1)));
+    for (int j = 0; j < kGrid; ++j) {
+      const double w_llc = std::max(w_private, llc0 + llc_step * (-1.0 + 2.0 * j / (kGrid - 1)));
+      const double error = error_of(u, w_llc);
+      if (error < best) {
+        best = error;
+        best_u = u;
+        best_llc = w_llc;
+      }
+    }
+  }
+  if (!std::isfinite(best)) return std::nullopt;
+  UsableShare out;
+  out.value = best_u;
+  out.low = best_u;
+  out.high = best_u;
+  for (int i = 0; i < kGrid; ++i) {
+    if (best_of_u[static_cast<std::size_t>(i)] <= 2.0 * best + 1e-4) {
+      out.low = std::min(out.low, us[static_cast<std::size_t>(i)]);
+      out.high = std::max(out.high, us[static_cast<std::size_t>(i)]);
+    }
+  }
+  std::string points;
+  for (const Point& x : sweep)
+    points +=
+        (points.empty() ? "" : ", ") + number(x.bytes / 1048576.0) + " MiB " + number(x.ns) + " ns";
+  out.text = fill(
+      "the random walks' latency against footprint (walk_private {} ns; {}; walk_memory {} ns), "
+      "fitted by "
+      "hp x walk_private + (h - hp) x w_llc + (1 - h) x w_mem with h = min(1, u x {} MiB / F): "
+      "w_llc = {} ns, "
+      "rms log error {}",
+      {number(w_private), points, number(w_memory), number(llc / 1048576.0), number(best_llc),
+       number(std::sqrt(best / static_cast<double>(sweep.size())))});
+  return out;
 }
 
 }  // namespace
@@ -85,11 +204,13 @@ const CostTiming& CostTimings::at(const std::string& name) const {
 }
 
 bool CostTimings::has(const std::string& name) const {
-  return std::any_of(timings.begin(), timings.end(), [&](const CostTiming& t) { return t.name == name; });
+  return std::any_of(timings.begin(), timings.end(),
+                     [&](const CostTiming& t) { return t.name == name; });
 }
 
 std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, double f) {
-  if (!(f > 0.0) || !std::isfinite(f)) throw std::invalid_argument("operator costs: the frequency must be > 0 GHz");
+  if (!(f > 0.0) || !std::isfinite(f))
+    throw std::invalid_argument("operator costs: the frequency must be > 0 GHz");
   const Span chase_private = span_of(timings.at("chase_private"));
   const Span chase_llc = span_of(timings.at("chase_llc"));
   const Span chase_memory = span_of(timings.at("chase_memory"));
@@ -109,98 +230,141 @@ std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, doubl
   const Span sort_256 = span_of(timings.at("sort_256"));
   const Span merge = span_of(timings.at("merge"));
   const Span consumer = span_of(timings.at("consumer_sum"));
-  const double h = std::clamp(timings.memory_llc_share, 0.0, 1.0);
+  const std::optional<UsableShare> usable = usable_llc_share(timings);
+  const double u = usable ? usable->value : 1.0;
+  const double h = std::clamp(timings.memory_llc_share * u, 0.0, 1.0);
 
   std::vector<DerivedCost> out;
   out.push_back(finish("cycles_per_element", consumer * f, "cycles",
-                       fill("f x consumer_sum = {} x {}", {number(f), number(consumer.mid)}), 0.01));
-  const Span scan = histogram * f;
-  out.push_back(finish("scan_cycles_per_tuple", scan, "cycles", fill("f x histogram = {} x {}", {number(f), number(histogram.mid)}),
+                       fill("f x consumer_sum = {} x {}", {number(f), number(consumer.mid)}),
                        0.01));
+  const Span scan = histogram * f;
+  out.push_back(finish("scan_cycles_per_tuple", scan, "cycles",
+                       fill("f x histogram = {} x {}", {number(f), number(histogram.mid)}), 0.01));
   // L first: the table loops' derivations take the private hits' share of their time out with it.
   const Span miss_ns = chase_llc * h + chase_memory * (1.0 - h);
   Span lines = miss_ns / (random_memory - join_probe);
-  std::string lines_text = fill("(h x chase_llc + (1 - h) x chase_memory) / (random_memory - join_probe) = ({} x {} + {} x {}) / ({} - {})", {number(h), number(chase_llc.mid), number(1.0 - h), number(chase_memory.mid),
-                                       number(random_memory.mid), number(join_probe.mid)});
+  std::string lines_text = fill(
+      "(h x chase_llc + (1 - h) x chase_memory) / (random_memory - join_probe) = ({} x {} + {} x "
+      "{}) / ({} - {})",
+      {number(h), number(chase_llc.mid), number(1.0 - h), number(chase_memory.mid),
+       number(random_memory.mid), number(join_probe.mid)});
   if (!(random_memory.mid > join_probe.mid)) {
     lines = {32.0, 32.0, 32.0};
-    lines_text += ": the misses cost no time beyond the loop's work; taken as 32 (the fit's largest)";
+    lines_text +=
+        ": the misses cost no time beyond the loop's work; taken as 32 (the fit's largest)";
   }
   lines.lo = std::max(1.0, std::min(lines.lo, lines.mid));
   const Span hit_cycles = chase_private * f / lines;  // f x private_hit_ns / L
-  const std::string hit_text = fill("{} x {} / {}", {number(f), number(chase_private.mid), number(lines.mid)});
-  // LLC hits as the table loop pays them: count_llc - count_plain = (hp x p + (h - hp) x llc - p) / L
-  // (h, hp: the model's LLC and private-cache shares of count_llc's table).
-  const double h_llc = std::clamp(timings.llc_table_llc_share, 0.0, 1.0);
+  const std::string hit_text =
+      fill("{} x {} / {}", {number(f), number(chase_private.mid), number(lines.mid)});
+  // LLC hits as the table loop pays them: count_llc - count_plain = (hp x p + (h - hp) x llc - p) /
+  // L (h, hp: the model's LLC and private-cache shares of count_llc's table).
+  const double h_llc = std::clamp(std::min(timings.llc_table_llc_share, 8.0 * u), 0.0, 1.0);
   const double h_own = std::clamp(timings.llc_table_private_share, 0.0, 1.0);
   Span llc_hit = chase_llc;
-  std::string llc_text = fill("chase_llc (count_llc's table gives the model no LLC hit beyond its private share: h = {}, hp = {})",
-                              {number(h_llc), number(h_own)});
+  std::string llc_text = fill(
+      "chase_llc (count_llc's table gives the model no LLC hit beyond its private share: h = {}, "
+      "hp = {})",
+      {number(h_llc), number(h_own)});
   if (h_llc - h_own > 0.05) {
-    llc_hit = ((count_llc - count_plain) * lines + chase_private * (1.0 - h_own)) * (1.0 / (h_llc - h_own));
-    llc_text = fill("(L x (count_llc - count_plain) + (1 - hp) x private_hit_ns) / (h - hp) = ({} x ({} - {}) + {} x {}) / ({} - {}) "
-                    "(a dependent load: chase_llc = {} ns)",
-                    {number(lines.mid), number(count_llc.mid), number(count_plain.mid), number(1.0 - h_own), number(chase_private.mid),
-                     number(h_llc), number(h_own), number(chase_llc.mid)});
+    llc_hit = ((count_llc - count_plain) * lines + chase_private * (1.0 - h_own)) *
+              (1.0 / (h_llc - h_own));
+    llc_text = fill(
+        "(L x (count_llc - count_plain) + (1 - hp) x private_hit_ns) / (h - hp) = ({} x ({} - {}) "
+        "+ {} x {}) / ({} - {}) "
+        "(a dependent load: chase_llc = {} ns)",
+        {number(lines.mid), number(count_llc.mid), number(count_plain.mid), number(1.0 - h_own),
+         number(chase_private.mid), number(h_llc), number(h_own), number(chase_llc.mid)});
   }
   out.push_back(finish("hash_cycles_per_tuple", count_plain * f - scan - hit_cycles, "cycles",
-                       fill("f x count_plain - scan - f x private_hit_ns / L = {} x {} - {} - {}", {number(f), number(count_plain.mid),
-                                   number(scan.mid), hit_text}),
+                       fill("f x count_plain - scan - f x private_hit_ns / L = {} x {} - {} - {}",
+                            {number(f), number(count_plain.mid), number(scan.mid), hit_text}),
                        kMinimumCycles));
   const Span join = (join_build + join_probe) * (0.5 * f) - scan - hit_cycles;
   // The index join's loop, inverted the same way (all its levels LLC hits in the model):
   // f x index_probe - scan - depth x f x llc_hit_ns / L. Reported: the model's one join cost
   // cannot be both.
-  const double index_cycles = f * index_probe.mid - scan.mid - timings.index_levels * f * llc_hit.mid / lines.mid;
-  out.push_back(finish("join_cycles_per_tuple", join, "cycles",
-                       fill("f x (join_build + join_probe) / 2 - scan - f x private_hit_ns / L = {} x ({} + {}) / 2 - {} - {} (the index "
-                            "join's probe implies f x index_probe - scan - {} x f x llc_hit_ns / L = {} x {} - {} - {} x {} x {} / {} = {}: "
-                            "the model's one join cost cannot describe both loops)",
-                            {number(f), number(join_build.mid), number(join_probe.mid), number(scan.mid), hit_text,
-                             std::to_string(timings.index_levels), number(f), number(index_probe.mid), number(scan.mid),
-                             std::to_string(timings.index_levels), number(f), number(llc_hit.mid), number(lines.mid), number(index_cycles)}),
-                       kMinimumCycles));
+  const double index_cycles =
+      f * index_probe.mid - scan.mid - timings.index_levels * f * llc_hit.mid / lines.mid;
+  out.push_back(
+      finish("join_cycles_per_tuple", join, "cycles",
+             fill("f x (join_build + join_probe) / 2 - scan - f x private_hit_ns / L = {} x ({} + "
+                  "{}) / 2 - {} - {} (the index "
+                  "join's probe implies f x index_probe - scan - {} x f x llc_hit_ns / L = {} x {} "
+                  "- {} - {} x {} x {} / {} = {}: "
+                  "the model's one join cost cannot describe both loops)",
+                  {number(f), number(join_build.mid), number(join_probe.mid), number(scan.mid),
+                   hit_text, std::to_string(timings.index_levels), number(f),
+                   number(index_probe.mid), number(scan.mid), std::to_string(timings.index_levels),
+                   number(f), number(llc_hit.mid), number(lines.mid), number(index_cycles)}),
+             kMinimumCycles));
   out.push_back(finish("group_cycles_per_tuple", group_update * f - scan - hit_cycles, "cycles",
-                       fill("f x group_update - scan - f x private_hit_ns / L = {} x {} - {} - {}", {number(f), number(group_update.mid),
-                                   number(scan.mid), hit_text}),
+                       fill("f x group_update - scan - f x private_hit_ns / L = {} x {} - {} - {}",
+                            {number(f), number(group_update.mid), number(scan.mid), hit_text}),
                        kMinimumCycles));
   out.push_back(finish("random_lines_in_flight", lines, "lines", lines_text, 1.0));
   out.push_back(finish("llc_hit_ns", llc_hit, "ns", llc_text, 0.1));
-  out.push_back(finish("private_hit_ns", chase_private, "ns", fill("chase_private = {}", {number(chase_private.mid)}), 0.1));
+  if (usable) {
+    DerivedCost c;
+    c.name = "llc_usable_share";
+    c.unit = "share";
+    c.value = usable->value;
+    c.low = std::min(usable->low, c.value * (1.0 - kMinimumRelativeRange));
+    c.high = std::min(1.0, std::max(usable->high, c.value * (1.0 + kMinimumRelativeRange)));
+    c.derivation = usable->text + " = " + number(c.value);
+    out.push_back(std::move(c));
+  }
+  out.push_back(finish("private_hit_ns", chase_private, "ns",
+                       fill("chase_private = {}", {number(chase_private.mid)}), 0.1));
   if (timings.has("count_contended")) {
     // Two workers on a table in their private caches: s = (2 - 1) / 2 x 1 of the updates find
     // their line modified by the other.
     const Span contended = span_of(timings.at("count_contended"));
-    std::string text = fill("(count_contended - count_atomic) / s, s = (k - 1) / k x h_private = 1 / 2 x 1: ({} - {}) x 2",
-                            {number(contended.mid), number(count_atomic.mid)});
-    if (timings.has("shared_line")) text += fill(" (the ping-pong's handover: {} ns)", {number(timings.at("shared_line").median_ns)});
-    out.push_back(finish("shared_line_transfer_ns", (contended - count_atomic) * 2.0, "ns", text, 0.1));
+    std::string text = fill(
+        "(count_contended - count_atomic) / s, s = (k - 1) / k x h_private = 1 / 2 x 1: ({} - {}) "
+        "x 2",
+        {number(contended.mid), number(count_atomic.mid)});
+    if (timings.has("shared_line"))
+      text +=
+          fill(" (the ping-pong's handover: {} ns)", {number(timings.at("shared_line").median_ns)});
+    out.push_back(
+        finish("shared_line_transfer_ns", (contended - count_atomic) * 2.0, "ns", text, 0.1));
   }
   out.push_back(finish("atomic_update_ns", count_atomic - count_plain, "ns",
-                       fill("count_atomic - count_plain = {} - {}", {number(count_atomic.mid), number(count_plain.mid)}), 0.1));
+                       fill("count_atomic - count_plain = {} - {}",
+                            {number(count_atomic.mid), number(count_plain.mid)}),
+                       0.1));
   // Per comparison at k values per group: f x sort_k / log2 k; the geometric mean of k = 16, 256.
   const Span per_16 = sort_16 * (f / 4.0);
   const Span per_256 = sort_256 * (f / 8.0);
-  Span sort{std::sqrt(per_16.mid * per_256.mid), std::min(per_16.lo, per_256.lo), std::max(per_16.hi, per_256.hi)};
-  out.push_back(finish("sort_cycles_per_comparison", sort, "cycles",
-                       fill("geometric mean of f x sort_16 / 4 = {} and f x sort_256 / 8 = {} (range: both)", {number(per_16.mid),
-                                   number(per_256.mid)}),
-                       kMinimumCycles));
+  Span sort{std::sqrt(per_16.mid * per_256.mid), std::min(per_16.lo, per_256.lo),
+            std::max(per_16.hi, per_256.hi)};
+  out.push_back(
+      finish("sort_cycles_per_comparison", sort, "cycles",
+             fill("geometric mean of f x sort_16 / 4 = {} and f x sort_256 / 8 = {} (range: both)",
+                  {number(per_16.mid), number(per_256.mid)}),
+             kMinimumCycles));
   constexpr double kDimensionsPerFact = 2048.0 / 8192.0;
   out.push_back(finish("merge_cycles_per_tuple", merge * f - scan * kDimensionsPerFact, "cycles",
-                       fill("f x merge - (2048 / 8192) x scan = {} x {} - 0.25 x {}", {number(f), number(merge.mid), number(scan.mid)}),
+                       fill("f x merge - (2048 / 8192) x scan = {} x {} - 0.25 x {}",
+                            {number(f), number(merge.mid), number(scan.mid)}),
                        kMinimumCycles));
   out.push_back(finish("partition_cycles_per_tuple", radix_scatter * f, "cycles",
-                       fill("f x radix_scatter = {} x {}", {number(f), number(radix_scatter.mid)}), kMinimumCycles));
+                       fill("f x radix_scatter = {} x {}", {number(f), number(radix_scatter.mid)}),
+                       kMinimumCycles));
   const Span partition_join = (partition_build + partition_probe) * (0.5 * f) - scan - hit_cycles;
   out.push_back(finish("partition_join_cycles_per_tuple", partition_join, "cycles",
-                       fill("f x (partition_build + partition_probe) / 2 - scan - f x private_hit_ns / L = {} x ({} + {}) / 2 - {} - {}",
-                            {number(f), number(partition_build.mid), number(partition_probe.mid), number(scan.mid), hit_text}),
+                       fill("f x (partition_build + partition_probe) / 2 - scan - f x "
+                            "private_hit_ns / L = {} x ({} + {}) / 2 - {} - {}",
+                            {number(f), number(partition_build.mid), number(partition_probe.mid),
+                             number(scan.mid), hit_text}),
                        kMinimumCycles));
   return out;
 }
 
-void apply_derived_costs(const std::vector<DerivedCost>& derived, sim::OperatorCosts& c, double& cycles_per_element) {
+void apply_derived_costs(const std::vector<DerivedCost>& derived, sim::OperatorCosts& c,
+                         double& cycles_per_element) {
   for (const DerivedCost& d : derived) {
     const std::string& n = d.name;
     double* field = n == "cycles_per_element"                ? &cycles_per_element
@@ -213,6 +377,7 @@ void apply_derived_costs(const std::vector<DerivedCost>& derived, sim::OperatorC
                     : n == "private_hit_ns"                  ? &c.private_hit_ns
                     : n == "shared_line_transfer_ns"         ? &c.shared_line_transfer_ns
                     : n == "atomic_update_ns"                ? &c.atomic_update_ns
+                    : n == "llc_usable_share"                ? &c.llc_usable_share
                     : n == "sort_cycles_per_comparison"      ? &c.sort_cycles_per_comparison
                     : n == "merge_cycles_per_tuple"          ? &c.merge_cycles_per_tuple
                     : n == "partition_cycles_per_tuple"      ? &c.partition_cycles_per_tuple
@@ -223,14 +388,24 @@ void apply_derived_costs(const std::vector<DerivedCost>& derived, sim::OperatorC
   }
 }
 
-Json operator_costs_json(const CostTimings& timings, const std::vector<DerivedCost>& derived, double frequency_ghz,
-                         const std::string& frequency_source) {
+Json operator_costs_json(const CostTimings& timings, const std::vector<DerivedCost>& derived,
+                         double frequency_ghz, const std::string& frequency_source) {
   Json list = Json::array();
   for (const CostTiming& t : timings.timings)
-    list.push_back({{"name", t.name}, {"median_ns", t.median_ns}, {"low_ns", t.low_ns}, {"high_ns", t.high_ns}, {"unit", t.unit}, {"loop", t.loop}});
+    list.push_back({{"name", t.name},
+                    {"median_ns", t.median_ns},
+                    {"low_ns", t.low_ns},
+                    {"high_ns", t.high_ns},
+                    {"unit", t.unit},
+                    {"loop", t.loop}});
   Json costs = Json::array();
   for (const DerivedCost& c : derived)
-    costs.push_back({{"name", c.name}, {"value", c.value}, {"low", c.low}, {"high", c.high}, {"unit", c.unit}, {"derivation", c.derivation}});
+    costs.push_back({{"name", c.name},
+                     {"value", c.value},
+                     {"low", c.low},
+                     {"high", c.high},
+                     {"unit", c.unit},
+                     {"derivation", c.derivation}});
   // The machine's load when the report was written (the kernels' wall times, unlike these
   // timings, grow with it): /proc/loadavg's first three fields.
   std::string load = "unknown";
@@ -254,6 +429,9 @@ Json operator_costs_json(const CostTimings& timings, const std::vector<DerivedCo
               {"llc_table_private_share", timings.llc_table_private_share},
               {"llc_table_llc_share", timings.llc_table_llc_share},
               {"index_levels", timings.index_levels},
+              {"private_cache_bytes", timings.private_cache_bytes},
+              {"llc_bytes", timings.llc_bytes},
+              {"memory_bytes", timings.memory_bytes},
               {"timings", list},
               {"costs", costs},
               {"notes", timings.notes}};
@@ -264,13 +442,22 @@ CostTimings cost_timings_from_json(const model::JsonReader& section) {
   CostTimings out;
   out.cpu = static_cast<int>(section.field("cpu").integer(-1, 1 << 20));
   out.memory_llc_share = section.field("memory_llc_share").number();
-  if (!(out.memory_llc_share >= 0.0 && out.memory_llc_share <= 1.0)) section.field("memory_llc_share").fail("expected a share in [0, 1]");
-  for (const auto& [key, field] : {std::pair{"llc_table_private_share", &out.llc_table_private_share},
-                                   std::pair{"llc_table_llc_share", &out.llc_table_llc_share}}) {
+  if (!(out.memory_llc_share >= 0.0 && out.memory_llc_share <= 1.0))
+    section.field("memory_llc_share").fail("expected a share in [0, 1]");
+  for (const auto& [key, field] :
+       {std::pair{"llc_table_private_share", &out.llc_table_private_share},
+        std::pair{"llc_table_llc_share", &out.llc_table_llc_share}}) {
     *field = section.field(key).number();
     if (!(*field >= 0.0 && *field <= 1.0)) section.field(key).fail("expected a share in [0, 1]");
   }
   out.index_levels = section.field("index_levels").small_integer(0);
+  for (const auto& [key, field] :
+       {std::pair{"private_cache_bytes", &out.private_cache_bytes},
+        std::pair{"llc_bytes", &out.llc_bytes}, std::pair{"memory_bytes", &out.memory_bytes}}) {
+    if (!section.has(key)) continue;  // a report from before the LLC sweep
+    *field = section.field(key).number();
+    if (!(*field >= 0.0)) section.field(key).fail("expected a number of bytes >= 0");
+  }
   const model::JsonReader list = section.field("timings");
   list.expect_array("the microbenchmarks' timings");
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -281,7 +468,8 @@ CostTimings cost_timings_from_json(const model::JsonReader& section) {
     timing.median_ns = t.field("median_ns").number();
     timing.low_ns = t.field("low_ns").number();
     timing.high_ns = t.field("high_ns").number();
-    if (!(timing.median_ns > 0.0 && timing.low_ns > 0.0 && timing.low_ns <= timing.median_ns && timing.median_ns <= timing.high_ns))
+    if (!(timing.median_ns > 0.0 && timing.low_ns > 0.0 && timing.low_ns <= timing.median_ns &&
+          timing.median_ns <= timing.high_ns))
       t.fail("expected 0 < low_ns <= median_ns <= high_ns");
     timing.unit = t.field("unit").string(true);
     timing.loop = t.field("loop").string(false);
@@ -299,9 +487,13 @@ std::string cycle_counter_state() {
   while (std::fgets(chunk, sizeof chunk, pipe) != nullptr) output += chunk;
   const int status = pclose(pipe);
   if (output.find("not supported") != std::string::npos)
-    return "not measured: perf stat -e cycles says <not supported> (no hardware counters here, e.g. a VM); cycles are ns x frequency_ghz";
-  if (status != 0) return "not measured: perf stat -e cycles failed (perf missing or not permitted); cycles are ns x frequency_ghz";
-  return "perf stat counts cycles here, but the microbenchmarks do not read it: cycles are ns x frequency_ghz";
+    return "not measured: perf stat -e cycles says <not supported> (no hardware counters here, "
+           "e.g. a VM); cycles are ns x frequency_ghz";
+  if (status != 0)
+    return "not measured: perf stat -e cycles failed (perf missing or not permitted); cycles are "
+           "ns x frequency_ghz";
+  return "perf stat counts cycles here, but the microbenchmarks do not read it: cycles are ns x "
+         "frequency_ghz";
 }
 
 }  // namespace numatwin::validate

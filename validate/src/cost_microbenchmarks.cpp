@@ -33,7 +33,7 @@ namespace {
 
 constexpr std::uint64_t kSeed = 20261117;
 constexpr std::size_t kHugePage = 2 * 1024 * 1024;
-constexpr int kRadixBits = 8;           // 256 partitions (one-line write-combining buffers)
+constexpr int kRadixBits = 8;              // 256 partitions (one-line write-combining buffers)
 constexpr std::size_t kSmallGroups = 512;  // tables of 1024 entries of 16 bytes: 16 KiB, in L1
 constexpr std::size_t kSortValues = 8192;
 constexpr std::size_t kMergeFacts = 8192;
@@ -46,8 +46,11 @@ class Buffer {
  public:
   explicit Buffer(std::size_t bytes) : bytes_((bytes + kHugePage - 1) / kHugePage * kHugePage) {
     data_ = static_cast<std::byte*>(std::aligned_alloc(kHugePage, bytes_));
-    if (data_ == nullptr) throw std::runtime_error("cost microbenchmarks: cannot allocate " + std::to_string(bytes_) + " bytes");
-    (void)madvise(data_, bytes_, MADV_HUGEPAGE);  // advice only: without THP the chase sees TLB misses too
+    if (data_ == nullptr)
+      throw std::runtime_error("cost microbenchmarks: cannot allocate " + std::to_string(bytes_) +
+                               " bytes");
+    (void)madvise(data_, bytes_,
+                  MADV_HUGEPAGE);  // advice only: without THP the chase sees TLB misses too
     std::memset(data_, 0, bytes_);
   }
   ~Buffer() { std::free(data_); }
@@ -91,23 +94,27 @@ class Runner {
   // machine, is an outlier, not a share of the mean). Records ns per unit; returns false when
   // stopped before it ran.
   template <typename Pass>
-  bool time(const std::string& name, const std::string& unit, const std::string& loop, double units_per_pass, Pass&& pass) {
+  bool time(const std::string& name, const std::string& unit, const std::string& loop,
+            double units_per_pass, Pass&& pass) {
     if (stopped()) return false;
     if (options_.progress) options_.progress(done_, total_, name);
     const double first = std::max(pass(), 1e-7);
-    const auto passes = static_cast<std::size_t>(std::clamp(std::ceil(target_s_ / first), 1.0, 1e6));
+    const auto passes =
+        static_cast<std::size_t>(std::clamp(std::ceil(target_s_ / first), 1.0, 1e6));
     std::vector<double> ns;
     std::vector<double> per_pass(passes);
     for (int r = 0; r < std::max(1, options_.repetitions); ++r) {
       for (double& x : per_pass) x = pass() * 1e9 / units_per_pass;
-      std::nth_element(per_pass.begin(), per_pass.begin() + static_cast<std::ptrdiff_t>(passes / 2), per_pass.end());
+      std::nth_element(per_pass.begin(), per_pass.begin() + static_cast<std::ptrdiff_t>(passes / 2),
+                       per_pass.end());
       ns.push_back(per_pass[passes / 2]);
     }
     record(name, unit, loop, ns);
     return true;
   }
 
-  void record(const std::string& name, const std::string& unit, const std::string& loop, std::vector<double> ns) {
+  void record(const std::string& name, const std::string& unit, const std::string& loop,
+              std::vector<double> ns) {
     std::sort(ns.begin(), ns.end());
     const std::size_t n = ns.size();
     CostTiming t;
@@ -146,13 +153,56 @@ void time_chase(Runner& run, const std::string& name, const Buffer& buffer, std:
   // so that the median pass is one the core ran through on a busy machine.
   const std::size_t steps = std::min<std::size_t>(lines, 8192) / 16 * 16;
   const void* p = start;
-  const std::string loop = "dependent loads over a random cycle of " + std::to_string(lines) + " lines (" +
-                           std::to_string(lines * kCacheLineBytes / 1024) + " KiB)";
-  run.time(name, "load", loop, static_cast<double>(steps), [&] { return timed([&] { p = chase_pointers(p, steps); }); });
+  const std::string loop = "dependent loads over a random cycle of " + std::to_string(lines) +
+                           " lines (" + std::to_string(lines * kCacheLineBytes / 1024) + " KiB)";
+  run.time(name, "load", loop, static_cast<double>(steps),
+           [&] { return timed([&] { p = chase_pointers(p, steps); }); });
   const auto* at = static_cast<const std::byte*>(p);
-  check(at >= buffer.data() && at < buffer.data() + lines * kCacheLineBytes && (at - buffer.data()) % kCacheLineBytes == 0, name,
-        "the chase left its buffer");
+  check(at >= buffer.data() && at < buffer.data() + lines * kCacheLineBytes &&
+            (at - buffer.data()) % kCacheLineBytes == 0,
+        name, "the chase left its buffer");
   if (steps == lines) check(p == start, name, "a whole cycle did not return to its start");
+}
+
+// Dependent loads of independently drawn random lines of `bytes`: each load's line is a hash of
+// the value the previous load returned and the step, so every line is equally likely at every
+// step whatever came before (the independent references of the model's cache_hit_ratio, which a
+// cyclic chase is not: under LRU a cycle longer than the cache never hits). ns per load.
+// `first`: the step number of the first load (the steps never repeat, so neither does the walk,
+// pass after pass).
+std::uint64_t random_walk(const std::uint64_t* lines_data, std::uint64_t lines, std::uint64_t x,
+                          std::uint64_t first, std::size_t steps) {
+  constexpr std::size_t kWordsPerLine = kCacheLineBytes / sizeof(std::uint64_t);
+  for (std::uint64_t i = first; i < first + steps; ++i) {
+    const std::uint64_t h = (x ^ i) * 0x9E3779B97F4A7C15ULL;
+    const auto line = static_cast<std::uint64_t>((static_cast<WideProduct>(h) * lines) >> 64);
+    x = lines_data[line * kWordsPerLine];
+  }
+  return x;
+}
+
+void time_random_walk(Runner& run, const std::string& name, const Buffer& buffer,
+                      std::size_t bytes) {
+  constexpr std::size_t kWordsPerLine = kCacheLineBytes / sizeof(std::uint64_t);
+  const std::uint64_t lines = std::max<std::size_t>(64, bytes / kCacheLineBytes);
+  auto* words = buffer.as<std::uint64_t>();
+  std::uint64_t seed = kSeed;
+  for (std::uint64_t l = 0; l < lines; ++l) {  // a random value at the start of every line
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    words[l * kWordsPerLine] = seed >> 11;
+  }
+  const std::size_t steps = 8192;
+  std::uint64_t x = 1;
+  std::uint64_t step = 0;
+  run.time(name, "load",
+           "dependent loads of independently drawn random lines of " +
+               std::to_string(lines * kCacheLineBytes / 1024) + " KiB",
+           static_cast<double>(steps), [&] {
+             const double seconds = timed([&] { x = random_walk(words, lines, x, step, steps); });
+             step += steps;
+             return seconds;
+           });
+  check(x != 0, name, "the walk read an untouched line");
 }
 
 }  // namespace
@@ -162,12 +212,14 @@ namespace {
 const model::Node& first_node_with_cores(const model::Topology& topology) {
   for (const model::Node& n : topology.nodes)
     if (n.has_cores()) return n;
-  throw std::invalid_argument("operator costs: the topology " + topology.name + " has no node with cores");
+  throw std::invalid_argument("operator costs: the topology " + topology.name +
+                              " has no node with cores");
 }
 
 }  // namespace
 
-CostBenchmarkOptions cost_benchmark_options(const model::Topology& topology, std::vector<int> cpus, bool quick) {
+CostBenchmarkOptions cost_benchmark_options(const model::Topology& topology, std::vector<int> cpus,
+                                            bool quick) {
   const model::Node& node = first_node_with_cores(topology);
   CostBenchmarkOptions o;
   o.quick = quick;
@@ -182,20 +234,31 @@ CostBenchmarkOptions cost_benchmark_options(const model::Topology& topology, std
   }
   if (!(o.private_cache_bytes > 0.0) || !(o.llc_bytes > o.private_cache_bytes))
     throw std::invalid_argument("operator costs: node " + node.id + " of " + topology.name +
-                                " lists no private cache and larger last-level cache; the microbenchmarks size their data by them");
+                                " lists no private cache and larger last-level cache; the "
+                                "microbenchmarks size their data by them");
   return o;
 }
 
-double cost_frequency_ghz(const model::Topology& topology) { return first_node_with_cores(topology).frequency_ghz; }
+double cost_frequency_ghz(const model::Topology& topology) {
+  return first_node_with_cores(topology).frequency_ghz;
+}
 
 CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
   if (o.cpus.empty()) throw std::invalid_argument("cost microbenchmarks: no usable CPU");
   if (!(o.private_cache_bytes > 0.0) || !(o.llc_bytes > 0.0))
-    throw std::invalid_argument("cost microbenchmarks: the private cache and the LLC must have > 0 bytes");
-  Runner run(o, 21);
-  run.result.cpu = o.cpus.front();
+    throw std::invalid_argument(
+        "cost microbenchmarks: the private cache and the LLC must have > 0 bytes");
   const auto private_bytes = static_cast<std::size_t>(o.private_cache_bytes);
   const auto llc = static_cast<std::size_t>(o.llc_bytes);
+  std::vector<std::size_t> sweep;  // LLC x 2^k, k = -4..1, at least twice the private cache
+  for (int k = -4; k <= 1; ++k) {
+    const std::size_t bytes = k < 0 ? llc >> -k : llc << k;
+    if (bytes >= 2 * private_bytes) sweep.push_back(bytes);
+  }
+  Runner run(o, 23 + static_cast<int>(sweep.size()));
+  run.result.cpu = o.cpus.front();
+  run.result.private_cache_bytes = o.private_cache_bytes;
+  run.result.llc_bytes = o.llc_bytes;
   // Input of the table loops: a quarter of the private cache (it stays there beside a table).
   const std::size_t input_tuples = std::max<std::size_t>(1024, private_bytes / 4 / sizeof(Tuple));
 
@@ -214,24 +277,37 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
     }
     const std::size_t memory_bytes = o.quick ? 4 * llc : std::max<std::size_t>(4 * llc, 256u << 20);
     {
+      // The LLC sweep: random walks at half the private cache, at each sweep footprint and over
+      // the memory-sized buffer (cost_microbenchmarks.hpp: llc_usable_share).
+      const std::size_t small = std::max<std::size_t>(4096, private_bytes / 2);
+      const Buffer buffer(memory_bytes);
+      time_random_walk(run, "walk_private", buffer, small);
+      for (const std::size_t bytes : sweep)
+        time_random_walk(run, "walk_" + std::to_string(bytes >> 10), buffer, bytes);
+      time_random_walk(run, "walk_memory", buffer, memory_bytes);
+      run.result.memory_bytes = static_cast<double>(memory_bytes);
+    }
+    {
       const Buffer buffer(memory_bytes);
       time_chase(run, "chase_memory", buffer, memory_bytes);
       // The hash join's probe loop over an empty table of the whole buffer: one independent
       // random line per tuple, kPrefetchDistance of them prefetched ahead. Fresh keys each pass.
       std::memset(buffer.data(), 0xFF, buffer.bytes());  // every key kEmptyKey
       const TableView table{buffer.as<TableEntry>(), buffer.bytes() / sizeof(TableEntry)};
-      run.result.memory_llc_share = std::min(1.0, o.llc_bytes / static_cast<double>(buffer.bytes()));
+      run.result.memory_llc_share =
+          std::min(1.0, o.llc_bytes / static_cast<double>(buffer.bytes()));
       std::vector<Tuple> probe(16384);
       std::uint64_t next_key = 0;
       JoinTotals totals;
       run.time("random_memory", "line",
-               "hash join probe loop (hash_join_probe) over an empty " + std::to_string(buffer.bytes() >> 20) +
-                   " MiB table: one random line per tuple",
+               "hash join probe loop (hash_join_probe) over an empty " +
+                   std::to_string(buffer.bytes() >> 20) + " MiB table: one random line per tuple",
                static_cast<double>(probe.size()), [&] {
                  for (Tuple& t : probe) t = {next_key++, 1};
                  return timed([&] { totals += hash_join_probe(table, probe); });
                });
-      check(totals.matches == 0 && totals.checksum == 0, "random_memory", "an empty table matched a key");
+      check(totals.matches == 0 && totals.checksum == 0, "random_memory",
+            "an empty table matched a key");
     }
     if (run.stopped()) return;
 
@@ -240,18 +316,24 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
     {
       std::vector<std::uint64_t> counts(std::size_t{1} << kRadixBits, 0);
       std::uint64_t passes = 0;
-      run.time("histogram", "tuple", "radix join histogram (count_partitions, 2^8 partitions), " + std::to_string(input.size()) + " tuples",
+      run.time("histogram", "tuple",
+               "radix join histogram (count_partitions, 2^8 partitions), " +
+                   std::to_string(input.size()) + " tuples",
                static_cast<double>(input.size()), [&] {
                  ++passes;
-                 return timed([&] { radix::count_partitions(input.data(), input.size(), kRadixBits, counts.data()); });
+                 return timed([&] {
+                   radix::count_partitions(input.data(), input.size(), kRadixBits, counts.data());
+                 });
                });
       std::uint64_t total = 0;
       for (std::uint64_t c : counts) total += c;
-      check(total == passes * input.size(), "histogram", "the partition counts do not add up to the tuples");
+      check(total == passes * input.size(), "histogram",
+            "the partition counts do not add up to the tuples");
     }
 
     // ── Table loops on an L1-resident table ──
-    const std::vector<Tuple> grouped = uniform_tuples(input_tuples, static_cast<double>(kSmallGroups), kSeed + 1);
+    const std::vector<Tuple> grouped =
+        uniform_tuples(input_tuples, static_cast<double>(kSmallGroups), kSeed + 1);
     for (const bool concurrent : {false, true}) {
       std::vector<TableEntry> entries(2 * kSmallGroups);
       const TableView table{entries.data(), entries.size()};
@@ -259,14 +341,17 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       std::uint64_t passes = 0;
       const std::string name = concurrent ? "count_atomic" : "count_plain";
       run.time(name, "tuple",
-               std::string("COUNT (count_aggregate, ") + (concurrent ? "locked updates" : "plain stores") + ") into " +
-                   std::to_string(kSmallGroups) + " groups (16 KiB table), " + std::to_string(grouped.size()) + " tuples",
+               std::string("COUNT (count_aggregate, ") +
+                   (concurrent ? "locked updates" : "plain stores") + ") into " +
+                   std::to_string(kSmallGroups) + " groups (16 KiB table), " +
+                   std::to_string(grouped.size()) + " tuples",
                static_cast<double>(grouped.size()), [&] {
                  ++passes;
                  return timed([&] { count_aggregate(table, grouped, concurrent); });
                });
       const GroupDigest d = table_digest(table, 0, table.capacity);
-      check(d.payload_sum == passes * grouped.size() && d.groups <= kSmallGroups, name, "the counts do not add up to the tuples");
+      check(d.payload_sum == passes * grouped.size() && d.groups <= kSmallGroups, name,
+            "the counts do not add up to the tuples");
     }
     {
       // COUNT into a table of an eighth of the LLC: the LLC holds it (the model's h = 1), the
@@ -274,8 +359,10 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       // each pass, generated untimed (the input stays cache resident, as for the other loops).
       const double groups = std::floor(o.llc_bytes / 8.0 / (2.0 * sizeof(TableEntry)));
       sim::KeySpec keys = sim::parse_key_distribution("uniform", groups);
-      run.result.llc_table_private_share = sim::cache_hit_ratio(keys, o.private_cache_bytes / sizeof(TableEntry), 1e9);
-      run.result.llc_table_llc_share = sim::cache_hit_ratio(keys, o.llc_bytes / sizeof(TableEntry), 1e9);
+      run.result.llc_table_private_share =
+          sim::cache_hit_ratio(keys, o.private_cache_bytes / sizeof(TableEntry), 1e9);
+      run.result.llc_table_llc_share =
+          sim::cache_hit_ratio(keys, o.llc_bytes / sizeof(TableEntry), 1e9);
       const KeyGenerator gen(keys, std::uint64_t{1} << 40, kSeed + 9);
       std::vector<TableEntry> entries(static_cast<std::size_t>(2 * groups));
       const TableView table{entries.data(), entries.size()};
@@ -283,19 +370,22 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       std::vector<Tuple> fresh(input_tuples);
       std::uint64_t row = 0;
       run.time("count_llc", "tuple",
-               "COUNT (count_aggregate, plain stores) into " + std::to_string(static_cast<std::uint64_t>(groups)) + " groups (" +
-                   std::to_string(entries.size() * sizeof(TableEntry) >> 10) + " KiB table: LLC / 8), " + std::to_string(fresh.size()) +
-                   " fresh tuples a pass",
+               "COUNT (count_aggregate, plain stores) into " +
+                   std::to_string(static_cast<std::uint64_t>(groups)) + " groups (" +
+                   std::to_string(entries.size() * sizeof(TableEntry) >> 10) +
+                   " KiB table: LLC / 8), " + std::to_string(fresh.size()) + " fresh tuples a pass",
                static_cast<double>(fresh.size()), [&] {
                  gen.fill_tuples(row, fresh);
                  row += fresh.size();
                  return timed([&] { count_aggregate(table, fresh, false); });
                });
-      check(table_digest(table, 0, table.capacity).payload_sum == row, "count_llc", "the counts do not add up to the tuples");
+      check(table_digest(table, 0, table.capacity).payload_sum == row, "count_llc",
+            "the counts do not add up to the tuples");
     }
     {
       // The index nested-loop join's probe (index_join_probe) of an index of an eighth of the LLC.
-      const auto keys = static_cast<std::uint64_t>(o.llc_bytes / 8.0 / sizeof(IndexNode) * 8.0 * 7.0 / 8.0);
+      const auto keys =
+          static_cast<std::uint64_t>(o.llc_bytes / 8.0 / sizeof(IndexNode) * 8.0 * 7.0 / 8.0);
       const IndexShape shape = index_shape(keys);
       std::vector<std::uint64_t> sorted(keys);
       for (std::uint64_t i = 0; i < keys; ++i) sorted[i] = 2 * i;
@@ -309,8 +399,9 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       JoinTotals totals;
       JoinTotals expected;
       run.time("index_probe", "tuple",
-               "index join probe (index_join_probe) of a B+-tree over " + std::to_string(keys) + " keys (" +
-                   std::to_string(nodes.size() * sizeof(IndexNode) >> 10) + " KiB: LLC / 8), " + std::to_string(probe.size()) +
+               "index join probe (index_join_probe) of a B+-tree over " + std::to_string(keys) +
+                   " keys (" + std::to_string(nodes.size() * sizeof(IndexNode) >> 10) +
+                   " KiB: LLC / 8), " + std::to_string(probe.size()) +
                    " fresh tuples a pass, all found",
                static_cast<double>(probe.size()), [&] {
                  for (Tuple& t : probe) {
@@ -321,8 +412,8 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
                  }
                  return timed([&] { totals += index_join_probe(shape, nodes.data(), probe); });
                });
-      check(totals.matches == expected.matches && totals.checksum == expected.checksum, "index_probe",
-            "matches or checksum differ from the reference");
+      check(totals.matches == expected.matches && totals.checksum == expected.checksum,
+            "index_probe", "matches or checksum differ from the reference");
     }
     {
       // Hash join: R of kSmallGroups distinct keys, S of input_tuples keys of R.
@@ -338,15 +429,21 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       }
       std::vector<TableEntry> entries(2 * r.size());
       const TableView table{entries.data(), entries.size()};
-      run.time("join_build", "tuple", "hash join build (hash_join_build, one worker) of " + std::to_string(r.size()) + " keys (16 KiB table)",
+      run.time("join_build", "tuple",
+               "hash join build (hash_join_build, one worker) of " + std::to_string(r.size()) +
+                   " keys (16 KiB table)",
                static_cast<double>(r.size()), [&] {
                  table.clear(0, table.capacity);
                  return timed([&] { hash_join_build(table, r, false); });
                });
       JoinTotals last;
-      run.time("join_probe", "tuple", "hash join probe (hash_join_probe) of that table, " + std::to_string(s.size()) + " tuples, all found",
-               static_cast<double>(s.size()), [&] { return timed([&] { last = hash_join_probe(table, s); }); });
-      check(last.matches == s.size() && last.checksum == expected, "join_probe", "matches or checksum differ from the reference");
+      run.time("join_probe", "tuple",
+               "hash join probe (hash_join_probe) of that table, " + std::to_string(s.size()) +
+                   " tuples, all found",
+               static_cast<double>(s.size()),
+               [&] { return timed([&] { last = hash_join_probe(table, s); }); });
+      check(last.matches == s.size() && last.checksum == expected, "join_probe",
+            "matches or checksum differ from the reference");
     }
     {
       const std::size_t slots = table_slots(static_cast<double>(kSmallGroups));
@@ -356,15 +453,17 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       const AggregationTable table{entries.data(), slots - 1, &used, &overflow};
       std::uint64_t passes = 0;
       run.time("group_update", "tuple",
-               "partitioned aggregation (aggregate_piece) into " + std::to_string(kSmallGroups) + " groups (" +
-                   std::to_string(slots * sizeof(GroupEntry) / 1024) + " KiB table), " + std::to_string(grouped.size()) + " tuples",
+               "partitioned aggregation (aggregate_piece) into " + std::to_string(kSmallGroups) +
+                   " groups (" + std::to_string(slots * sizeof(GroupEntry) / 1024) +
+                   " KiB table), " + std::to_string(grouped.size()) + " tuples",
                static_cast<double>(grouped.size()), [&] {
                  ++passes;
                  return timed([&] { aggregate_piece(grouped.data(), grouped.size(), table); });
                });
       std::uint64_t counted = 0;
       for (const GroupEntry& e : entries) counted += e.count;
-      check(!overflow && counted == passes * grouped.size(), "group_update", "the group counts do not add up to the tuples");
+      check(!overflow && counted == passes * grouped.size(), "group_update",
+            "the group counts do not add up to the tuples");
     }
     if (run.stopped()) return;
 
@@ -376,13 +475,18 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       std::vector<std::uint64_t> starts(parts, 0);
       for (std::size_t p = 1; p < parts; ++p) starts[p] = starts[p - 1] + counts[p - 1];
       const Buffer out(input.size() * sizeof(Tuple));
-      radix::ScatterBuffers buffers(parts, parts <= radix::kWideBufferPartitions ? radix::kWideBufferLines : 1);
+      radix::ScatterBuffers buffers(
+          parts, parts <= radix::kWideBufferPartitions ? radix::kWideBufferLines : 1);
       std::vector<std::uint64_t> first;
       run.time("radix_scatter", "tuple",
-               "radix join scatter (2^8 partitions, write-combining buffers, streaming stores), " + std::to_string(input.size()) + " tuples",
+               "radix join scatter (2^8 partitions, write-combining buffers, streaming stores), " +
+                   std::to_string(input.size()) + " tuples",
                static_cast<double>(input.size()), [&] {
                  first = starts;
-                 return timed([&] { radix::scatter(input.data(), input.size(), out.as<Tuple>(), first.data(), kRadixBits, buffers); });
+                 return timed([&] {
+                   radix::scatter(input.data(), input.size(), out.as<Tuple>(), first.data(),
+                                  kRadixBits, buffers);
+                 });
                });
       std::uint64_t key_sum = 0;
       for (const Tuple& t : input) key_sum += t.key;
@@ -395,12 +499,14 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
           placed = placed && radix::radix_partition_of(out.as<Tuple>()[i].key, kRadixBits) == p;
         }
       }
-      check(placed && out_sum == key_sum, "radix_scatter", "a tuple is missing or in the wrong partition");
+      check(placed && out_sum == key_sum, "radix_scatter",
+            "a tuple is missing or in the wrong partition");
     }
     {
       // The largest partition radix_partition_bits allows: its table (2 entries per tuple) in half
       // of the private cache.
-      const std::size_t nr = std::max<std::size_t>(64, private_bytes / 2 / (2 * sizeof(radix::LocalEntry)));
+      const std::size_t nr =
+          std::max<std::size_t>(64, private_bytes / 2 / (2 * sizeof(radix::LocalEntry)));
       const int capacity_bits = radix::table_bits(nr);
       const UniqueKeys unique(std::uint64_t{1} << 40, kSeed + 3);
       std::vector<Tuple> r(nr);
@@ -413,16 +519,29 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
         expected += match.value + s[i].value;
       }
       std::vector<radix::LocalEntry> table(std::size_t{1} << capacity_bits);
-      const std::string size = std::to_string(table.size() * sizeof(radix::LocalEntry) / 1024) + " KiB table";
-      run.time("partition_build", "tuple", "radix join partition build (build_partition_table), " + std::to_string(nr) + " tuples, " + size,
-               static_cast<double>(nr),
-               [&] { return timed([&] { radix::build_partition_table(r.data(), nr, kRadixBits, table.data(), capacity_bits); }); });
-      JoinTotals last;
-      run.time("partition_probe", "tuple", "radix join partition probe (probe_partition_table), " + std::to_string(nr) + " tuples, " + size,
+      const std::string size =
+          std::to_string(table.size() * sizeof(radix::LocalEntry) / 1024) + " KiB table";
+      run.time("partition_build", "tuple",
+               "radix join partition build (build_partition_table), " + std::to_string(nr) +
+                   " tuples, " + size,
                static_cast<double>(nr), [&] {
-                 return timed([&] { last = radix::probe_partition_table(s.data(), nr, kRadixBits, table.data(), capacity_bits); });
+                 return timed([&] {
+                   radix::build_partition_table(r.data(), nr, kRadixBits, table.data(),
+                                                capacity_bits);
+                 });
                });
-      check(last.matches == nr && last.checksum == expected, "partition_probe", "matches or checksum differ from the reference");
+      JoinTotals last;
+      run.time("partition_probe", "tuple",
+               "radix join partition probe (probe_partition_table), " + std::to_string(nr) +
+                   " tuples, " + size,
+               static_cast<double>(nr), [&] {
+                 return timed([&] {
+                   last = radix::probe_partition_table(s.data(), nr, kRadixBits, table.data(),
+                                                       capacity_bits);
+                 });
+               });
+      check(last.matches == nr && last.checksum == expected, "partition_probe",
+            "matches or checksum differ from the reference");
     }
     if (run.stopped()) return;
 
@@ -433,8 +552,9 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       for (std::size_t i = 0; i < pristine.size(); ++i) pristine[i] = generated_value(kSeed + 5, i);
       std::vector<std::uint64_t> expected(groups);
       for (std::size_t g = 0; g < groups; ++g) {
-        std::vector<std::uint64_t> run_values(pristine.begin() + static_cast<std::ptrdiff_t>(g * k),
-                                              pristine.begin() + static_cast<std::ptrdiff_t>((g + 1) * k));
+        std::vector<std::uint64_t> run_values(
+            pristine.begin() + static_cast<std::ptrdiff_t>(g * k),
+            pristine.begin() + static_cast<std::ptrdiff_t>((g + 1) * k));
         std::sort(run_values.begin(), run_values.end());
         expected[g] = run_values[(k - 1) / 2] + run_values[k / 2];
       }
@@ -442,26 +562,33 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       const TableView table{entries.data(), entries.size()};
       std::vector<std::uint64_t> values(kSortValues);
       const std::string name = "sort_" + std::to_string(k);
-      run.time(name, "value", "MEDIAN's selection (median_select) over " + std::to_string(groups) + " groups of " + std::to_string(k) + " values",
+      run.time(name, "value",
+               "MEDIAN's selection (median_select) over " + std::to_string(groups) + " groups of " +
+                   std::to_string(k) + " values",
                static_cast<double>(kSortValues), [&] {
                  values = pristine;
                  table.clear(0, table.capacity);
                  for (std::size_t g = 0; g < groups; ++g) {
                    entries[2 * g].key.store(g, std::memory_order_relaxed);
-                   entries[2 * g].payload.store((g + 1) * k, std::memory_order_relaxed);  // the end of its run
+                   entries[2 * g].payload.store((g + 1) * k,
+                                                std::memory_order_relaxed);  // the end of its run
                  }
                  return timed([&] { median_select(table, 0, table.capacity, 0, values.data()); });
                });
       bool same = true;
-      for (std::size_t g = 0; g < groups; ++g) same = same && entries[2 * g].payload.load() == expected[g];
+      for (std::size_t g = 0; g < groups; ++g)
+        same = same && entries[2 * g].payload.load() == expected[g];
       check(same, name, "a group's median differs from the reference (a full sort)");
     }
     {
       std::vector<Tuple> dims(kMergeDimensions);
-      for (std::size_t j = 0; j < dims.size(); ++j) dims[j] = {2 * j, generated_value(kSeed + 6, j)};
+      for (std::size_t j = 0; j < dims.size(); ++j)
+        dims[j] = {2 * j, generated_value(kSeed + 6, j)};
       std::vector<Tuple> facts(kMergeFacts);
-      for (std::size_t i = 0; i < facts.size(); ++i) facts[i] = {mix64(kSeed, i, 11) % (2 * kMergeDimensions), generated_value(kSeed + 7, i)};
-      std::sort(facts.begin(), facts.end(), [](const Tuple& a, const Tuple& b) { return a.key < b.key; });
+      for (std::size_t i = 0; i < facts.size(); ++i)
+        facts[i] = {mix64(kSeed, i, 11) % (2 * kMergeDimensions), generated_value(kSeed + 7, i)};
+      std::sort(facts.begin(), facts.end(),
+                [](const Tuple& a, const Tuple& b) { return a.key < b.key; });
       JoinTotals expected;
       for (const Tuple& f : facts) {
         if (f.key % 2 != 0) continue;
@@ -469,18 +596,25 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
         expected.checksum += dims[f.key / 2].value + f.value;
       }
       JoinTotals last;
-      run.time("merge", "fact", "sort-merge join merge (merge_join) of " + std::to_string(kMergeFacts) + " facts with " +
-                                    std::to_string(kMergeDimensions) + " dimension tuples",
-               static_cast<double>(kMergeFacts), [&] { return timed([&] { last = merge_join(facts, dims); }); });
-      check(last.matches == expected.matches && last.checksum == expected.checksum, "merge", "matches or checksum differ from the reference");
+      run.time("merge", "fact",
+               "sort-merge join merge (merge_join) of " + std::to_string(kMergeFacts) +
+                   " facts with " + std::to_string(kMergeDimensions) + " dimension tuples",
+               static_cast<double>(kMergeFacts),
+               [&] { return timed([&] { last = merge_join(facts, dims); }); });
+      check(last.matches == expected.matches && last.checksum == expected.checksum, "merge",
+            "matches or checksum differ from the reference");
     }
     {
       std::vector<std::uint64_t> elements(kConsumerElements);
       std::uint64_t expected = 0;
-      for (std::size_t i = 0; i < elements.size(); ++i) expected += elements[i] = shuffle_element(kSeed, i);
+      for (std::size_t i = 0; i < elements.size(); ++i)
+        expected += elements[i] = shuffle_element(kSeed, i);
       std::uint64_t sum = 0;
-      run.time("consumer_sum", "element", "shuffle consumer (sum_elements) over " + std::to_string(kConsumerElements) + " elements",
-               static_cast<double>(elements.size()), [&] { return timed([&] { sum = sum_elements(elements.data(), elements.size()); }); });
+      run.time(
+          "consumer_sum", "element",
+          "shuffle consumer (sum_elements) over " + std::to_string(kConsumerElements) + " elements",
+          static_cast<double>(elements.size()),
+          [&] { return timed([&] { sum = sum_elements(elements.data(), elements.size()); }); });
       check(sum == expected, "consumer_sum", "the sum differs from the reference");
     }
   });
@@ -489,7 +623,8 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
   //    core-to-core handover ──
   if (run.stopped()) return run.result;
   if (o.cpus.size() < 2) {
-    run.result.notes.emplace_back("count_contended, shared_line: not measured: one usable CPU (they need two)");
+    run.result.notes.emplace_back(
+        "count_contended, shared_line: not measured: one usable CPU (they need two)");
     return run.result;
   }
   {
@@ -497,13 +632,15 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
     std::vector<TableEntry> entries(2 * kSmallGroups);
     const TableView table{entries.data(), entries.size()};
     table.clear(0, table.capacity);
-    const std::vector<Tuple> inputs[2] = {uniform_tuples(input_tuples, static_cast<double>(kSmallGroups), kSeed + 1),
-                                          uniform_tuples(input_tuples, static_cast<double>(kSmallGroups), kSeed + 8)};
+    const std::vector<Tuple> inputs[2] = {
+        uniform_tuples(input_tuples, static_cast<double>(kSmallGroups), kSeed + 1),
+        uniform_tuples(input_tuples, static_cast<double>(kSmallGroups), kSeed + 8)};
     std::uint64_t passes = 0;
     double seconds[2] = {0.0, 0.0};
     run.time("count_contended", "tuple",
-             "COUNT (count_aggregate, locked updates) by two workers (CPUs " + std::to_string(o.cpus[0]) + ", " +
-                 std::to_string(o.cpus[1]) + ") into one table of " + std::to_string(kSmallGroups) + " groups, " +
+             "COUNT (count_aggregate, locked updates) by two workers (CPUs " +
+                 std::to_string(o.cpus[0]) + ", " + std::to_string(o.cpus[1]) +
+                 ") into one table of " + std::to_string(kSmallGroups) + " groups, " +
                  std::to_string(input_tuples) + " tuples each: the mean of the two",
              static_cast<double>(input_tuples), [&] {
                ++passes;
@@ -523,15 +660,19 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
     c2c.round_trips = 500;
   }
   std::vector<double> ns;
-  for (int r = 0; r < std::max(1, o.repetitions); ++r) ns.push_back(core_to_core_latency_ns(o.cpus[0], o.cpus[1], c2c));
+  for (int r = 0; r < std::max(1, o.repetitions); ++r)
+    ns.push_back(core_to_core_latency_ns(o.cpus[0], o.cpus[1], c2c));
   if (*std::min_element(ns.begin(), ns.end()) > 2000.0) {
-    run.result.notes.emplace_back("shared_line: not measured: the ping-pong between CPUs " + std::to_string(o.cpus[0]) + " and " +
-                                  std::to_string(o.cpus[1]) + " took microseconds per handover (the threads did not run at once)");
+    run.result.notes.emplace_back(
+        "shared_line: not measured: the ping-pong between CPUs " + std::to_string(o.cpus[0]) +
+        " and " + std::to_string(o.cpus[1]) +
+        " took microseconds per handover (the threads did not run at once)");
     return run.result;
   }
   run.record("shared_line", "handover",
-             "core-to-core ping-pong between CPUs " + std::to_string(o.cpus[0]) + " and " + std::to_string(o.cpus[1]) + " (fastest of " +
-                 std::to_string(c2c.trials) + " x " + std::to_string(c2c.round_trips) + " round trips, per repetition)",
+             "core-to-core ping-pong between CPUs " + std::to_string(o.cpus[0]) + " and " +
+                 std::to_string(o.cpus[1]) + " (fastest of " + std::to_string(c2c.trials) + " x " +
+                 std::to_string(c2c.round_trips) + " round trips, per repetition)",
              ns);
   return run.result;
 }

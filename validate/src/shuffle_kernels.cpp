@@ -1,5 +1,7 @@
 #include "numatwin/validate/shuffle_kernels.hpp"
 
+#include "numatwin/validate/aggregation_kernels.hpp"  // kPrefetchDistance: one distance for every table loop
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,7 +12,6 @@ namespace {
 
 using Lanes = unsigned long long __attribute__((vector_size(16)));
 
-constexpr std::size_t kPrefetchDistance = 16;
 
 }  // namespace
 

@@ -44,6 +44,7 @@ const CostParameter kParameters[] = {
     {"private_hit_ns", [](KernelCosts& c) { return &c.operators.private_hit_ns; }, 0.3, 30.0},
     {"shared_line_transfer_ns", [](KernelCosts& c) { return &c.operators.shared_line_transfer_ns; }, 1.0, 500.0},
     {"atomic_update_ns", [](KernelCosts& c) { return &c.operators.atomic_update_ns; }, 0.5, 100.0},
+    {"llc_usable_share", [](KernelCosts& c) { return &c.operators.llc_usable_share; }, 0.02, 1.0},
     {"sort_cycles_per_comparison", [](KernelCosts& c) { return &c.operators.sort_cycles_per_comparison; }, 0.5, 100.0},
     {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.5, 100.0},
     {"partition_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_cycles_per_tuple; }, 0.5, 100.0},

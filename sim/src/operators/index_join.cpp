@@ -40,7 +40,7 @@ void plan(OperatorBuilder& b) {
   for (double level = d.build_records / 8.0; level > 1.0; level /= 8.0) ++depth;
   for (int w = 0; w < n; ++w) {
     ThreadPlan& tp = b.thread_plan(w);
-    const double llc = llc_bytes(b.node_of(w));
+    const double llc = b.usable_llc_bytes(b.node_of(w));
     int cached_levels = 0;
     double cumulative = 0.0;
     for (int l = 0; l < depth; ++l) {

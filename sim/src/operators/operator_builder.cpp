@@ -50,6 +50,7 @@ void OperatorBuilder::check() const {
   if (!(c.shared_line_transfer_ns >= 0.0)) throw std::invalid_argument("--shared-line-transfer-ns must be >= 0");
   if (!(c.private_hit_ns >= 0.0)) throw std::invalid_argument("--private-hit-ns must be >= 0");
   if (!(c.atomic_update_ns >= 0.0)) throw std::invalid_argument("--atomic-update-ns must be >= 0");
+  if (!(c.llc_usable_share > 0.0 && c.llc_usable_share <= 1.0)) throw std::invalid_argument("--llc-usable-share must be in (0, 1]");
   if (!(c.llc_hit_ns >= 0.0) || !(c.scan_cycles_per_tuple >= 0.0) || !(c.hash_cycles_per_tuple >= 0.0) ||
       !(c.join_cycles_per_tuple >= 0.0) || !(c.group_cycles_per_tuple >= 0.0) || !(c.partition_join_cycles_per_tuple >= 0.0) ||
       !(c.merge_cycles_per_tuple >= 0.0) || !(c.partition_cycles_per_tuple >= 0.0) || !(c.sort_cycles_per_comparison >= 0.0) ||
@@ -208,7 +209,7 @@ void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::
 
 double OperatorBuilder::cached_entries(int worker, double entry_bytes, bool private_table) const {
   const model::NodeIndex n = threads_[worker].node;
-  double llc = llc_bytes(t_.nodes[n]);
+  double llc = usable_llc_bytes(t_.nodes[n]);
   if (private_table) {
     int on_node = 0;
     for (const PlacedThread& p : threads_) on_node += p.node == n ? 1 : 0;

@@ -109,7 +109,9 @@ class OperatorBuilder {
                   int step = -1, double shared_transfers = 0.0, double private_hit = 0.0, bool atomic = false,
                   double cold_misses = 0.0) const;
 
-  // Entries of a table that the LLC of `worker`'s node holds; `private_table`: the LLC is split
+  // The LLC bytes of `node` that a random-access table keeps: llc_bytes x llc_usable_share.
+  [[nodiscard]] double usable_llc_bytes(const model::Node& node) const { return llc_bytes(node) * spec_.costs.llc_usable_share; }
+  // Entries of a table that the usable LLC of `worker`'s node holds; `private_table`: the LLC is split
   // between the node's workers, each with its own table.
   [[nodiscard]] double cached_entries(int worker, double entry_bytes, bool private_table) const;
   // Atomic updates by `updaters` workers of one shared table of entries of `entry_bytes`: the

@@ -8,15 +8,16 @@
 //
 // ── The state against the caches ────────────────────────────────────────────────────────────
 // Per worker and step k, the piece has a = |input| / n^2 records, each one update of the table
-// of T = 2 (G / n) entry_bytes bytes, L = ceil(T / S) lines of S bytes. Where the worker runs in
-// that step (node X), it has
+// of T = E entry_bytes bytes (E = the power of two >= max(16, 2 G / n), as the kernel sizes it),
+// L = ceil(T / S) lines of S bytes; a group occupies T / (G / n) bytes of it. Where the worker runs
+// in that step (node X), it has
 //   an LLC share      C = LLC(X) / v,  v = the workers on X in step k (at home for the shuffle;
 //                     for migration, the workers whose step-k piece lies on X: the ring puts n / S
 //                     on each node, the naive order all n on one),
 //   a private cache   P = the core's largest private cache (L2) / ceil(v / cores of X) (threads
 //                     that share a core share it),
 // and the key distribution (key_distribution.hpp) over G / n groups gives the steady-state hit
-// ratios h = hit(C / 2 entry_bytes entries) and h_p = hit(P / 2 entry_bytes) <= h: a h accesses
+// ratios h = hit(C / (T / (G / n)) groups) and h_p = hit(P / (T / (G / n))) <= h: a h accesses
 // hit a cache (a h_p of them the core's own), a (1 - h) miss to memory where the table lives.
 //
 // ── Moving the thread, not the state ────────────────────────────────────────────────────────
@@ -30,10 +31,11 @@
 // miss. Coming back to a node visited before does not help either: the lines the thread updated
 // elsewhere in between were invalidated in that node's caches by the writes (an invalidation
 // protocol, MESIF on Nehalem: a write removes every other cache's copy; Molka et al.), and the
-// model counts none of the rest as still cached. After the move the cache share starts empty and fills as the step's misses bring lines
-// in: with D(i) lines of the table cached after i accesses, the next access misses with
-// probability 1 - hit(D) (the key distribution's hit ratio for a cache of D lines, which keeps
-// the most recently touched, so the hottest, lines), and every miss brings one line:
+// model counts none of the rest as still cached. After the move the cache share starts empty and
+// fills as the step's misses bring lines in: with D(i) lines of the table cached after i accesses,
+// the next access misses with probability 1 - hit(D) (the key distribution's hit ratio for a cache
+// of D lines, which keeps the most recently touched, so the hottest, lines), and every miss brings
+// one line:
 //   dD/di = 1 - hit(D(i)),  D(0) = 0,  until D reaches the share's lines C / S (or the table's L)
 // and the misses go on at the steady 1 - h. The step's misses are D(a) while D fills, plus
 // (a - i_full)(1 - h) after it is full; the cold misses are what exceeds the steady a (1 - h):
@@ -43,11 +45,11 @@
 // cache share (L >> C / S, h = C / (S L)): m_cold ~ h C / (2 S), half of the share's lines are
 // re-touched before the steady state would have evicted them. The ODE is integrated with steps
 // that change D and the miss rate by at most 2 % (midpoint rule), and stops once what can still
-// come in, (a - i)(1 - hit(D)), is below 1e-4 of D (the miss rate only falls as D grows). They replace hits: the step has a (1 - h) + m_cold
-// misses and a h - m_cold hits, of which the private cache keeps its share h_p / h.
-// A thread that does not move keeps its caches: no cold misses; nor in step 0, where the table
-// has never been cached (its first touch costs every strategy the same and is not modelled).
-// Where the misses go:
+// come in, (a - i)(1 - hit(D)), is below 1e-4 of D (the miss rate only falls as D grows). They
+// replace hits: the step has a (1 - h) + m_cold misses and a h - m_cold hits, of which the private
+// cache keeps its share h_p / h. A thread that does not move keeps its caches: no cold misses; nor
+// in step 0, where the table has never been cached (its first touch costs every strategy the same
+// and is not modelled). Where the misses go:
 //   shuffle            the table stays at home and so does the thread: misses to home;
 //   migration          the thread moves to the piece's node (a Bind, migration_overhead_seconds)
 //                      and the table stays at home: steady and cold misses go to home, remote
@@ -74,32 +76,46 @@
 namespace numatwin::sim::operators {
 namespace {
 
+// Entries of one worker's table: the power of two >= max(16, 2 x its groups), as the kernel
+// sizes it (validate/src/shuffle_kernels.cpp, table_slots: a mask picks the slot), so the table
+// is between a quarter and half full.
+double table_entries(const WorkloadSpec& spec) {
+  const double wanted =
+      std::max(16.0, 2.0 * std::ceil(spec.data.keys.groups / std::max(1, spec.threads)));
+  return std::exp2(std::ceil(std::log2(wanted)));
+}
+
 std::vector<DatasetRequest> datasets(const WorkloadSpec& spec) {
   const DataSpec& d = spec.data;
   return {
       {"input", d.records * d.tuple_bytes, DatasetKind::kPartitioned},
-      {"tables", d.keys.groups * spec.costs.entry_bytes * 2.0, DatasetKind::kPrivate},
+      {"tables", std::max(1, spec.threads) * table_entries(spec) * spec.costs.entry_bytes,
+       DatasetKind::kPrivate},
   };
 }
 
 // Misses of `a` accesses to a table of `table_lines` lines through a cache share of `cache_lines`
 // lines that starts empty (the ODE above); `h`: the steady-state hit ratio.
-double misses_from_cold(const KeySpec& keys, double entries_per_line, double table_lines, double cache_lines, double a,
-                        double accesses, double h) {
+double misses_from_cold(const KeySpec& keys, double entries_per_line, double table_lines,
+                        double cache_lines, double a, double accesses, double h) {
   const double full = std::min(table_lines, cache_lines);
-  const auto miss = [&](double lines) { return 1.0 - cache_hit_ratio(keys, lines * entries_per_line, accesses); };
+  const auto miss = [&](double lines) {
+    return 1.0 - cache_hit_ratio(keys, lines * entries_per_line, accesses);
+  };
   double lines = 0.0;
   double i = 0.0;
   while (i < a) {
     if (lines >= full) return lines + (a - i) * (1.0 - h);
     const double m = miss(lines);
     // The miss rate only falls as the cache fills: what is left is at most (a - i) m lines.
-    if (m <= 0.0 || (a - i) * m < 1e-4 * std::max(1.0, lines)) return std::min(full, lines + (a - i) * m);
+    if (m <= 0.0 || (a - i) * m < 1e-4 * std::max(1.0, lines))
+      return std::min(full, lines + (a - i) * m);
     double di = std::min(a - i, std::max(1.0, 0.02 * std::max(lines, 1.0) / m));
     // ... and by at most 2 % of the miss rate (near a fitting table's end the rate falls fast).
-    while (di > 1.0 && std::abs(miss(std::min(full, lines + di * m)) - m) > 0.02 * m) di = std::max(1.0, di / 2.0);
+    while (di > 1.0 && std::abs(miss(std::min(full, lines + di * m)) - m) > 0.02 * m)
+      di = std::max(1.0, di / 2.0);
     const double rate = miss(std::min(full, lines + 0.5 * di * m));  // midpoint
-    if (lines + di * rate >= full) di = (full - lines) / rate;        // full within the step
+    if (lines + di * rate >= full) di = (full - lines) / rate;       // full within the step
     lines = std::min(full, lines + di * rate);
     i += di;
   }
@@ -108,7 +124,9 @@ double misses_from_cold(const KeySpec& keys, double entries_per_line, double tab
 
 // The node holding most of a piece.
 model::NodeIndex main_node(const std::vector<model::NodeShare>& piece) {
-  return std::max_element(piece.begin(), piece.end(), [](const auto& x, const auto& y) { return x.fraction < y.fraction; })->node;
+  return std::max_element(piece.begin(), piece.end(),
+                          [](const auto& x, const auto& y) { return x.fraction < y.fraction; })
+      ->node;
 }
 
 // Where each worker (by outer position) runs in each step, and whether it moved to get there.
@@ -153,14 +171,16 @@ void plan(OperatorBuilder& b) {
   const bool migrate = spec.strategy != PartitionStrategy::kShuffle;
   const bool copy = spec.strategy == PartitionStrategy::kMigrationAndCopy;
   const Route where = route(b, order, migrate);
-  const double a = d.records / (static_cast<double>(n) * n);  // records of a piece: updates per step
-  const double entry = c.entry_bytes * 2.0;                   // table bytes per group (half full)
-  const double table_bytes = d.keys.groups / n * entry;
+  const double a =
+      d.records / (static_cast<double>(n) * n);  // records of a piece: updates per step
+  const double table_bytes = table_entries(spec) * c.entry_bytes;
+  const double entry = table_bytes / std::max(1.0, d.keys.groups / n);  // table bytes per group
   const double line = b.line_bytes();
   const double table_lines = std::ceil(table_bytes / line);
   KeySpec keys = d.keys;
   keys.groups = std::max(1.0, d.keys.groups / n);
-  const double accesses = d.records / n;  // the worker's updates over the run (key_distribution.hpp)
+  const double accesses =
+      d.records / n;  // the worker's updates over the run (key_distribution.hpp)
   std::map<double, double> cold_by_share;  // cold misses per step, by LLC share
   bool noted_cold = false;
   b.set_steps(n);
@@ -175,10 +195,13 @@ void plan(OperatorBuilder& b) {
       const model::NodeIndex node = where.node[o][k];
       const model::Node& x = t.nodes[node];
       const int visitors = std::max(1, where.visitors[k][node]);
-      const double llc_share = llc_bytes(x) / visitors;
-      const double private_share = private_cache_bytes(x) / std::ceil(static_cast<double>(visitors) / std::max(1, x.cores));
+      const double llc_share = b.usable_llc_bytes(x) / visitors;
+      const double private_share =
+          private_cache_bytes(x) / std::ceil(static_cast<double>(visitors) / std::max(1, x.cores));
       const double h = cache_hit_ratio(keys, llc_share / entry, accesses);
-      const double h_p = private_share > 0.0 ? std::min(h, cache_hit_ratio(keys, private_share / entry, accesses)) : 0.0;
+      const double h_p = private_share > 0.0
+                             ? std::min(h, cache_hit_ratio(keys, private_share / entry, accesses))
+                             : 0.0;
       double cold = 0.0;
       if (where.moved[o][k]) {
         if (copy) {
@@ -195,8 +218,10 @@ void plan(OperatorBuilder& b) {
         if (k > 0) {
           auto known = cold_by_share.find(llc_share);
           if (known == cold_by_share.end()) {
-            const double misses = misses_from_cold(keys, line / entry, table_lines, llc_share / line, a, accesses, h);
-            known = cold_by_share.emplace(llc_share, std::clamp(misses - a * (1.0 - h), 0.0, a * h)).first;
+            const double misses =
+                misses_from_cold(keys, line / entry, table_lines, llc_share / line, a, accesses, h);
+            known = cold_by_share.emplace(llc_share, std::clamp(misses - a * (1.0 - h), 0.0, a * h))
+                        .first;
           }
           cold = known->second;
         }
@@ -204,21 +229,23 @@ void plan(OperatorBuilder& b) {
       const double hit = h - cold / a;
       const double private_hit = h > 0.0 ? h_p * hit / h : 0.0;
       if (o == 0 && k == 0) {
-        b.note("partition table " + std::to_string(table_bytes / 1024.0).substr(0, 8) + " KiB per worker; LLC share " +
-               std::to_string(llc_share / 1024.0).substr(0, 8) + " KiB, private cache " +
-               std::to_string(private_share / 1024.0).substr(0, 8) + " KiB");
+        b.note("partition table " + std::to_string(table_bytes / 1024.0).substr(0, 8) +
+               " KiB per worker; LLC share " + std::to_string(llc_share / 1024.0).substr(0, 8) +
+               " KiB, private cache " + std::to_string(private_share / 1024.0).substr(0, 8) +
+               " KiB");
         b.note_hit("partition table (in place)", h);
         b.note("partition table: private-cache hit ratio " + std::to_string(h_p).substr(0, 6));
       }
       if (cold > 0.0 && !noted_cold) {
         noted_cold = true;
-        b.note("after a move: " + std::to_string(cold).substr(0, 9) + " cold misses in a step of " + std::to_string(a).substr(0, 9) +
-               " updates (table " + std::to_string(table_lines).substr(0, 9) + " lines)");
+        b.note("after a move: " + std::to_string(cold).substr(0, 9) + " cold misses in a step of " +
+               std::to_string(a).substr(0, 9) + " updates (table " +
+               std::to_string(table_lines).substr(0, 9) + " lines)");
       }
       const std::vector<model::NodeShare> table_now =
           copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table;
-      b.table_loop(tp, w, piece, a * d.tuple_bytes, a * c.scan_cycles_per_tuple, table_now, a, hit, true,
-                   c.group_cycles_per_tuple, k, 0.0, private_hit, false, cold);
+      b.table_loop(tp, w, piece, a * d.tuple_bytes, a * c.scan_cycles_per_tuple, table_now, a, hit,
+                   true, c.group_cycles_per_tuple, k, 0.0, private_hit, false, cold);
       if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
       b.maybe_os_move(tp);
     }

@@ -12,6 +12,9 @@
 //   random_lines_in_flight
 //       min(value, T's miss_buffers_per_core): a loop cannot keep more misses in flight than
 //       the target core has fill buffers (the range's top too, after the widening below).
+//   llc_usable_share
+//       not carried: the share of its LLC that a table keeps belongs to the source's cache and to
+//       whatever else runs there (on a cloud VM, the neighbours); T keeps its default.
 //   Ranges: the source's range, then widened by the factor kTransferWidening (1.5) both ways,
 //   since cores differ in what the rule does not see (instructions per cycle, cache sizes and
 //   latencies in cycles, the uncore's clock); a calibration on T narrows them.

@@ -15,7 +15,8 @@
 //                 plausibly show (operator_cost_table()); a figure that rests on defaults says so
 //
 // A cost the file does not list is its default. Every entry has smallest <= low <= value <= high
-// (smallest: operator_cost_table(), 1 for lines in flight, else 0).
+// <= largest (operator_cost_table(): smallest 1 for lines in flight, else 0; largest 1 for a share,
+// else unbounded).
 #pragma once
 
 #include <optional>
@@ -59,6 +60,7 @@ struct OperatorCostInfo {
   double default_low;
   double default_high;
   double smallest;  // the smallest value the model accepts (0 or more)
+  double largest;   // the largest (a share: 1; else unbounded)
 };
 
 std::span<const OperatorCostInfo> operator_cost_table();

@@ -71,7 +71,7 @@ PredictionUncertainty prediction_uncertainty(const model::Topology& topology, co
                                              const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of,
                                              const ParallelFor& parallel = sequential_for);
 
-// The costs the prediction of `spec` depends on: those whose change (x 2 + 1) changes the
+// The costs the prediction of `spec` depends on: those whose change (x 2 + 1; a share <= 1 halved)
 // predicted time by more than 1e-9 relative; `time_of` predicts a spec's time, and the probes run
 // through `parallel`. The second form predicts by simulating on `topology`.
 std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, const std::function<double(const WorkloadSpec&)>& time_of,

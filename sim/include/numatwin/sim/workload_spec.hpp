@@ -51,6 +51,7 @@ struct OperatorCosts {
   double random_lines_in_flight = 4.0;     // independent misses a hash or probe loop keeps in flight
   double llc_hit_ns = 20.0;                 // a random access that hits the last-level cache
   double private_hit_ns = 5.0;              // ... that hits the core's own cache (L2 or L1)
+  double llc_usable_share = 1.0;            // share of the LLC a random-access table keeps (0, 1]
   double merge_cycles_per_tuple = 10.0;
   double partition_cycles_per_tuple = 6.0;  // radix join's scatter: hash, cursor, line buffer (assumed)
   double partition_join_cycles_per_tuple = 10.0;  // radix join: build / probe of a partition's cached table

@@ -23,6 +23,13 @@
 //                   half the private cache; ns per load
 //   chase_llc       the same, footprint max(4 x private cache, LLC / 4) (inside the LLC)
 //   chase_memory    the same, footprint max(4 x LLC, 256 MiB) (quick: 4 x LLC): memory latency
+//   walk_private, walk_K, walk_memory
+//                   dependent loads of independently drawn random lines (each line a hash of the
+//                   previous load's value and the step: the independent references that the
+//                   model's hit ratio assumes; a cyclic chase is not that, LRU never hits a cycle
+//                   longer than the cache) over half the private cache, over F = LLC x 2^k,
+//                   k = -4..1 (those >= 2 x private cache; K: F in KiB) and over chase_memory's
+//                   footprint: how much of the LLC a random working set keeps
 //   random_memory   the hash join's probe loop (hash_join_probe) over an empty table filling the
 //                   chase_memory buffer, fresh keys each pass: one independent random line per
 //                   tuple, kPrefetchDistance of them prefetched ahead; ns per tuple
@@ -55,6 +62,20 @@
 //
 // ── Derivation (f = the topology node's frequency_ghz: the VM has no cycle counter, so cycles
 //    are ns x f, not counted) ────────────────────────────────────────────────────────────────
+//   llc_usable_share u           the share of the LLC that a random working set keeps. The model
+//                                  gives a walk over F bytes the private share hp = min(1, P / F) and
+//                                  the LLC share h = min(1, u x LLC / F) >= hp, so its time is
+//                                    w(F) = hp x walk_private + (h - hp) x w_llc + (1 - h) x w_mem
+//                                  (each a load plus the hash's fixed work); w_mem follows from
+//                                  walk_memory's own equation, and u and w_llc (in [walk_private,
+//                                  walk_memory]) minimise the squared log errors over the sweep
+//                                  (a grid of 97 x 97, refined on the cell around its best); the range: every u whose best error is
+//                                  within twice the minimum (+ 1e-4). On a machine whose LLC is
+//                                  shared with other tenants (a cloud VM) this is what is left to
+//                                  the loops. Without walks (an older report) u is not derived. u
+//                                  enters the derivations below: h of random_memory is
+//                                  u x LLC / buffer, and count_llc's table (uniform keys, LLC / 8
+//                                  bytes of 32-byte groups) has h = min(1, 8u)
 //   private_hit_ns               = chase_private
 //   llc_hit_ns                   = private_hit_ns + L x (count_llc - count_plain) / (h - hp)
 //                                  (inverting the model's line for count_llc's table, which the
@@ -137,6 +158,10 @@ struct CostTimings {
   double llc_table_private_share = 0.0;
   double llc_table_llc_share = 0.0;
   int index_levels = 0;  // index_probe's index: the model's depth (levels of 8^i 64-byte nodes)
+  // The caches the loops were sized by (0: a saved report from before the LLC sweep).
+  double private_cache_bytes = 0.0;
+  double llc_bytes = 0.0;
+  double memory_bytes = 0.0;  // walk_memory's buffer
   std::vector<std::string> notes;
   // The timing called `name`; throws std::invalid_argument naming it when missing.
   [[nodiscard]] const CostTiming& at(const std::string& name) const;

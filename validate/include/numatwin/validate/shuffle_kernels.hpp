@@ -7,7 +7,7 @@
 //   aggregate_piece     SELECT key, COUNT(*), SUM(value) GROUP BY key over one piece of
 //                       (key, value) tuples into an open-addressing table (linear probing,
 //                       power-of-two capacity, at most half full), with a software prefetch
-//                       of the slot kPrefetchDistance tuples ahead.
+//                       of the slot kPrefetchDistance (aggregation_kernels.hpp) tuples ahead.
 //   partition_in_place  splits a worker's tuples into `parts` key partitions in place (an
 //                       American-flag pass: counts, then cycles of swaps), so that data
 //                       generation stays the first touch and no second buffer is needed.
