@@ -81,6 +81,16 @@ TEST(CostDerivationTest, RandomWalksGiveTheUsableShareOfTheLlc) {
   EXPECT_THROW((void)find(old, "llc_usable_share"), std::invalid_argument);
 }
 
+TEST(CostDerivationTest, LinesInFlightSubtractTheEmptyProbesCoreWork) {
+  // With empty_probe (the probe loop on an empty table in the private cache) the core work taken
+  // out of random_memory is that loop's, not join_probe's: L = chase_memory / (random_memory -
+  // empty_probe) = 100 / (12.5 - 4.5) = 12.5 (h = 0); without it, 100 / (12.5 - 2.5) = 10.
+  CostTimings t = synthetic();
+  t.timings.push_back(timing("empty_probe", 4.5));
+  EXPECT_DOUBLE_EQ(find(derive_operator_costs(t, 2.0), "random_lines_in_flight").value, 12.5);
+  EXPECT_DOUBLE_EQ(find(derive_operator_costs(synthetic(), 2.0), "random_lines_in_flight").value, 10.0);
+}
+
 TEST(CostDerivationTest, SyntheticTimingsGiveTheHandWorkedCosts) {
   const std::vector<DerivedCost> c = derive_operator_costs(synthetic(), 2.0);
   // Worked by hand, f = 2 cycles per ns, h = 0:

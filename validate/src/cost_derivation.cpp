@@ -243,13 +243,19 @@ std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, doubl
                        fill("f x histogram = {} x {}", {number(f), number(histogram.mid)}), 0.01));
   // L first: the table loops' derivations take the private hits' share of their time out with it.
   const Span miss_ns = chase_llc * h + chase_memory * (1.0 - h);
-  Span lines = miss_ns / (random_memory - join_probe);
+  // The probe loop's core work: empty_probe (the same loop on an empty table in the private
+  // cache); reports from before it subtract join_probe (a loop that finds its keys, whose
+  // branches differ).
+  const bool has_empty = timings.has("empty_probe");
+  const Span core = has_empty ? span_of(timings.at("empty_probe")) : join_probe;
+  const std::string core_name = has_empty ? "empty_probe" : "join_probe";
+  Span lines = miss_ns / (random_memory - core);
   std::string lines_text = fill(
-      "(h x chase_llc + (1 - h) x chase_memory) / (random_memory - join_probe) = ({} x {} + {} x "
+      "(h x chase_llc + (1 - h) x chase_memory) / (random_memory - {}) = ({} x {} + {} x "
       "{}) / ({} - {})",
-      {number(h), number(chase_llc.mid), number(1.0 - h), number(chase_memory.mid),
-       number(random_memory.mid), number(join_probe.mid)});
-  if (!(random_memory.mid > join_probe.mid)) {
+      {core_name, number(h), number(chase_llc.mid), number(1.0 - h), number(chase_memory.mid),
+       number(random_memory.mid), number(core.mid)});
+  if (!(random_memory.mid > core.mid)) {
     lines = {32.0, 32.0, 32.0};
     lines_text +=
         ": the misses cost no time beyond the loop's work; taken as 32 (the fit's largest)";

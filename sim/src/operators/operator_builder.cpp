@@ -170,13 +170,17 @@ void OperatorBuilder::write_stream(ThreadPlan& tp, std::vector<model::NodeShare>
 }
 
 void OperatorBuilder::random_misses(ThreadPlan& tp, std::vector<model::NodeShare> table_spread, double misses, bool update,
-                                    int step, Phase phase) const {
+                                    int step, Phase phase, double core_seconds, double frequency_hz) const {
   const double bytes = misses * line_bytes();
-  if (bytes < 1.0) return;
+  if (bytes < 1.0) {
+    if (core_seconds > 0.0) tp.ops.emplace_back(Compute{core_seconds, phase});
+    return;
+  }
   Transfer tr;
   (update ? tr.write_spread : tr.read_spread) = std::move(table_spread);
   tr.bytes = bytes;
   tr.lines_in_flight = spec_.costs.random_lines_in_flight;
+  tr.cycles_per_byte = core_seconds > 0.0 ? core_seconds * frequency_hz / bytes : 0.0;
   tr.step = step;
   tr.phase = phase;
   tp.ops.emplace_back(std::move(tr));
@@ -192,8 +196,7 @@ void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::
   private_hit = std::min(private_hit, hit);
   const double hit_ns = private_hit * c.private_hit_ns + (hit - private_hit) * c.llc_hit_ns;
   const double table_seconds = accesses * (cycles_per_access / f + hit_ns * 1e-9 / c.random_lines_in_flight +
-                                           shared_transfers * c.shared_line_transfer_ns * 1e-9 +
-                                           (atomic ? c.atomic_update_ns * 1e-9 : 0.0));
+                                           shared_transfers * c.shared_line_transfer_ns * 1e-9);
   const double core_seconds = scan_cycles / f + table_seconds;
   if (scan_bytes > 0.0) {
     scan(tp, std::move(scan_spread), scan_bytes, core_seconds * f, step, Phase::kReadInput, table_phase,
@@ -204,7 +207,10 @@ void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::
   const double misses = accesses * (1.0 - hit);
   const double cold = std::clamp(cold_misses, 0.0, misses);
   random_misses(tp, table_spread, cold, update, step, Phase::kMoveState);
-  random_misses(tp, std::move(table_spread), misses - cold, update, step, table_phase);
+  // The locked updates overlap the misses (the lines were prefetched ahead): the misses' transfer
+  // takes at least their time.
+  const double atomic_seconds = atomic ? accesses * c.atomic_update_ns * 1e-9 : 0.0;
+  random_misses(tp, std::move(table_spread), misses - cold, update, step, table_phase, atomic_seconds, f);
 }
 
 double OperatorBuilder::cached_entries(int worker, double entry_bytes, bool private_table) const {

@@ -81,9 +81,11 @@ class OperatorBuilder {
                    Phase phase = Phase::kReadInput, Phase core_phase = Phase::kOther, double core_phase_share = 0.0);
   static void write_stream(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes);
   // `misses` random cache-line misses to a table spread as given (updates read the line for
-  // ownership and write it back), random_lines_in_flight in flight: a latency-bound transfer.
+  // ownership and write it back), random_lines_in_flight in flight: a latency-bound transfer,
+  // taking at least `core_seconds` of core work that overlaps it (f: the core's clock, Hz); with
+  // no miss that work is a Compute.
   void random_misses(ThreadPlan& tp, std::vector<model::NodeShare> table_spread, double misses, bool update, int step,
-                     Phase phase) const;
+                     Phase phase, double core_seconds = 0.0, double frequency_hz = 0.0) const;
 
   // One batch of a table loop: a scan of `scan_bytes` from `scan_spread` with `scan_cycles` of
   // core work, and per scanned tuple-batch `accesses` random accesses to a table spread as given,
@@ -98,7 +100,11 @@ class OperatorBuilder {
   // input, so it is put on the scan as its compute limit: the scan takes
   // max(bytes / bandwidth, core work). The accesses that miss the LLC then follow as their own
   // latency-bound transfer (random_lines_in_flight misses in flight); updates read the line for
-  // ownership and write it back. `cold_misses` of the accesses' misses are a migrated thread's
+  // ownership and write it back. The locked updates (atomic_update_ns each) overlap the misses
+  // instead: a locked read-modify-write drains the core's pipeline and store buffer, but the
+  // misses its loop prefetched ahead stay in flight meanwhile, so the misses' transfer takes
+  // max(its latency-bound time, accesses x atomic_update_ns) (a Compute of the latter when
+  // nothing misses). `cold_misses` of the accesses' misses are a migrated thread's
   // state coming into its new node's cache (partitioned_aggregation.cpp): their own transfer.
   //
   // Phases: the scan is "read input" and carries the table's core work ("update table" with
