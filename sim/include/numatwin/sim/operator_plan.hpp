@@ -5,7 +5,9 @@
 //  - scans are streams: bandwidth-bound, the core's miss buffers full (prefetchers);
 //  - hash-table and index accesses are random: one cache line per miss, at most
 //    `random_lines_in_flight` independent misses in flight, so latency-bound; a share h of the
-//    accesses hits in the node's last-level cache (key_distribution.hpp) and costs llc_hit_ns
+//    accesses hits in the node's last-level cache (key_distribution.hpp, with the LLC's usable
+//    share llc_usable_share of its bytes and a group's footprint: 2 x entry_bytes in a half-full
+//    table, the kernel's table bytes per group for partitioned aggregation) and costs llc_hit_ns
 //    instead, of which a share h_private (the same formula with the core's private cache) hits
 //    the core's own cache and costs private_hit_ns. Updates are read-modify-write: the line is
 //    read for ownership and written back.
@@ -21,14 +23,17 @@
 // cache's size). Few groups and many threads make s approach (k - 1) / k.
 //
 // Updates of a table that several workers update are locked read-modify-writes (the kernels use
-// plain stores with one worker): each pays atomic_update_ns on the core.
+// plain stores with one worker): each pays atomic_update_ns on the core, overlapped with the
+// misses its loop prefetched ahead (a locked instruction drains the pipeline, the prefetched
+// lines stay in flight): the misses' transfer takes max(its own time, updates x atomic_update_ns).
 //
 // Each phase is cut into kBatches alternating scan and random transfers, so that scans and table
 // accesses of different threads overlap in time as they do in the real loop.
 //
 // Datasets and their kind (memory_policy.hpp decides the pages):
 //   count / median   input (partitioned), shared hash table, median's values (private: written by
-//                    every worker)
+//                    every worker); MEDIAN as the kernel runs it: count, offsets, scatter, select
+//                    (operators/aggregation.cpp)
 //   hash-join        R and S (partitioned), shared hash table on R; radix: R and S (partitioned),
 //                    their partitioned copies "R partitions" and "S partitions" (shared)
 //   index-join       S (partitioned), shared index on R (a B+-tree of 64-byte nodes, fan-out 8)
