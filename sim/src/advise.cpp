@@ -85,7 +85,7 @@ Advice advise(const model::Topology& t, const WorkloadSpec& spec, const AdviceOp
   WorkloadSpec os = spec;
   os.placement = ThreadPlacement{PlacementKind::kNone, {}};
   os.placement.seed = spec.placement.seed;
-  os.memory = MemoryPolicy{MemoryPolicyKind::kFirstTouch, InitThreads::kLoader, {}};
+  os.memory = MemoryPolicy{MemoryPolicyKind::kFirstTouch, InitThreads::kLoader, {}, {}, {}};
   Advice advice;
   advice.os_default = evaluate(t, os);
   advice.os_default.reason = reason(advice.os_default, advice.os_default);
@@ -97,9 +97,9 @@ Advice advise(const model::Topology& t, const WorkloadSpec& spec, const AdviceOp
   std::vector<MemoryPolicy> memories = {spec.memory};
   if (!is_shuffle_family(spec.kind)) {
     placements.push_back(ThreadPlacement{PlacementKind::kShared, {}});
-    memories = {MemoryPolicy{MemoryPolicyKind::kFirstTouch, InitThreads::kWorkers, {}},
-                MemoryPolicy{MemoryPolicyKind::kLocalAlloc, InitThreads::kWorkers, {}},
-                MemoryPolicy{MemoryPolicyKind::kInterleave, InitThreads::kWorkers, {}}};
+    memories = {MemoryPolicy{MemoryPolicyKind::kFirstTouch, InitThreads::kWorkers, {}, {}, {}},
+                MemoryPolicy{MemoryPolicyKind::kLocalAlloc, InitThreads::kWorkers, {}, {}, {}},
+                MemoryPolicy{MemoryPolicyKind::kInterleave, InitThreads::kWorkers, {}, {}, {}}};
   }
   std::vector<WorkloadSpec> space;
   for (const WorkloadSpec& variant : algorithm_variants(spec)) {
@@ -157,6 +157,9 @@ std::vector<std::string> apply_plan(const model::Topology& t, const WorkloadSpec
       case MemoryPolicyKind::kInterleave: memory += " --interleave=" + (nodes.empty() ? std::string("all") : nodes); break;
       case MemoryPolicyKind::kPreferred: memory += " --preferred=" + nodes; break;
       case MemoryPolicyKind::kBind: memory += " --membind=" + nodes; break;
+      case MemoryPolicyKind::kWeightedInterleave:
+        lines.push_back("# weighted interleave: numatwin weights prints the sysfs weights and the numactl (>= 2.0.19) command");
+        break;
     }
   }
   const std::string prefix = memory == "numactl" ? std::string() : memory + " ";

@@ -11,7 +11,31 @@ namespace {
 
 std::string bytes_text(double bytes) { return std::to_string(static_cast<long long>(bytes)) + " bytes"; }
 
+std::string weights_text(const InterleaveWeights& w, const model::Topology& topology) {
+  std::string out;
+  for (std::size_t i = 0; i < w.nodes.size(); ++i)
+    out += (i ? "," : "") + topology.nodes[w.nodes[i]].id + "=" + std::to_string(w.weights[i]);
+  return out;
+}
+
 }  // namespace
+
+std::vector<model::NodeShare> InterleaveWeights::shares() const {
+  double sum = 0.0;
+  for (int w : weights) sum += w;
+  std::vector<model::NodeShare> out;
+  for (std::size_t i = 0; i < nodes.size(); ++i) out.push_back(model::NodeShare{nodes[i], weights[i] / sum});
+  return out;
+}
+
+const InterleaveWeights& MemoryPolicy::weights_for(model::NodeIndex cpu_node, const model::Topology& topology) const {
+  if (by_node.empty()) return global;
+  for (const NodeWeights& w : by_node) {
+    if (w.cpu_node == cpu_node) return w.weights;
+  }
+  throw std::invalid_argument("weighted-interleave: no weight vector for threads on node " + topology.nodes[cpu_node].id +
+                              " (a per-node policy needs one for every node a worker runs on)");
+}
 
 std::vector<model::NodeShare> DataPlacement::spread(double begin_bytes, double end_bytes) const {
   std::map<model::NodeIndex, double> bytes;
@@ -136,6 +160,28 @@ DataPlacement MemoryPlacer::place(const std::string& name, double size_bytes, Da
       if (size_bytes > 0.0) placement.segments.push_back(segment);
       break;
     }
+    case MemoryPolicyKind::kWeightedInterleave: {
+      // Each worker's chunk, spread by the vector of the node it runs on.
+      for (int w = 0; w < workers; ++w) {
+        const InterleaveWeights& weights = policy.weights_for(worker_nodes_[w], *topology_);
+        const double chunk = size_bytes / workers;
+        Segment segment{offset, offset + chunk, weights.shares()};
+        for (const model::NodeShare& share : segment.spread) {
+          if (share.node < 0 || share.node >= static_cast<model::NodeIndex>(topology_->nodes.size()) ||
+              !topology_->nodes[share.node].has_memory())
+            throw std::invalid_argument("memory policy names node " + std::to_string(share.node) + ", which has no memory");
+          if (room(share.node) < chunk * share.fraction) {
+            throw std::invalid_argument("dataset \"" + name + "\" weighted-interleaved needs " + bytes_text(chunk * share.fraction) +
+                                        " more on node " + topology_->nodes[share.node].id + ", which has " +
+                                        bytes_text(std::max(0.0, room(share.node))) + " free");
+          }
+          used_[share.node] += chunk * share.fraction;
+        }
+        if (chunk > 0.0) placement.segments.push_back(segment);
+        offset += chunk;
+      }
+      break;
+    }
     case MemoryPolicyKind::kPreferred:
       if (policy.nodes.size() != 1) throw std::invalid_argument("preferred needs exactly one node");
       fill_from(policy.nodes[0], size_bytes, offset, placement, name);
@@ -188,6 +234,73 @@ MemoryPolicy parse_memory_policy(const std::string& text, const model::Topology&
   } else if (kind == "interleave") {
     p.kind = MemoryPolicyKind::kInterleave;
     p.nodes = nodes();
+  } else if (kind == "weighted-interleave") {
+    p.kind = MemoryPolicyKind::kWeightedInterleave;
+    const std::string expected =
+        "; expected weighted-interleave:NODE=W,... (one vector) or weighted-interleave:CPUNODE[NODE=W,...];... (one per node "
+        "with cores), weights 1..255";
+    auto node_of = [&](const std::string& id) {
+      std::optional<model::NodeIndex> n = topology.find_node(id);
+      if (!n && !id.empty() && id.size() < 6 &&
+          std::all_of(id.begin(), id.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+          std::stoi(id) < static_cast<int>(topology.nodes.size()))
+        n = std::stoi(id);
+      if (!n) throw std::invalid_argument("memory policy \"" + text + "\": no node \"" + id + "\" on " + topology.name);
+      return *n;
+    };
+    auto vector_of = [&](const std::string& list) {
+      InterleaveWeights w;
+      std::size_t pos = 0;
+      while (pos <= list.size()) {
+        const std::size_t comma = list.find(',', pos);
+        const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos) throw std::invalid_argument("memory policy \"" + text + "\": \"" + item + "\" is not NODE=W" + expected);
+        const model::NodeIndex n = node_of(item.substr(0, eq));
+        if (!topology.nodes[n].has_memory())
+          throw std::invalid_argument("memory policy \"" + text + "\": node " + topology.nodes[n].id + " has no memory");
+        if (std::find(w.nodes.begin(), w.nodes.end(), n) != w.nodes.end())
+          throw std::invalid_argument("memory policy \"" + text + "\": node " + topology.nodes[n].id + " is given twice");
+        const std::string weight = item.substr(eq + 1);
+        if (weight.empty() || weight.size() > 3 ||
+            !std::all_of(weight.begin(), weight.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) ||
+            std::stoi(weight) < 1 || std::stoi(weight) > 255)
+          throw std::invalid_argument("memory policy \"" + text + "\": weight \"" + weight + "\" of node " + topology.nodes[n].id +
+                                      " is not a whole number 1..255");
+        w.nodes.push_back(n);
+        w.weights.push_back(std::stoi(weight));
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+      }
+      return w;
+    };
+    if (args.empty()) throw std::invalid_argument("memory policy \"" + text + "\": no weights" + expected);
+    if (args.find('[') == std::string::npos) {
+      p.global = vector_of(args);
+    } else {
+      std::size_t pos = 0;
+      while (pos < args.size()) {
+        const std::size_t open = args.find('[', pos);
+        const std::size_t close = args.find(']', pos);
+        if (open == std::string::npos || close == std::string::npos || close < open)
+          throw std::invalid_argument("memory policy \"" + text + "\": unbalanced [ ]" + expected);
+        NodeWeights nw;
+        nw.cpu_node = node_of(args.substr(pos, open - pos));
+        if (!topology.nodes[nw.cpu_node].has_cores())
+          throw std::invalid_argument("memory policy \"" + text + "\": node " + topology.nodes[nw.cpu_node].id +
+                                      " has no cores: a vector belongs to the node its threads run on");
+        for (const NodeWeights& other : p.by_node)
+          if (other.cpu_node == nw.cpu_node)
+            throw std::invalid_argument("memory policy \"" + text + "\": two vectors for node " + topology.nodes[nw.cpu_node].id);
+        nw.weights = vector_of(args.substr(open + 1, close - open - 1));
+        p.by_node.push_back(std::move(nw));
+        pos = close + 1;
+        if (pos < args.size()) {
+          if (args[pos] != ';') throw std::invalid_argument("memory policy \"" + text + "\": expected ';' after ']'" + expected);
+          ++pos;
+        }
+      }
+    }
   } else if (kind == "preferred") {
     p.kind = MemoryPolicyKind::kPreferred;
     p.nodes = nodes();
@@ -198,7 +311,8 @@ MemoryPolicy parse_memory_policy(const std::string& text, const model::Topology&
     if (p.nodes.empty()) throw std::invalid_argument("memory policy \"" + text + "\": bind takes nodes, e.g. bind:s0,s1");
   } else {
     throw std::invalid_argument("unknown memory policy \"" + text +
-                                "\"; expected first-touch[:workers|:loader], localalloc, interleave[:nodes], preferred:node or bind:nodes");
+                                "\"; expected first-touch[:workers|:loader], localalloc, interleave[:nodes], preferred:node, bind:nodes or "
+                                "weighted-interleave:NODE=W,...");
   }
   return p;
 }
@@ -212,6 +326,13 @@ std::string memory_policy_name(const MemoryPolicy& policy, const model::Topology
     case MemoryPolicyKind::kInterleave: return nodes.empty() ? "interleave" : "interleave:" + nodes;
     case MemoryPolicyKind::kPreferred: return "preferred:" + nodes;
     case MemoryPolicyKind::kBind: return "bind:" + nodes;
+    case MemoryPolicyKind::kWeightedInterleave: {
+      if (policy.by_node.empty()) return "weighted-interleave:" + weights_text(policy.global, topology);
+      std::string out = "weighted-interleave:";
+      for (std::size_t i = 0; i < policy.by_node.size(); ++i)
+        out += (i ? ";" : "") + topology.nodes[policy.by_node[i].cpu_node].id + "[" + weights_text(policy.by_node[i].weights, topology) + "]";
+      return out;
+    }
   }
   return "?";
 }

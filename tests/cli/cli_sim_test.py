@@ -394,5 +394,35 @@ class FlowsCommand(unittest.TestCase):
             self.assertEqual(r.returncode, 1)
             self.assertIn("not both", r.stderr)
 
+    def test_weights_recommends_and_compares(self):
+        args = ["weights", "--topology", "skylake-4114-2s", "--workload", "hash-join", "--join-algorithm", "radix",
+                "--threads", "10", "--interval-samples", "8"]
+        r = run(*args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        names = [p["name"] for p in d["policies"]]
+        self.assertEqual(names, ["numatwin, one vector", "numatwin, per node", "Linux auto", "pairwise isolated",
+                                 "interleave", "local only"])
+        by = {p["name"]: p for p in d["policies"]}
+        # The search starts from the Linux auto, isolated and all-ones weights: never slower than them.
+        for other in ("Linux auto", "pairwise isolated", "interleave"):
+            self.assertLessEqual(by["numatwin, one vector"]["time_s"], by[other]["time_s"] * (1 + 1e-9))
+        self.assertTrue(by["numatwin, one vector"]["policy"].startswith("weighted-interleave:"))
+        self.assertTrue(all(line.startswith("echo ") and "/weighted_interleave/node" in line for line in d["sysfs"]))
+        text = run(*args)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("numactl --weighted-interleave=", text.stdout)
+        # Bad input: one clear line each.
+        for bad, words in ((["--workload", "shuffle"], "places its buffers itself"),
+                           (["--nodes", "s0"], "at least two memory nodes"),
+                           (["--largest-weight", "300"], "1..255")):
+            r = run("weights", "--topology", "skylake-4114-2s", *bad)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn(words, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = run("predict", "--topology", "skylake-4114-2s", "--workload", "count", "--memory-policy", "weighted-interleave:s0=3,s1=0")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("1..255", r.stderr)
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])

@@ -598,7 +598,7 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
     for (const std::size_t k : {std::size_t{16}, std::size_t{256}}) {
       // Fresh values every pass (FreshTuples says why); the last pass's are checked.
       const std::size_t groups = kSortValues / k;
-      std::vector<std::uint64_t> input(kSortValues);
+      std::vector<std::uint64_t> unsorted(kSortValues);
       std::uint64_t drawn = 0;
       std::vector<TableEntry> entries(2 * groups);
       const TableView table{entries.data(), entries.size()};
@@ -608,8 +608,8 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
                "MEDIAN's selection (median_select) over " + std::to_string(groups) + " groups of " +
                    std::to_string(k) + " fresh values a pass",
                static_cast<double>(kSortValues), [&] {
-                 for (std::uint64_t& v : input) v = generated_value(kSeed + 5, drawn++);
-                 values = input;
+                 for (std::uint64_t& v : unsorted) v = generated_value(kSeed + 5, drawn++);
+                 values = unsorted;
                  table.clear(0, table.capacity);
                  for (std::size_t g = 0; g < groups; ++g) {
                    entries[2 * g].key.store(g, std::memory_order_relaxed);
@@ -620,8 +620,8 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
                });
       bool same = true;
       for (std::size_t g = 0; g < groups; ++g) {
-        std::vector<std::uint64_t> run_values(input.begin() + static_cast<std::ptrdiff_t>(g * k),
-                                              input.begin() + static_cast<std::ptrdiff_t>((g + 1) * k));
+        std::vector<std::uint64_t> run_values(unsorted.begin() + static_cast<std::ptrdiff_t>(g * k),
+                                              unsorted.begin() + static_cast<std::ptrdiff_t>((g + 1) * k));
         std::sort(run_values.begin(), run_values.end());
         same = same && entries[2 * g].payload.load() == run_values[(k - 1) / 2] + run_values[k / 2];
       }

@@ -16,6 +16,17 @@
 //   interleave    pages round robin over `nodes` (default: every node with memory).
 //   preferred     `nodes[0]` until it is full, then the nearest nodes with room.
 //   bind          only `nodes`, filled in order; a dataset that does not fit is an error.
+//   weighted-interleave
+//                 pages spread over nodes in proportion to integer weights (Linux 6.9+,
+//                 MPOL_WEIGHTED_INTERLEAVE with /sys/kernel/mm/mempolicy/weighted_interleave/nodeN:
+//                 the kernel hands each node w_i consecutive pages in turn, so a region of many
+//                 pages lands w_i / sum w on node i; mm/mempolicy.c, weighted_interleave_nodes),
+//                 one vector for every socket as Linux has it ("weighted-interleave:0=3,2=1"), or
+//                 one vector per node with cores, chosen by the node of the thread that allocates
+//                 ("weighted-interleave:s0[s0=3,c0=1];s1[s1=3,c1=1]"), as the 2026 socket-aware
+//                 proposals have it. Each worker's chunk is allocated by the worker (the loader
+//                 with first touch by one thread is not a weighted-interleave notion: every chunk
+//                 follows its worker's node). Weights are 1..255.
 #pragma once
 
 #include <string>
@@ -27,13 +38,35 @@
 
 namespace numatwin::sim {
 
-enum class MemoryPolicyKind { kFirstTouch, kLocalAlloc, kInterleave, kPreferred, kBind };
+enum class MemoryPolicyKind { kFirstTouch, kLocalAlloc, kInterleave, kPreferred, kBind, kWeightedInterleave };
+
+// One weight vector: node i of `nodes` gets weights[i] (1..255) pages in turn.
+struct InterleaveWeights {
+  std::vector<model::NodeIndex> nodes;
+  std::vector<int> weights;
+  // The node fractions: weights[i] / sum.
+  [[nodiscard]] std::vector<model::NodeShare> shares() const;
+};
+
+// A weight vector used by threads running on `cpu_node` (a node with cores).
+struct NodeWeights {
+  model::NodeIndex cpu_node = 0;
+  InterleaveWeights weights;
+};
 enum class InitThreads { kWorkers, kLoader };
 
 struct MemoryPolicy {
   MemoryPolicyKind kind = MemoryPolicyKind::kFirstTouch;
   InitThreads init = InitThreads::kWorkers;  // first-touch only
   std::vector<model::NodeIndex> nodes;       // interleave (empty: all), preferred (one), bind (>= 1)
+  // weighted-interleave: one vector for all (`global`), or one per node with cores (`by_node`,
+  // which then must name every node a worker runs on).
+  InterleaveWeights global;
+  std::vector<NodeWeights> by_node;
+
+  // The weight vector a thread on `cpu_node` allocates with; throws std::invalid_argument when a
+  // per-node policy has none for it.
+  [[nodiscard]] const InterleaveWeights& weights_for(model::NodeIndex cpu_node, const model::Topology& topology) const;
 };
 
 // How a dataset is used, which decides where first-touch and localalloc put it.
@@ -90,7 +123,9 @@ class MemoryPlacer {
 };
 
 // "first-touch", "first-touch:loader", "localalloc", "interleave", "interleave:0,2",
-// "preferred:1", "bind:0,1" (node ids or indices). Throws std::invalid_argument.
+// "preferred:1", "bind:0,1", "weighted-interleave:0=3,1=1",
+// "weighted-interleave:s0[s0=3,c0=1];s1[s1=3,c1=1]" (node ids or indices). Throws
+// std::invalid_argument naming the part that is wrong.
 MemoryPolicy parse_memory_policy(const std::string& text, const model::Topology& topology);
 std::string memory_policy_name(const MemoryPolicy& policy, const model::Topology& topology);
 

@@ -1,0 +1,202 @@
+#include "numatwin/sim/weights_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "numatwin/model/routing.hpp"
+#include "numatwin/sim/flows.hpp"
+
+namespace numatwin::sim {
+namespace {
+
+MemoryPolicy weighted(const InterleaveWeights& w) {
+  MemoryPolicy p;
+  p.kind = MemoryPolicyKind::kWeightedInterleave;
+  p.global = w;
+  return p;
+}
+
+// Drops nodes of weight 0.
+InterleaveWeights without_zeros(const InterleaveWeights& w) {
+  InterleaveWeights out;
+  for (std::size_t i = 0; i < w.nodes.size(); ++i) {
+    if (w.weights[i] <= 0) continue;
+    out.nodes.push_back(w.nodes[i]);
+    out.weights.push_back(w.weights[i]);
+  }
+  return out;
+}
+
+// The moves of one weight vector (see the header).
+std::vector<InterleaveWeights> moves(const InterleaveWeights& w, int max_weight) {
+  std::vector<InterleaveWeights> out;
+  int positive = 0;
+  for (int x : w.weights) positive += x > 0 ? 1 : 0;
+  for (std::size_t i = 0; i < w.weights.size(); ++i) {
+    const int x = w.weights[i];
+    for (int y : {x + 1, x - 1, 2 * x, x / 2, 0}) {
+      if (y == x || y < 0 || y > max_weight) continue;
+      if (y == 0 && x > 0 && positive <= 1) continue;  // keep one node
+      InterleaveWeights m = w;
+      m.weights[i] = y;
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+struct Candidate {
+  std::vector<InterleaveWeights> vectors;  // one (global) or one per cpu node
+};
+
+MemoryPolicy policy_of(const Candidate& c, const std::vector<model::NodeIndex>& cpu_nodes) {
+  if (cpu_nodes.empty()) return weighted(without_zeros(c.vectors[0]));
+  MemoryPolicy p;
+  p.kind = MemoryPolicyKind::kWeightedInterleave;
+  for (std::size_t k = 0; k < cpu_nodes.size(); ++k)
+    p.by_node.push_back(NodeWeights{cpu_nodes[k], without_zeros(c.vectors[k])});
+  return p;
+}
+
+WeightSearchResult search(Candidate current, const std::vector<model::NodeIndex>& cpu_nodes,
+                          const PolicyTime& time_of, int max_weight, const ParallelFor& parallel) {
+  if (max_weight < 1 || max_weight > 255)
+    throw std::invalid_argument("the largest weight must be 1..255");
+  for (const InterleaveWeights& v : current.vectors) {
+    if (v.nodes.empty() || v.nodes.size() != v.weights.size())
+      throw std::invalid_argument("weights: an empty or ragged start vector");
+  }
+  WeightSearchResult result;
+  double best = time_of(policy_of(current, cpu_nodes));
+  result.evaluations = 1;
+  for (int round = 0; round < 64; ++round) {
+    std::vector<Candidate> next;
+    for (std::size_t k = 0; k < current.vectors.size(); ++k) {
+      for (InterleaveWeights& m : moves(current.vectors[k], max_weight)) {
+        Candidate c = current;
+        c.vectors[k] = std::move(m);
+        next.push_back(std::move(c));
+      }
+    }
+    // With several vectors, also each move of the first applied to every vector that equals it
+    // (one vector alone may not change the time when the slowest socket sets it).
+    if (current.vectors.size() > 1) {
+      for (const InterleaveWeights& m : moves(current.vectors[0], max_weight)) {
+        Candidate c = current;
+        for (InterleaveWeights& v : c.vectors)
+          if (v.nodes == current.vectors[0].nodes && v.weights == current.vectors[0].weights) v = m;
+        next.push_back(std::move(c));
+      }
+    }
+    std::vector<double> times(next.size(), std::numeric_limits<double>::infinity());
+    parallel(next.size(),
+             [&](std::size_t i) { times[i] = time_of(policy_of(next[i], cpu_nodes)); });
+    result.evaluations += static_cast<int>(next.size());
+    const auto it = std::min_element(times.begin(), times.end());
+    if (it == times.end() || !(*it < best * (1.0 - 1e-9))) break;
+    best = *it;
+    current = next[static_cast<std::size_t>(it - times.begin())];
+  }
+  for (InterleaveWeights& v : current.vectors) v = reduced(v);
+  result.policy = policy_of(current, cpu_nodes);
+  result.time_s = best;
+  return result;
+}
+
+}  // namespace
+
+InterleaveWeights reduced(InterleaveWeights weights) {
+  int g = 0;
+  for (int w : weights.weights) g = w > 0 ? std::gcd(g, w) : g;
+  if (g > 1)
+    for (int& w : weights.weights) w /= g;
+  return weights;
+}
+
+InterleaveWeights weights_from_bandwidth(const std::vector<model::NodeIndex>& nodes,
+                                         const std::vector<double>& bandwidth_gbps, int largest) {
+  if (nodes.empty() || nodes.size() != bandwidth_gbps.size())
+    throw std::invalid_argument("weights: one bandwidth per node needed");
+  const double top = *std::max_element(bandwidth_gbps.begin(), bandwidth_gbps.end());
+  InterleaveWeights w;
+  w.nodes = nodes;
+  for (double b : bandwidth_gbps) {
+    if (!(b > 0.0)) throw std::invalid_argument("weights: a node's bandwidth must be > 0");
+    w.weights.push_back(std::max(1, static_cast<int>(std::lround(largest * b / top))));
+  }
+  return reduced(w);
+}
+
+std::vector<double> firmware_bandwidth_gbps(const model::Topology& topology,
+                                            const std::vector<model::NodeIndex>& nodes) {
+  const model::Routing routing(topology);
+  std::vector<double> out;
+  for (model::NodeIndex m : nodes) {
+    const model::Node& node = topology.nodes[static_cast<std::size_t>(m)];
+    double b = node.memory_read_bandwidth_gbps;
+    if (!node.has_cores()) {
+      // The nearest node with cores, and the narrowest link on the route from the memory.
+      model::NodeIndex nearest = -1;
+      for (std::size_t c = 0; c < topology.nodes.size(); ++c) {
+        if (!topology.nodes[c].has_cores()) continue;
+        const auto ci = static_cast<model::NodeIndex>(c);
+        if (nearest < 0 || routing.access_latency_ns(ci, m) < routing.access_latency_ns(nearest, m))
+          nearest = ci;
+      }
+      if (nearest >= 0)
+        for (model::LinkIndex l : routing.route(m, nearest))
+          b = std::min(b, topology.links[static_cast<std::size_t>(l)].bandwidth_gbps);
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<double> isolated_bandwidth_gbps(const model::Topology& topology,
+                                            model::NodeIndex cpu_node,
+                                            const std::vector<model::NodeIndex>& nodes) {
+  const model::Routing routing(topology);
+  const model::BandwidthModel model(topology, routing);
+  const model::Node& cpus = topology.nodes[static_cast<std::size_t>(cpu_node)];
+  if (!cpus.has_cores())
+    throw std::invalid_argument("weights: node " + cpus.id + " has no cores to measure from");
+  std::vector<double> out;
+  for (model::NodeIndex m : nodes) {
+    Flow f;
+    for (int c = 0; c < cpus.cores; ++c) f.cores.push_back(model.core_of(cpu_node, c));
+    f.read = {model::NodeShare{m, 1.0}};
+    const FlowsResult r = run_flows(topology, {f});
+    out.push_back(r.start.flows.front().rate_bytes_per_s / 1e9);
+  }
+  return out;
+}
+
+WeightSearchResult search_global_weights(const std::vector<InterleaveWeights>& starts,
+                                         const PolicyTime& time_of, int max_weight,
+                                         const ParallelFor& parallel) {
+  if (starts.empty()) throw std::invalid_argument("weights: no start vector");
+  WeightSearchResult best;
+  int evaluations = 0;
+  for (const InterleaveWeights& start : starts) {
+    WeightSearchResult r = search(Candidate{{start}}, {}, time_of, max_weight, parallel);
+    evaluations += r.evaluations;
+    if (evaluations == r.evaluations || r.time_s < best.time_s) best = std::move(r);
+  }
+  best.evaluations = evaluations;
+  return best;
+}
+
+WeightSearchResult search_per_node_weights(const std::vector<model::NodeIndex>& cpu_nodes,
+                                           const InterleaveWeights& start,
+                                           const PolicyTime& time_of, int max_weight,
+                                           const ParallelFor& parallel) {
+  if (cpu_nodes.empty())
+    throw std::invalid_argument("weights: no node with workers for per-node vectors");
+  return search(Candidate{std::vector<InterleaveWeights>(cpu_nodes.size(), start)}, cpu_nodes,
+                time_of, max_weight, parallel);
+}
+
+}  // namespace numatwin::sim
