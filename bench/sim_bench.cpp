@@ -4,9 +4,14 @@
 // Target (issue 17): `predict` on the 4-socket machines with its 90 % interval (64 samples and
 // the probe of which costs matter: 78 simulations) in under 0.2 s:
 //   ./build/release/bench/sim_bench --benchmark_filter=Interval
+// Target (issue 14): `numatwin weights` on the 2-socket machines in under 2 s: the searches from
+// the three starts, the per-node search and the six compared policies' 64-sample intervals:
+//   ./build/release/bench/sim_bench --benchmark_filter=Weights
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/operator_plan.hpp"
@@ -14,15 +19,17 @@
 #include "numatwin/sim/prediction_interval.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/weights_search.hpp"
 
 namespace {
 
 using namespace numatwin;
 
-void run_shuffle(benchmark::State& state, const char* machine, sim::ShuffleAlgorithm algorithm, sim::SyncMode sync,
-                 bool timeline) {
-  const model::Topology t =
-      model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (std::string(machine) + ".json"));
+void run_shuffle(benchmark::State& state, const char* machine, sim::ShuffleAlgorithm algorithm,
+                 sim::SyncMode sync, bool timeline) {
+  const model::Topology t = model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) /
+                                                 (std::string(machine) + ".json"));
   sim::WorkloadSpec spec;
   spec.algorithm = algorithm;
   spec.sync = sync;
@@ -53,15 +60,16 @@ void BM_SgiRingTight576NoTimeline(benchmark::State& state) {
 BENCHMARK(BM_SgiRingTight576NoTimeline)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 void BM_NehalemCompareVariants(benchmark::State& state) {
-  run_shuffle(state, "nehalem-ex-4s", sim::ShuffleAlgorithm::kCoordinatedRandom, sim::SyncMode::kLoose, true);
+  run_shuffle(state, "nehalem-ex-4s", sim::ShuffleAlgorithm::kCoordinatedRandom,
+              sim::SyncMode::kLoose, true);
 }
 BENCHMARK(BM_NehalemCompareVariants)->Unit(benchmark::kMillisecond);
 
 // Target (issue: operators and policies): all distinct placements of 12 threads on
 // sandybridge-e5-2630-2s evaluated in under 2 s.
 void BM_SandyBridgePlacements12(benchmark::State& state) {
-  const model::Topology t =
-      model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / "sandybridge-e5-2630-2s.json");
+  const model::Topology t = model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) /
+                                                 "sandybridge-e5-2630-2s.json");
   sim::WorkloadSpec spec;
   spec.kind = sim::WorkloadKind::kHashJoin;
   spec.threads = 12;
@@ -82,16 +90,19 @@ BENCHMARK(BM_SandyBridgePlacements12)->Unit(benchmark::kMillisecond)->Iterations
 // What `numatwin predict` does with intervals on (the default): the point prediction, then
 // sim::prediction_uncertainty with 64 samples, on the machine's cost basis (defaults: every cost
 // uncertain).
-void predict_with_interval(benchmark::State& state, const char* machine, sim::WorkloadKind kind, int threads) {
-  const model::Topology t =
-      model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (std::string(machine) + ".json"));
+void predict_with_interval(benchmark::State& state, const char* machine, sim::WorkloadKind kind,
+                           int threads) {
+  const model::Topology t = model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) /
+                                                 (std::string(machine) + ".json"));
   sim::WorkloadSpec spec;
   spec.kind = kind;
   spec.threads = threads;
   spec.total_bytes = 12.8e9;
   const sim::CostBasis basis = sim::machine_cost_basis(t);
   spec.costs = sim::operator_costs_of(basis);
-  const auto rate = [](const sim::WorkloadSpec&, const sim::SimulationResult& r) { return 1.0 / r.time_s; };
+  const auto rate = [](const sim::WorkloadSpec&, const sim::SimulationResult& r) {
+    return 1.0 / r.time_s;
+  };
   std::size_t uncertain = 0;
   for (auto _ : state) {
     const sim::SimulationResult point = sim::Simulation(t).run(sim::build_plan(t, spec));
@@ -117,5 +128,72 @@ void BM_IntervalPartitionedNehalem4s32(benchmark::State& state) {
   predict_with_interval(state, "nehalem-ex-4s", sim::WorkloadKind::kPartitionedAggregation, 32);
 }
 BENCHMARK(BM_IntervalPartitionedNehalem4s32)->Unit(benchmark::kMillisecond);
+
+// What `numatwin weights` does (cli/src/weights_command.cpp), on every core of a 2-socket machine:
+// the radix hash join, default costs, 64-sample intervals.
+void weights_answer(benchmark::State& state, const char* machine) {
+  const model::Topology t = model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) /
+                                                 (std::string(machine) + ".json"));
+  sim::WorkloadSpec spec;
+  spec.kind = sim::WorkloadKind::kHashJoin;
+  spec.join_algorithm = sim::JoinAlgorithm::kRadix;
+  spec.threads = t.total_cores();
+  const sim::CostBasis basis = sim::machine_cost_basis(t);
+  spec.costs = sim::operator_costs_of(basis);
+  std::vector<model::NodeIndex> memory;
+  for (std::size_t n = 0; n < t.nodes.size(); ++n)
+    if (t.nodes[n].has_memory()) memory.push_back(static_cast<model::NodeIndex>(n));
+  std::vector<model::NodeIndex> cpu_nodes;
+  for (const sim::PlacedThread& p : sim::place_threads(t, spec.threads, spec.placement))
+    if (std::find(cpu_nodes.begin(), cpu_nodes.end(), p.node) == cpu_nodes.end())
+      cpu_nodes.push_back(p.node);
+  const auto time_of = [&](const sim::MemoryPolicy& policy) {
+    sim::WorkloadSpec s = spec;
+    s.memory = policy;
+    return sim::Simulation(t).run(sim::build_plan(t, s), sim::SimulationOptions{false}).time_s;
+  };
+  const auto rate = [](const sim::WorkloadSpec&, const sim::SimulationResult& r) {
+    return 1.0 / r.time_s;
+  };
+  int evaluations = 0;
+  for (auto _ : state) {
+    const sim::InterleaveWeights firmware =
+        sim::weights_from_bandwidth(memory, sim::firmware_bandwidth_gbps(t, memory));
+    const sim::InterleaveWeights isolated = sim::weights_from_bandwidth(
+        memory, sim::isolated_bandwidth_gbps(t, cpu_nodes.front(), memory));
+    const sim::InterleaveWeights ones{memory, std::vector<int>(memory.size(), 1)};
+    const sim::WeightSearchResult global =
+        sim::search_global_weights({firmware, isolated, ones}, time_of);
+    const sim::WeightSearchResult per_node =
+        sim::search_per_node_weights(cpu_nodes, global.policy.global, time_of);
+    evaluations = global.evaluations + per_node.evaluations;
+    sim::MemoryPolicy plain;
+    plain.kind = sim::MemoryPolicyKind::kInterleave;
+    std::vector<sim::MemoryPolicy> rows = {global.policy, per_node.policy, plain,
+                                           sim::MemoryPolicy{}};
+    for (const sim::InterleaveWeights& w : {firmware, isolated}) {
+      sim::MemoryPolicy p;
+      p.kind = sim::MemoryPolicyKind::kWeightedInterleave;
+      p.global = w;
+      rows.push_back(p);
+    }
+    for (const sim::MemoryPolicy& p : rows) {
+      sim::WorkloadSpec s = spec;
+      s.memory = p;
+      const sim::PredictionUncertainty u = sim::prediction_uncertainty(t, s, basis, 64, rate);
+      benchmark::DoNotOptimize(u.time_s.median);
+    }
+  }
+  state.counters["search_simulations"] = evaluations;
+  state.counters["threads"] = spec.threads;
+}
+
+void BM_WeightsSkylake2s(benchmark::State& state) { weights_answer(state, "skylake-4114-2s"); }
+BENCHMARK(BM_WeightsSkylake2s)->Unit(benchmark::kMillisecond);
+
+void BM_WeightsSandyBridge2s(benchmark::State& state) {
+  weights_answer(state, "sandybridge-e5-2630-2s");
+}
+BENCHMARK(BM_WeightsSandyBridge2s)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
