@@ -259,6 +259,9 @@ void register_weights_command(CLI::App& app) {
         "  search: {} simulations in {:.2f} s (local searches from the Linux auto, isolated and "
         "all-ones weights: sim/weights_search.hpp)\n",
         global.evaluations + per_node.evaluations, search_s);
+    if (rows.back().time_s < rows.front().time_s * (1.0 - 1e-9))
+      std::cout << "  local memory (each worker's first touch) is predicted faster than every "
+                   "weighting tried: keep it\n";
     std::cout << "\nto apply the one-vector recommendation (Linux 6.9 or later, as root):\n";
     std::string mask;
     for (std::size_t i = 0; i < global.policy.global.nodes.size(); ++i) {
