@@ -18,9 +18,12 @@
 //   bind          only `nodes`, filled in order; a dataset that does not fit is an error.
 //   weighted-interleave
 //                 pages spread over nodes in proportion to integer weights (Linux 6.9+,
-//                 MPOL_WEIGHTED_INTERLEAVE with /sys/kernel/mm/mempolicy/weighted_interleave/nodeN:
-//                 the kernel hands each node w_i consecutive pages in turn, so a region of many
-//                 pages lands w_i / sum w on node i; mm/mempolicy.c, weighted_interleave_nodes),
+//                 MPOL_WEIGHTED_INTERLEAVE with /sys/kernel/mm/mempolicy/weighted_interleave/nodeN,
+//                 weights 1..255: "nodeset(0,1) & weights (2,1) - 2 pages allocated on node 0 for
+//                 every 1 page allocated on node 1", mm/mempolicy.c's header comment and
+//                 Documentation/ABI/testing/sysfs-kernel-mm-mempolicy-weighted-interleave; commit
+//                 fa3bea4e1f82, Gregory Price, 2024), so a region of many pages lands w_i / sum w on
+//                 node i,
 //                 one vector for every socket as Linux has it ("weighted-interleave:0=3,2=1"), or
 //                 one vector per node with cores, chosen by the node of the thread that allocates
 //                 ("weighted-interleave:s0[s0=3,c0=1];s1[s1=3,c1=1]"), as the 2026 socket-aware
