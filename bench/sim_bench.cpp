@@ -19,7 +19,6 @@
 #include "numatwin/sim/prediction_interval.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
-#include "numatwin/sim/thread_placement.hpp"
 #include "numatwin/sim/weights_search.hpp"
 
 namespace {
@@ -129,8 +128,8 @@ void BM_IntervalPartitionedNehalem4s32(benchmark::State& state) {
 }
 BENCHMARK(BM_IntervalPartitionedNehalem4s32)->Unit(benchmark::kMillisecond);
 
-// What `numatwin weights` does (cli/src/weights_command.cpp), on every core of a 2-socket machine:
-// the radix hash join, default costs, 64-sample intervals.
+// What `numatwin weights` does (sim::answer_weights), on every core of a 2-socket machine: the
+// radix hash join, default costs, 64-sample intervals.
 void weights_answer(benchmark::State& state, const char* machine) {
   const model::Topology t = model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) /
                                                  (std::string(machine) + ".json"));
@@ -140,51 +139,14 @@ void weights_answer(benchmark::State& state, const char* machine) {
   spec.threads = t.total_cores();
   const sim::CostBasis basis = sim::machine_cost_basis(t);
   spec.costs = sim::operator_costs_of(basis);
-  std::vector<model::NodeIndex> memory;
-  for (std::size_t n = 0; n < t.nodes.size(); ++n)
-    if (t.nodes[n].has_memory()) memory.push_back(static_cast<model::NodeIndex>(n));
-  std::vector<model::NodeIndex> cpu_nodes;
-  for (const sim::PlacedThread& p : sim::place_threads(t, spec.threads, spec.placement))
-    if (std::find(cpu_nodes.begin(), cpu_nodes.end(), p.node) == cpu_nodes.end())
-      cpu_nodes.push_back(p.node);
-  const auto time_of = [&](const sim::MemoryPolicy& policy) {
-    sim::WorkloadSpec s = spec;
-    s.memory = policy;
-    return sim::Simulation(t).run(sim::build_plan(t, s), sim::SimulationOptions{false}).time_s;
-  };
-  const auto rate = [](const sim::WorkloadSpec&, const sim::SimulationResult& r) {
-    return 1.0 / r.time_s;
-  };
-  int evaluations = 0;
+  int simulations = 0;
   for (auto _ : state) {
-    const sim::InterleaveWeights firmware =
-        sim::weights_from_bandwidth(memory, sim::firmware_bandwidth_gbps(t, memory));
-    const sim::InterleaveWeights isolated = sim::weights_from_bandwidth(
-        memory, sim::isolated_bandwidth_gbps(t, cpu_nodes.front(), memory));
-    const sim::InterleaveWeights ones{memory, std::vector<int>(memory.size(), 1)};
-    const sim::WeightSearchResult global =
-        sim::search_global_weights({firmware, isolated, ones}, time_of);
-    const sim::WeightSearchResult per_node =
-        sim::search_per_node_weights(cpu_nodes, global.policy.global, time_of);
-    evaluations = global.evaluations + per_node.evaluations;
-    sim::MemoryPolicy plain;
-    plain.kind = sim::MemoryPolicyKind::kInterleave;
-    std::vector<sim::MemoryPolicy> rows = {global.policy, per_node.policy, plain,
-                                           sim::MemoryPolicy{}};
-    for (const sim::InterleaveWeights& w : {firmware, isolated}) {
-      sim::MemoryPolicy p;
-      p.kind = sim::MemoryPolicyKind::kWeightedInterleave;
-      p.global = w;
-      rows.push_back(p);
-    }
-    for (const sim::MemoryPolicy& p : rows) {
-      sim::WorkloadSpec s = spec;
-      s.memory = p;
-      const sim::PredictionUncertainty u = sim::prediction_uncertainty(t, s, basis, 64, rate);
-      benchmark::DoNotOptimize(u.time_s.median);
-    }
+    const sim::WeightsAnswer a =
+        sim::answer_weights(t, spec, basis, {}, sim::kLinuxLargestWeight, 64);
+    simulations = a.search_simulations;
+    benchmark::DoNotOptimize(a.rows.front().time_s);
   }
-  state.counters["search_simulations"] = evaluations;
+  state.counters["search_simulations"] = simulations;
   state.counters["threads"] = spec.threads;
 }
 

@@ -199,22 +199,26 @@ MemoryPolicy parse_memory_policy(const std::string& text, const model::Topology&
   const std::string kind = text.substr(0, colon);
   const std::string args = colon == std::string::npos ? "" : text.substr(colon + 1);
   MemoryPolicy p;
+  // A node by id or index.
+  auto node_of = [&](const std::string& id) {
+    std::optional<model::NodeIndex> n = topology.find_node(id);
+    if (!n && !id.empty() && id.size() < 6 &&
+        std::all_of(id.begin(), id.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+        std::stoi(id) < static_cast<int>(topology.nodes.size()))
+      n = std::stoi(id);
+    if (!n) throw std::invalid_argument("memory policy \"" + text + "\": no node \"" + id + "\" on " + topology.name);
+    return *n;
+  };
   auto nodes = [&]() {
     std::vector<model::NodeIndex> out;
     std::size_t pos = 0;
     while (pos <= args.size() && !args.empty()) {
       const std::size_t comma = args.find(',', pos);
-      const std::string id = args.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      std::optional<model::NodeIndex> n = topology.find_node(id);
-      if (!n && !id.empty() && std::all_of(id.begin(), id.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
-          id.size() < 6 && std::stoi(id) < static_cast<int>(topology.nodes.size())) {
-        n = std::stoi(id);
+      const model::NodeIndex n = node_of(args.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+      if (!topology.nodes[n].has_memory()) {
+        throw std::invalid_argument("memory policy \"" + text + "\": node " + topology.nodes[n].id + " has no memory");
       }
-      if (!n) throw std::invalid_argument("memory policy \"" + text + "\": no node \"" + id + "\" on " + topology.name);
-      if (!topology.nodes[*n].has_memory()) {
-        throw std::invalid_argument("memory policy \"" + text + "\": node " + topology.nodes[*n].id + " has no memory");
-      }
-      out.push_back(*n);
+      out.push_back(n);
       if (comma == std::string::npos) break;
       pos = comma + 1;
     }
@@ -239,15 +243,6 @@ MemoryPolicy parse_memory_policy(const std::string& text, const model::Topology&
     const std::string expected =
         "; expected weighted-interleave:NODE=W,... (one vector) or weighted-interleave:CPUNODE[NODE=W,...];... (one per node "
         "with cores), weights 1..255";
-    auto node_of = [&](const std::string& id) {
-      std::optional<model::NodeIndex> n = topology.find_node(id);
-      if (!n && !id.empty() && id.size() < 6 &&
-          std::all_of(id.begin(), id.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
-          std::stoi(id) < static_cast<int>(topology.nodes.size()))
-        n = std::stoi(id);
-      if (!n) throw std::invalid_argument("memory policy \"" + text + "\": no node \"" + id + "\" on " + topology.name);
-      return *n;
-    };
     auto vector_of = [&](const std::string& list) {
       InterleaveWeights w;
       std::size_t pos = 0;

@@ -8,6 +8,10 @@
 
 #include "numatwin/model/routing.hpp"
 #include "numatwin/sim/flows.hpp"
+#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/workload_input.hpp"
 
 namespace numatwin::sim {
 namespace {
@@ -197,6 +201,97 @@ WeightSearchResult search_per_node_weights(const std::vector<model::NodeIndex>& 
     throw std::invalid_argument("weights: no node with workers for per-node vectors");
   return search(Candidate{std::vector<InterleaveWeights>(cpu_nodes.size(), start)}, cpu_nodes,
                 time_of, max_weight, parallel);
+}
+
+WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
+                             const CostBasis& basis, std::vector<model::NodeIndex> memory,
+                             int max_weight, int samples, const ParallelFor& parallel) {
+  if (is_shuffle_family(spec.kind))
+    throw std::invalid_argument(
+        "--workload " + workload_kind_name(spec.kind) +
+        ": the shuffle family places its buffers itself (each producer's on its node), so weights "
+        "do "
+        "not apply; give an operator workload (count, median, hash-join, index-join, "
+        "sort-merge-join, partitioned-aggregation)");
+  if (samples < 0 || samples == 1)
+    throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
+  if (max_weight < 1 || max_weight > 255)
+    throw std::invalid_argument(
+        "--largest-weight must be 1..255 (the kernel's weights are 1..255)");
+  if (spec.placement.kind == PlacementKind::kNone)
+    throw std::invalid_argument(
+        "--placement none: the threads' nodes are not known; give dense, sparse or a CPU list");
+  if (memory.empty())
+    for (std::size_t n = 0; n < t.nodes.size(); ++n)
+      if (t.nodes[n].has_memory()) memory.push_back(static_cast<model::NodeIndex>(n));
+  if (memory.size() < 2)
+    throw std::invalid_argument("--nodes: weighted interleave needs at least two memory nodes; " +
+                                t.name + " gives " + std::to_string(memory.size()));
+  // The nodes the workers run on: the per-node vectors' owners, the isolated measurement's
+  // initiator.
+  std::vector<model::NodeIndex> cpu_nodes;
+  for (const PlacedThread& p : place_threads(t, spec.threads, spec.placement))
+    if (std::find(cpu_nodes.begin(), cpu_nodes.end(), p.node) == cpu_nodes.end())
+      cpu_nodes.push_back(p.node);
+  std::sort(cpu_nodes.begin(), cpu_nodes.end());
+  const auto with = [&](const MemoryPolicy& policy) {
+    WorkloadSpec s = spec;
+    s.memory = policy;
+    return s;
+  };
+  const PolicyTime time_of = [&](const MemoryPolicy& policy) {
+    return Simulation(t).run(build_plan(t, with(policy)), SimulationOptions{false}).time_s;
+  };
+  const InterleaveWeights firmware =
+      weights_from_bandwidth(memory, firmware_bandwidth_gbps(t, memory));
+  const InterleaveWeights isolated =
+      weights_from_bandwidth(memory, isolated_bandwidth_gbps(t, cpu_nodes.front(), memory));
+  const InterleaveWeights ones{memory, std::vector<int>(memory.size(), 1)};
+  const WeightSearchResult global =
+      search_global_weights({firmware, isolated, ones}, time_of, max_weight, parallel);
+  const WeightSearchResult per_node =
+      search_per_node_weights(cpu_nodes, global.policy.global, time_of, max_weight, parallel);
+
+  WeightsAnswer answer;
+  answer.memory = memory;
+  answer.recommended = global.policy.global;
+  answer.search_simulations = global.evaluations + per_node.evaluations;
+  MemoryPolicy plain;
+  plain.kind = MemoryPolicyKind::kInterleave;
+  plain.nodes = memory;
+  answer.rows = {
+      {"numatwin, one vector",
+       global.policy,
+       "searched on this workload's predicted time",
+       0.0,
+       {}},
+      {"numatwin, per node",
+       per_node.policy,
+       "one vector per node with workers (a 2026 proposal, no kernel interface)",
+       0.0,
+       {}},
+      {"Linux auto",
+       weighted(firmware),
+       "firmware (HMAT/CDAT-style) bandwidth, largest 32, gcd-reduced",
+       0.0,
+       {}},
+      {"pairwise isolated",
+       weighted(isolated),
+       "each node read alone from " + t.nodes[static_cast<std::size_t>(cpu_nodes.front())].id +
+           " (HMSDK-style), largest 32, gcd-reduced",
+       0.0,
+       {}},
+      {"interleave", plain, "every node weight 1", 0.0, {}},
+      {"local only", MemoryPolicy{}, "first touch by each worker", 0.0, {}},
+  };
+  const auto rate = [](const WorkloadSpec& s, const SimulationResult& r) {
+    return workload_input(s).tuples / r.time_s / 1e6;
+  };
+  for (WeightsRow& row : answer.rows) {
+    row.time_s = time_of(row.policy);
+    row.uncertainty = prediction_uncertainty(t, with(row.policy), basis, samples, rate, parallel);
+  }
+  return answer;
 }
 
 }  // namespace numatwin::sim

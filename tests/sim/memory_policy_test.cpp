@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <stdexcept>
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/routing.hpp"
@@ -98,6 +99,72 @@ TEST(MemoryPolicyTest, ParsesPoliciesAndRejectsMissingNodes) {
   EXPECT_THROW(parse_memory_policy("bind", t), std::invalid_argument);
   EXPECT_THROW(parse_memory_policy("nearest", t), std::invalid_argument);
   EXPECT_THROW(parse_memory_policy("first-touch:everyone", t), std::invalid_argument);
+}
+
+TEST(WeightedInterleaveTest, PagesFollowTheWeights) {
+  const model::Topology t = ring4();
+  const model::Routing r(t);
+  MemoryPlacer placer(t, r, {0, 1}, 0);
+  // 3:1 over s0 and s2: 3/4 and 1/4 of every chunk.
+  const DataPlacement d = placer.place("d", 8 * kGiB, DatasetKind::kPartitioned,
+                                       parse_memory_policy("weighted-interleave:s0=3,s2=1", t));
+  EXPECT_DOUBLE_EQ(fraction_on(d.spread(), 0), 0.75);
+  EXPECT_DOUBLE_EQ(fraction_on(d.spread(), 2), 0.25);
+  EXPECT_DOUBLE_EQ(fraction_on(d.chunk(1, 2), 2), 0.25);
+  // 6 GiB on s0, 2 GiB on s2.
+  EXPECT_DOUBLE_EQ(placer.used_bytes()[0], 6 * kGiB);
+  EXPECT_DOUBLE_EQ(placer.used_bytes()[2], 2 * kGiB);
+  // Per node: worker 0 (on s0) spreads its chunk 1:1 over s0, s1; worker 1 (on s1) puts its all on
+  // s1.
+  const DataPlacement p =
+      placer.place("p", 4 * kGiB, DatasetKind::kPartitioned,
+                   parse_memory_policy("weighted-interleave:s0[s0=1,s1=1];s1[s1=5]", t));
+  EXPECT_DOUBLE_EQ(fraction_on(p.chunk(0, 2), 0), 0.5);
+  EXPECT_DOUBLE_EQ(fraction_on(p.chunk(0, 2), 1), 0.5);
+  EXPECT_DOUBLE_EQ(fraction_on(p.chunk(1, 2), 1), 1.0);
+  // The whole: s0 1 GiB, s1 1 + 2 GiB: 1/4 and 3/4.
+  EXPECT_DOUBLE_EQ(fraction_on(p.spread(), 1), 0.75);
+  // A worker on a node without a vector is an error naming the node.
+  MemoryPlacer other(t, r, {0, 3}, 0);
+  try {
+    (void)other.place("q", kGiB, DatasetKind::kPartitioned,
+                      parse_memory_policy("weighted-interleave:s0[s0=1]", t));
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("node s3"), std::string::npos) << e.what();
+  }
+  // Capacity: 24 GiB at 3:1 needs 18 GiB on s0 (10 GiB).
+  MemoryPlacer full(t, r, {0}, 0);
+  EXPECT_THROW((void)full.place("f", 24 * kGiB, DatasetKind::kShared,
+                                parse_memory_policy("weighted-interleave:s0=3,s1=1", t)),
+               std::invalid_argument);
+}
+
+TEST(WeightedInterleaveTest, ParsingNamesWhatIsWrong) {
+  const model::Topology t = ring4();
+  const auto error_of = [&](const std::string& text) {
+    try {
+      (void)parse_memory_policy(text, t);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("weighted-interleave:s0=0").find("1..255"), std::string::npos);
+  EXPECT_NE(error_of("weighted-interleave:s0=256").find("1..255"), std::string::npos);
+  EXPECT_NE(error_of("weighted-interleave:s0").find("NODE=W"), std::string::npos);
+  EXPECT_NE(error_of("weighted-interleave:s0=1,s0=2").find("twice"), std::string::npos);
+  EXPECT_NE(error_of("weighted-interleave:s9=1").find("no node \"s9\""), std::string::npos);
+  EXPECT_NE(error_of("weighted-interleave:").find("no weights"), std::string::npos);
+  EXPECT_NE(error_of("weighted-interleave:s0[s0=1]s1[s1=1]").find("';'"), std::string::npos);
+  EXPECT_NE(error_of("weighted-interleave:s0[s0=1];s0[s1=1]").find("two vectors"),
+            std::string::npos);
+  // The name round-trips.
+  EXPECT_EQ(memory_policy_name(parse_memory_policy("weighted-interleave:0=3,2=1", t), t),
+            "weighted-interleave:s0=3,s2=1");
+  EXPECT_EQ(
+      memory_policy_name(parse_memory_policy("weighted-interleave:s0[s0=1,s1=1];s1[s1=5]", t), t),
+      "weighted-interleave:s0[s0=1,s1=1];s1[s1=5]");
 }
 
 }  // namespace

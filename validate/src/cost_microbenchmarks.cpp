@@ -226,7 +226,9 @@ void time_random_walk(Runner& run, const std::string& name, const Buffer& buffer
              step += steps;
              return seconds;
            });
-  check(x != 0, name, "the walk read an untouched line");
+  // Nothing to verify (the walk computes nothing but its own path); its last value is kept live
+  // so that the loads cannot be dropped.
+  asm volatile("" : : "r"(x));
 }
 
 }  // namespace

@@ -37,8 +37,10 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
+#include "numatwin/sim/cost_basis.hpp"
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/sim/prediction_interval.hpp"
+#include "numatwin/sim/workload_spec.hpp"
 
 namespace numatwin::sim {
 
@@ -84,5 +86,32 @@ WeightSearchResult search_per_node_weights(const std::vector<model::NodeIndex>& 
                                            const PolicyTime& time_of,
                                            int max_weight = kLinuxLargestWeight,
                                            const ParallelFor& parallel = sequential_for);
+
+// `numatwin weights`, the whole answer: the searches (one vector from the firmware, isolated and
+// all-ones starts; per node from the best one vector) and, compared, the six policies below, each
+// simulated once and with its interval over `samples` cost samples (rate: input M tuples/s).
+struct WeightsRow {
+  std::string name;  // "numatwin, one vector", "numatwin, per node", "Linux auto",
+                     // "pairwise isolated", "interleave", "local only"
+  MemoryPolicy policy;
+  std::string how;
+  double time_s = 0.0;
+  PredictionUncertainty uncertainty;
+};
+
+struct WeightsAnswer {
+  std::vector<model::NodeIndex> memory;  // the nodes spread over
+  InterleaveWeights recommended;         // the one-vector search's weights
+  int search_simulations = 0;
+  std::vector<WeightsRow> rows;  // in the order above
+};
+
+// Throws std::invalid_argument, naming the option, for a shuffle-family workload (it places its
+// buffers itself), fewer than two memory nodes, unplaced threads (placement none), a largest
+// weight outside 1..255 or samples == 1. `memory` empty: every node with memory.
+WeightsAnswer answer_weights(const model::Topology& topology, const WorkloadSpec& spec,
+                             const CostBasis& basis, std::vector<model::NodeIndex> memory,
+                             int max_weight, int samples,
+                             const ParallelFor& parallel = sequential_for);
 
 }  // namespace numatwin::sim
