@@ -3,12 +3,17 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "numatwin/sim/distinct_placements.hpp"
+#include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/placement_search.hpp"
+#include "numatwin/sim/simulation.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"
@@ -27,6 +32,133 @@ std::string cpu_list(const std::vector<int>& cpus) {
     i = j + 1;
   }
   return out;
+}
+
+// The placement strategies of Dominico et al.'s study, simulated as the CLI runs them.
+struct Strategy {
+  const char* name;
+  const char* placement;
+};
+constexpr Strategy kStudyStrategies[] = {
+    {"OS default (unpinned)", "none"}, {"compact", "dense"}, {"sparse", "sparse"}, {"random pinning", "random"}};
+
+// Threads that are not interchangeable (the subarray filter's chunk groups): the placement space
+// of distinct threads, one per core (distinct_placements.hpp).
+void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec& spec, int top, double budget, bool json) {
+  sim::DistinctPlacementOptions options;
+  options.seed = spec.seed;
+  const auto start = std::chrono::steady_clock::now();
+  options.stop = [start, budget](int) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > budget;
+  };
+  const sim::DistinctPlacementResult r = sim::search_distinct_placements(t, spec, options);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::size_t groups = sim::interchangeable_threads(spec).size();
+
+  struct StrategyRow {
+    std::string name;
+    sim::DistinctPlacement p;
+    std::size_t rank = 0;
+  };
+  std::vector<StrategyRow> strategies;
+  for (const Strategy& s : kStudyStrategies) {
+    sim::WorkloadSpec x = spec;
+    x.placement = sim::parse_placement(s.placement);
+    x.placement.seed = spec.seed;
+    x.placement.os_move_probability = spec.placement.os_move_probability;
+    sim::Simulation simulation(t);
+    sim::SimulationOptions quiet;
+    quiet.record_timeline = false;
+    const sim::SimulationResult res = simulation.run(sim::build_plan(t, x), quiet);
+    StrategyRow row{s.name, {}, 0};
+    row.p.time_s = res.time_s;
+    row.p.local_access_ratio = res.local_access_ratio();
+    row.p.remote_share = 1.0 - row.p.local_access_ratio;
+    row.p.memory_bytes = res.bytes;
+    row.p.remote_bytes = res.remote_bytes;
+    row.rank = static_cast<std::size_t>(std::count_if(r.ranked.begin(), r.ranked.end(),
+                                                      [&](const sim::DistinctPlacement& c) { return c.time_s < res.time_s * (1.0 - 1e-9); })) + 1;
+    strategies.push_back(row);
+  }
+  if (json) {
+    Json ranked = Json::array();
+    for (const sim::DistinctPlacement& c : r.ranked) {
+      ranked.push_back(Json{{"placement", c.text}, {"cpus", cpu_list(c.cpus)}, {"assignments", std::round(c.assignments)},
+                            {"time_s", c.time_s}, {"local_access_ratio", c.local_access_ratio}, {"remote_share", c.remote_share}});
+    }
+    Json study = Json::array();
+    for (const StrategyRow& s : strategies) {
+      study.push_back(Json{{"strategy", s.name}, {"time_s", s.p.time_s}, {"local_access_ratio", s.p.local_access_ratio},
+                           {"remote_share", s.p.remote_share}, {"rank_among_classes", s.rank}});
+    }
+    std::cout << Json{{"topology", t.name},
+                      {"workload", sim::workload_kind_name(spec.kind)},
+                      {"threads", spec.threads},
+                      {"thread_groups", groups},
+                      {"assignments", std::round(r.assignments)},
+                      {"placements_up_to_machine_symmetry", std::round(r.machine_classes)},
+                      {"classes", r.classes},
+                      {"exhaustive", r.exhaustive},
+                      {"automorphisms", r.automorphisms},
+                      {"symmetry_complete", r.symmetry_complete},
+                      {"simulations", r.simulations},
+                      {"seconds", elapsed},
+                      {"ranked", ranked},
+                      {"study_strategies", study}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << fmt::format("{}: {} threads, {} ({} chunk groups of up to {} threads, {} chunks, selectivity {:g})\n", t.name, spec.threads,
+                           sim::workload_kind_name(spec.kind), groups, spec.data.threads_per_chunk, spec.data.chunks,
+                           spec.data.selectivity);
+  std::cout << fmt::format("  {:.0f} assignments of distinct threads to nodes, one thread per core (sum over per-node counts k of {}! / prod k_n!)\n",
+                           r.assignments, spec.threads);
+  std::cout << fmt::format("  {:.0f} up to the machine's {} symmetr{} (Burnside's lemma: the mean number of assignments each symmetry fixes){}\n",
+                           r.machine_classes, r.automorphisms, r.automorphisms == 1 ? "y" : "ies",
+                           r.symmetry_complete ? "" : "; symmetry list incomplete");
+  if (r.exhaustive) {
+    std::cout << fmt::format("  {:.0f} classes once the threads the workload treats alike are exchanged too (a chunk group's threads; groups "
+                             "with as many chunks): {} simulations ranked all {:.0f} in {:.2f} s\n",
+                             r.classes, r.simulations, r.machine_classes, elapsed);
+  } else {
+    std::cout << fmt::format("  too many classes to enumerate: sampled and improved {} of them by local moves in {:.2f} s\n", r.simulations,
+                             elapsed);
+  }
+  if (r.ranked.empty()) return;
+  const double best = r.ranked.front().time_s;
+  // A class's share of the placements up to symmetry: its assignments / |Aut| when the symmetries
+  // fix no assignment (then the shares add up to the count above), else not printed.
+  double free_sum = 0.0;
+  for (const sim::DistinctPlacement& c : r.ranked) free_sum += c.assignments / r.automorphisms;
+  const bool shares_exact = r.exhaustive && std::abs(free_sum - r.machine_classes) < 0.5;
+  auto print = [&](const char* title, int from, int to, int step) {
+    TextTable table({"rank", "time s", "vs best", "local", "crosses a link", fmt::format("of the {:.0f}", r.machine_classes),
+                     "placement (per chunk group: threads per node)"});
+    for (int i = from; i != to; i += step) {
+      const sim::DistinctPlacement& c = r.ranked[i];
+      table.add_row({std::to_string(i + 1), fmt::format("{:.4g}", c.time_s), fmt::format("{:.2f}x", c.time_s / best),
+                     fmt::format("{:.1f} %", 100.0 * c.local_access_ratio), fmt::format("{:.1f} %", 100.0 * c.remote_share),
+                     shares_exact ? fmt::format("{:.0f}", c.assignments / r.automorphisms) : "-", c.text});
+    }
+    std::cout << "\n" << title << "\n" << table.render();
+  };
+  const int k = std::min<int>(top, static_cast<int>(r.ranked.size()));
+  print("best", 0, k, 1);
+  print("worst", static_cast<int>(r.ranked.size()) - 1, static_cast<int>(r.ranked.size()) - 1 - k, -1);
+  TextTable study({"strategy (Dominico et al.)", "time s", "vs best", "local", "crosses a link", "rank among the classes"});
+  for (const StrategyRow& s : strategies) {
+    study.add_row({s.name, fmt::format("{:.4g}", s.p.time_s), fmt::format("{:.2f}x", s.p.time_s / best),
+                   fmt::format("{:.1f} %", 100.0 * s.p.local_access_ratio), fmt::format("{:.1f} %", 100.0 * s.p.remote_share),
+                   !r.exhaustive                                   ? std::string("-")
+                   : s.rank > static_cast<std::size_t>(r.classes) ? std::string("slower than every class")
+                                                                   : fmt::format("{} of {:.0f}", s.rank, r.classes)});
+  }
+  std::cout << "\nthe study's strategies (compact fills a node in thread order, so it keeps chunk groups together when their size divides a "
+               "node's cores: the study's \"shared\"; the OS "
+               "default moves unpinned threads with probability --os-move-probability per unit of work, random pinning may "
+               "put two threads on one core)\n"
+            << study.render();
 }
 
 }  // namespace
@@ -49,6 +181,10 @@ void register_placement_commands(CLI::App& app) {
     const sim::WorkloadSpec spec = o->spec(t, o->threads);
     if (*top < 1) throw std::invalid_argument("--top must be >= 1");
     if (!(*budget > 0.0)) throw std::invalid_argument("--budget must be > 0");
+    if (spec.kind == sim::WorkloadKind::kSubarray) {
+      print_distinct_placements(t, spec, *top, *budget, *json);
+      return;
+    }
     sim::PlacementSearchOptions options;
     options.seed = spec.seed;
     const auto start = std::chrono::steady_clock::now();

@@ -28,6 +28,11 @@ void WorkloadOptions::add_common(CLI::App* app) {
     app->add_option("--build-records", build_records, "Joins: build-side (R) / dimension tuples")->capture_default_str();
     app->add_option("--tuple-bytes", tuple_bytes, "Operators: bytes per tuple")->capture_default_str();
     app->add_option("--groups", groups, "Operators: distinct keys (groups)")->capture_default_str();
+    app->add_option("--chunks", chunks, "subarray: chunks the array is cut into (--records cells of --element-bytes)")
+        ->capture_default_str();
+    app->add_option("--threads-per-chunk", threads_per_chunk, "subarray: threads that filter one chunk together (a chunk group)")
+        ->capture_default_str();
+    app->add_option("--selectivity", selectivity, "subarray: share of the cells inside the queried box, 0..1")->capture_default_str();
     app->add_option("--keys", keys, "Key distribution: uniform, zipf[:s], heavy-hitter[:share], moving-cluster[:window], sequential")
         ->capture_default_str();
     app->add_option("--os-move-probability", os_move_probability, "--placement none: chance the OS moves a thread per unit of work")
@@ -71,6 +76,9 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.data.build_records = build_records;
     s.data.tuple_bytes = tuple_bytes;
     s.data.keys = sim::parse_key_distribution(keys, groups);
+    s.data.chunks = chunks;
+    s.data.threads_per_chunk = threads_per_chunk;
+    s.data.selectivity = selectivity;
     s.costs = sim::operator_costs_of(cost_basis(t));
     return s;
   }

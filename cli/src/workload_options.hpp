@@ -40,6 +40,9 @@ struct WorkloadOptions {
   double build_records = 1.6e7;
   int tuple_bytes = 16;
   double groups = 1e6;
+  int chunks = sim::DataSpec{}.chunks;
+  int threads_per_chunk = sim::DataSpec{}.threads_per_chunk;
+  double selectivity = sim::DataSpec{}.selectivity;
   std::string keys = "uniform";
   double os_move_probability = 0.1;
   std::vector<std::optional<double>> given_costs;  // per model::operator_cost_table() entry

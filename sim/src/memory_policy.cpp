@@ -109,8 +109,13 @@ void MemoryPlacer::fill_from(model::NodeIndex node, double bytes, double& offset
   fill_in_order(order, bytes, offset, placement, name, true);
 }
 
-DataPlacement MemoryPlacer::place(const std::string& name, double size_bytes, DatasetKind kind, const MemoryPolicy& policy) {
+DataPlacement MemoryPlacer::place(const std::string& name, double size_bytes, DatasetKind kind, const MemoryPolicy& policy,
+                                  const std::vector<double>& worker_shares) {
   if (!(size_bytes >= 0.0)) throw std::invalid_argument("dataset \"" + name + "\": size must be >= 0");
+  if (!worker_shares.empty() && worker_shares.size() != worker_nodes_.size()) {
+    throw std::invalid_argument("dataset \"" + name + "\": " + std::to_string(worker_shares.size()) + " worker shares for " +
+                                std::to_string(worker_nodes_.size()) + " workers");
+  }
   for (model::NodeIndex n : policy.nodes) {
     if (n < 0 || n >= static_cast<model::NodeIndex>(topology_->nodes.size()) || !topology_->nodes[n].has_memory()) {
       throw std::invalid_argument("memory policy names node " + std::to_string(n) + ", which has no memory");
@@ -121,8 +126,9 @@ DataPlacement MemoryPlacer::place(const std::string& name, double size_bytes, Da
   placement.size_bytes = size_bytes;
   double offset = 0.0;
   const int workers = static_cast<int>(worker_nodes_.size());
+  auto worker_bytes = [&](int w) { return worker_shares.empty() ? size_bytes / workers : size_bytes * worker_shares[w]; };
   auto per_worker = [&]() {
-    for (int w = 0; w < workers; ++w) fill_from(worker_nodes_[w], size_bytes / workers, offset, placement, name);
+    for (int w = 0; w < workers; ++w) fill_from(worker_nodes_[w], worker_bytes(w), offset, placement, name);
   };
   switch (policy.kind) {
     case MemoryPolicyKind::kFirstTouch:
@@ -164,7 +170,7 @@ DataPlacement MemoryPlacer::place(const std::string& name, double size_bytes, Da
       // Each worker's chunk, spread by the vector of the node it runs on.
       for (int w = 0; w < workers; ++w) {
         const InterleaveWeights& weights = policy.weights_for(worker_nodes_[w], *topology_);
-        const double chunk = size_bytes / workers;
+        const double chunk = worker_bytes(w);
         Segment segment{offset, offset + chunk, weights.shares()};
         for (const model::NodeShare& share : segment.spread) {
           if (share.node < 0 || share.node >= static_cast<model::NodeIndex>(topology_->nodes.size()) ||

@@ -22,11 +22,19 @@ operators::OperatorDefinition operator_definition(const WorkloadSpec& spec) {
     case WorkloadKind::kIndexJoin: return operators::index_join_operator();
     case WorkloadKind::kPartitionedAggregation: return operators::partitioned_aggregation_operator();
     case WorkloadKind::kSortMergeJoin: return operators::sort_merge_join_operator();
+    case WorkloadKind::kSubarray: return operators::subarray_operator();
     default: throw std::invalid_argument("workload " + workload_kind_name(spec.kind) + " is not an operator");
   }
 }
 
 }  // namespace
+
+std::vector<ThreadGroup> interchangeable_threads(const WorkloadSpec& spec) {
+  if (spec.kind == WorkloadKind::kSubarray) return operators::subarray_chunk_groups(spec);
+  ThreadGroup all;
+  for (int w = 0; w < spec.threads; ++w) all.threads.push_back(w);
+  return {all};
+}
 
 double private_cache_bytes(const model::Node& node) {
   double best = 0.0;

@@ -4,6 +4,7 @@ namespace numatwin::sim {
 
 WorkloadInput workload_input(const WorkloadSpec& spec) {
   if (is_shuffle_family(spec.kind)) return WorkloadInput{spec.total_bytes / spec.element_bytes, spec.total_bytes};
+  if (spec.kind == WorkloadKind::kSubarray) return WorkloadInput{spec.data.records, spec.data.records * spec.element_bytes};
   const bool both_sides = spec.kind == WorkloadKind::kHashJoin || spec.kind == WorkloadKind::kSortMergeJoin;
   const double tuples = spec.data.records + (both_sides ? spec.data.build_records : 0.0);
   return WorkloadInput{tuples, tuples * spec.data.tuple_bytes};

@@ -34,7 +34,8 @@ constexpr std::pair<const char*, WorkloadKind> kKinds[] = {
     {"hash-join", WorkloadKind::kHashJoin},
     {"index-join", WorkloadKind::kIndexJoin},
     {"partitioned-aggregation", WorkloadKind::kPartitionedAggregation},
-    {"sort-merge-join", WorkloadKind::kSortMergeJoin}};
+    {"sort-merge-join", WorkloadKind::kSortMergeJoin},
+    {"subarray", WorkloadKind::kSubarray}};
 constexpr std::pair<const char*, PartitionStrategy> kStrategies[] = {
     {"shuffle", PartitionStrategy::kShuffle},
     {"migration", PartitionStrategy::kMigration},

@@ -73,7 +73,7 @@ void OperatorBuilder::place_datasets() {
   MemoryPlacer placer(t_, routing_, nodes, threads_.front().node);
   datasets_.clear();
   for (const DatasetRequest& r : definition_.datasets(spec_)) {
-    datasets_.push_back(placer.place(r.name, r.bytes, r.kind, spec_.memory));
+    datasets_.push_back(placer.place(r.name, r.bytes, r.kind, spec_.memory, r.worker_shares));
   }
 }
 

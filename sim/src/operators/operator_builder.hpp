@@ -27,6 +27,8 @@ struct DatasetRequest {
   std::string name;
   double bytes = 0.0;
   DatasetKind kind = DatasetKind::kPartitioned;
+  // kPartitioned: the share each worker first-touches (in worker order); empty: equal chunks.
+  std::vector<double> worker_shares = {};
 };
 
 class OperatorBuilder;
@@ -47,6 +49,9 @@ OperatorDefinition radix_join_operator();   // radix_join.cpp
 OperatorDefinition index_join_operator();   // index_join.cpp
 OperatorDefinition partitioned_aggregation_operator();  // partitioned_aggregation.cpp
 OperatorDefinition sort_merge_join_operator();          // sort_merge_join.cpp
+OperatorDefinition subarray_operator();                 // subarray.cpp
+// The subarray filter's chunk groups (operator_plan.hpp: interchangeable_threads).
+std::vector<ThreadGroup> subarray_chunk_groups(const WorkloadSpec& spec);
 
 // Last-level cache of a node in bytes: the largest level, times its instances on the node.
 double llc_bytes(const model::Node& node);
@@ -65,6 +70,7 @@ class OperatorBuilder {
   [[nodiscard]] int workers() const { return static_cast<int>(threads_.size()); }
   [[nodiscard]] const std::vector<PlacedThread>& threads() const { return threads_; }
   [[nodiscard]] const model::Node& node_of(int worker) const { return t_.nodes[threads_[worker].node]; }
+  [[nodiscard]] const model::Routing& routing() const { return routing_; }
   [[nodiscard]] double line_bytes() const { return t_.performance.cache_line_bytes; }
   [[nodiscard]] double frequency_hz(int worker) const { return node_of(worker).frequency_ghz * 1e9; }
   [[nodiscard]] const DataPlacement& dataset(const char* name) const;

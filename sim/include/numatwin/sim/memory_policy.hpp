@@ -107,7 +107,10 @@ class MemoryPlacer {
 
   // Throws std::invalid_argument naming the dataset when it cannot fit (bind to full nodes, or
   // more data than the machine's memory) or the policy names a node without memory.
-  DataPlacement place(const std::string& name, double size_bytes, DatasetKind kind, const MemoryPolicy& policy);
+  // `worker_shares`: the share of the dataset each worker first-touches, in worker order (they
+  // add up to 1); empty: equal shares.
+  DataPlacement place(const std::string& name, double size_bytes, DatasetKind kind, const MemoryPolicy& policy,
+                      const std::vector<double>& worker_shares = {});
 
   [[nodiscard]] const std::vector<double>& used_bytes() const { return used_; }
 

@@ -45,6 +45,8 @@
 // "probe table") as the share of their cycles it is; the LLC misses are the table's phase;
 // the radix scatter is "partition", MEDIAN's sort and the merge "sort/merge".
 //   sort-merge-join  fact runs and dimension runs (partitioned); naive or ring merge order
+//   subarray         a chunked dense array and its result, each chunk group's share loaded by
+//                    its members (partitioned with per-worker shares; operators/subarray.cpp)
 #pragma once
 
 #include <string>
@@ -65,6 +67,15 @@ struct PlanReport {
 };
 
 constexpr int kBatches = 4;
+
+// Threads a workload treats alike: the threads of one group are interchangeable, and so are two
+// groups with the same size and signature. The subarray filter's chunk groups (signature: the
+// chunks the group filters); every other workload: one group of all threads.
+struct ThreadGroup {
+  std::vector<int> threads;
+  double signature = 0.0;
+};
+std::vector<ThreadGroup> interchangeable_threads(const WorkloadSpec& spec);
 
 // The radix join's partition bits: the fewest (at most kMaxRadixBits) that make one partition's
 // table (2 entries of `entry_bytes` per build tuple: half full) fit in half of the core's private

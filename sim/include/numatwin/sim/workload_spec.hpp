@@ -22,6 +22,7 @@ enum class WorkloadKind {
   kIndexJoin,               // W4: index nested-loop join: S probes a prebuilt index on R
   kPartitionedAggregation,  // GROUP BY over key partitions: shuffle, migration or migration & copy
   kSortMergeJoin,           // the merge phase of P-MPSM: every thread merges its run with all runs
+  kSubarray,                // an array database's range filter over a chunked dense array (Dominico et al.)
 };
 
 // How partitioned aggregation brings data and work together.
@@ -39,6 +40,12 @@ struct DataSpec {
   double build_records = 1.6e7;  // build side R of joins; dimension table of sort-merge
   int tuple_bytes = 16;         // 8-byte key + 8-byte value
   KeySpec keys;                 // groups and key distribution
+  // subarray (operators/subarray.cpp): `records` cells of spec.element_bytes each, cut into
+  // `chunks` chunks; every chunk is filtered by a chunk group of `threads_per_chunk` threads
+  // together; `selectivity` is the share of cells inside the queried box.
+  int chunks = 240;
+  int threads_per_chunk = 2;
+  double selectivity = 0.1;
 };
 
 // Costs of the operators' inner loops: model parameters the validator fits.
