@@ -7,6 +7,11 @@
 // Target (issue 14): `numatwin weights` on the 2-socket machines in under 2 s: the searches from
 // the three starts, the per-node search and the six compared policies' 64-sample intervals:
 //   ./build/release/bench/sim_bench --benchmark_filter=Weights
+// Target (issue 15): rank every placement of distinct threads for the subarray filter, all
+// 92,378 of 20 threads on skylake-4114-2s in under 10 s and all 462 of 12 threads on
+// sandybridge-e5-2630-2s in under 0.5 s, on one core; BM_SubarrayOnePlacement* is the cost of
+// one placement's simulation (what a plain loop would pay per placement), for the ratio:
+//   ./build/release/bench/sim_bench --benchmark_filter=Subarray
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -14,6 +19,7 @@
 #include <vector>
 
 #include "numatwin/model/topology_json.hpp"
+#include "numatwin/sim/distinct_placements.hpp"
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/placement_search.hpp"
 #include "numatwin/sim/prediction_interval.hpp"
@@ -83,6 +89,49 @@ void BM_SandyBridgePlacements12(benchmark::State& state) {
   state.counters["distinct_placements"] = distinct;
 }
 BENCHMARK(BM_SandyBridgePlacements12)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+sim::WorkloadSpec subarray_spec(int threads) {
+  sim::WorkloadSpec spec;
+  spec.kind = sim::WorkloadKind::kSubarray;
+  spec.threads = threads;
+  spec.data.records = 1e8;  // the CLI's defaults
+  return spec;
+}
+
+void subarray_placements(benchmark::State& state, const char* machine, int threads) {
+  const model::Topology t = model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (std::string(machine) + ".json"));
+  const sim::WorkloadSpec spec = subarray_spec(threads);
+  sim::DistinctPlacementResult r;
+  for (auto _ : state) {
+    r = sim::search_distinct_placements(t, spec);
+    benchmark::DoNotOptimize(r.ranked.data());
+  }
+  state.counters["placements"] = r.machine_classes;
+  state.counters["classes"] = r.classes;
+  state.counters["simulations"] = r.simulations;
+}
+
+void BM_SubarrayPlacementsSandyBridge12(benchmark::State& state) { subarray_placements(state, "sandybridge-e5-2630-2s", 12); }
+BENCHMARK(BM_SubarrayPlacementsSandyBridge12)->Unit(benchmark::kMillisecond);
+
+void BM_SubarrayPlacementsSkylake20(benchmark::State& state) { subarray_placements(state, "skylake-4114-2s", 20); }
+BENCHMARK(BM_SubarrayPlacementsSkylake20)->Unit(benchmark::kMillisecond);
+
+// One placement's simulation: the sparse one (every chunk group split).
+void subarray_one(benchmark::State& state, const char* machine, int threads) {
+  const model::Topology t = model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (std::string(machine) + ".json"));
+  const sim::WorkloadSpec spec = subarray_spec(threads);
+  const int per_node = t.nodes[0].cores;
+  std::vector<int> cpus;
+  for (int w = 0; w < threads; ++w) cpus.push_back((w % 2) * per_node + w / 2);
+  for (auto _ : state) benchmark::DoNotOptimize(sim::evaluate_placement(t, spec, cpus).time_s);
+}
+
+void BM_SubarrayOnePlacementSandyBridge12(benchmark::State& state) { subarray_one(state, "sandybridge-e5-2630-2s", 12); }
+BENCHMARK(BM_SubarrayOnePlacementSandyBridge12)->Unit(benchmark::kMillisecond);
+
+void BM_SubarrayOnePlacementSkylake20(benchmark::State& state) { subarray_one(state, "skylake-4114-2s", 20); }
+BENCHMARK(BM_SubarrayOnePlacementSkylake20)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

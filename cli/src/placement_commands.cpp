@@ -34,6 +34,9 @@ std::string cpu_list(const std::vector<int>& cpus) {
   return out;
 }
 
+// A count that may be astronomically large.
+std::string count_text(double x) { return x < 1e12 ? fmt::format("{:.0f}", x) : fmt::format("{:.3e}", x); }
+
 // The placement strategies of Dominico et al.'s study, simulated as the CLI runs them.
 struct Strategy {
   const char* name;
@@ -112,15 +115,15 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
   std::cout << fmt::format("{}: {} threads, {} ({} chunk groups of up to {} threads, {} chunks, selectivity {:g})\n", t.name, spec.threads,
                            sim::workload_kind_name(spec.kind), groups, spec.data.threads_per_chunk, spec.data.chunks,
                            spec.data.selectivity);
-  std::cout << fmt::format("  {:.0f} assignments of distinct threads to nodes, one thread per core (sum over per-node counts k of {}! / prod k_n!)\n",
-                           r.assignments, spec.threads);
-  std::cout << fmt::format("  {:.0f} up to the machine's {} symmetr{} (Burnside's lemma: the mean number of assignments each symmetry fixes){}\n",
-                           r.machine_classes, r.automorphisms, r.automorphisms == 1 ? "y" : "ies",
+  std::cout << fmt::format("  {} assignments of distinct threads to nodes, one thread per core (sum over per-node counts k of {}! / prod k_n!)\n",
+                           count_text(r.assignments), spec.threads);
+  std::cout << fmt::format("  {} up to the machine's {} symmetr{} (Burnside's lemma: the mean number of assignments each symmetry fixes){}\n",
+                           count_text(r.machine_classes), r.automorphisms, r.automorphisms == 1 ? "y" : "ies",
                            r.symmetry_complete ? "" : "; symmetry list incomplete");
   if (r.exhaustive) {
     std::cout << fmt::format("  {:.0f} classes once the threads the workload treats alike are exchanged too (a chunk group's threads; groups "
-                             "with as many chunks): {} simulations ranked all {:.0f} in {:.2f} s\n",
-                             r.classes, r.simulations, r.machine_classes, elapsed);
+                             "with as many chunks): {} simulations ranked all {} in {:.2f} s\n",
+                             r.classes, r.simulations, count_text(r.machine_classes), elapsed);
   } else {
     std::cout << fmt::format("  too many classes to enumerate: sampled and improved {} of them by local moves in {:.2f} s\n", r.simulations,
                              elapsed);
@@ -133,8 +136,8 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
   for (const sim::DistinctPlacement& c : r.ranked) free_sum += c.assignments / r.automorphisms;
   const bool shares_exact = r.exhaustive && std::abs(free_sum - r.machine_classes) < 0.5;
   auto print = [&](const char* title, int from, int to, int step) {
-    TextTable table({"rank", "time s", "vs best", "local", "crosses a link", fmt::format("of the {:.0f}", r.machine_classes),
-                     "placement (per chunk group: threads per node)"});
+    TextTable table({"rank", "time s", "vs best", "local", "crosses a link", shares_exact ? fmt::format("of the {}", count_text(r.machine_classes)) : "share",
+                     "placement (per chunk group: threads per node; | between kinds of group)"});
     for (int i = from; i != to; i += step) {
       const sim::DistinctPlacement& c = r.ranked[i];
       table.add_row({std::to_string(i + 1), fmt::format("{:.4g}", c.time_s), fmt::format("{:.2f}x", c.time_s / best),

@@ -185,6 +185,7 @@ class Space {
   [[nodiscard]] std::string text_of(const Class& c) const {
     std::string out;
     for (std::size_t k = 0; k < c.size(); ++k) {
+      if (k > 0) out += " |";  // the next kind of group
       for (std::size_t i = 0; i < c[k].size();) {
         std::size_t j = i;
         while (j < c[k].size() && c[k][j] == c[k][i]) ++j;
@@ -193,7 +194,7 @@ class Space {
         for (std::size_t n = 0; n < counts.size(); ++n) {
           if (counts[n] > 0) state += (state.empty() ? "" : " ") + t_.nodes[core_nodes_[n]].id + ":" + std::to_string(counts[n]);
         }
-        out += (out.empty() ? "" : ", ") + ("{" + state + "}") + (j - i > 1 ? " x" + std::to_string(j - i) : "");
+        out += (out.empty() || out.back() == '|' ? (out.empty() ? "" : " ") : ", ") + ("{" + state + "}") + (j - i > 1 ? " x" + std::to_string(j - i) : "");
         i = j;
       }
     }
@@ -326,19 +327,47 @@ DistinctPlacementResult search_distinct_placements(const model::Topology& t, con
     for (std::size_t i = 0; i < space.core_nodes().size(); ++i) {
       for (int c = 0; c < space.caps()[i]; ++c) slots.push_back(space.core_nodes()[i]);
     }
+    // The first candidate fills the nodes in thread order (compact: a chunk group stays
+    // together); then every fourth is random, the others a move from the best so far: a thread
+    // of a split group swapped with a thread on its partner's node (joining the group), or two
+    // random threads on different nodes swapped.
     std::vector<int> best;
     double best_time = 0.0;
+    std::vector<int> group_of(static_cast<std::size_t>(spec.threads), 0);
+    const std::vector<ThreadGroup> groups = interchangeable_threads(spec);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      for (int w : groups[g].threads) group_of[w] = static_cast<int>(g);
+    }
     int attempts = 0;
     while (!options.stop(result.simulations) && ++attempts < 1000000) {
       std::vector<int> node_of;
-      if (best.empty() || attempts % 4 == 0) {
+      std::uniform_int_distribution<int> thread(0, spec.threads - 1);
+      if (best.empty()) {
+        std::vector<int> ordered = slots;  // node order
+        node_of.assign(ordered.begin(), ordered.begin() + spec.threads);
+      } else if (attempts % 4 == 0) {
         std::shuffle(slots.begin(), slots.end(), random);
         node_of.assign(slots.begin(), slots.begin() + spec.threads);
       } else {
         node_of = best;
-        std::uniform_int_distribution<int> thread(0, spec.threads - 1);
         const int a = thread(random);
-        const int b = thread(random);
+        int b = thread(random);
+        if (attempts % 2 == 0) {
+          // A partner of a on another node, then a thread there that is not in a's group.
+          const std::vector<int>& mates = groups[group_of[a]].threads;
+          std::vector<int> away;
+          for (int m : mates) {
+            if (node_of[m] != node_of[a]) away.push_back(m);
+          }
+          if (away.empty()) continue;
+          const int target = node_of[away[std::uniform_int_distribution<std::size_t>(0, away.size() - 1)(random)]];
+          std::vector<int> there;
+          for (int w = 0; w < spec.threads; ++w) {
+            if (node_of[w] == target && group_of[w] != group_of[a]) there.push_back(w);
+          }
+          if (there.empty()) continue;
+          b = there[std::uniform_int_distribution<std::size_t>(0, there.size() - 1)(random)];
+        }
         if (node_of[a] == node_of[b]) continue;
         std::swap(node_of[a], node_of[b]);
       }

@@ -119,6 +119,23 @@ TEST(DistinctPlacementsTest, SharingMakesSplitGroupsSlowerUnlessTheArrayIsInterl
             first_touch.ranked.back().time_s / first_touch.ranked.front().time_s);
 }
 
+TEST(DistinctPlacementsTest, SamplingFindsTheCompactClassWhenTheSpaceIsTooLarge) {
+  // Forced into the sampling search (at most 2 classes enumerated): it starts from the compact
+  // assignment (groups whole, all local), so its best is the exhaustive search's best, and it
+  // evaluates no class twice.
+  const model::Topology t = machine("sandybridge-e5-2630-2s");
+  DistinctPlacementOptions options;
+  options.max_classes = 2;
+  options.stop = [](int simulations) { return simulations >= 3; };
+  const DistinctPlacementResult sampled = search_distinct_placements(t, subarray(12), options);
+  EXPECT_FALSE(sampled.exhaustive);
+  EXPECT_EQ(sampled.simulations, 3);
+  EXPECT_EQ(sampled.ranked.size(), 3u);
+  const DistinctPlacementResult all = search_distinct_placements(t, subarray(12));
+  EXPECT_EQ(sampled.ranked.front().text, all.ranked.front().text);
+  EXPECT_DOUBLE_EQ(sampled.ranked.front().time_s, all.ranked.front().time_s);
+}
+
 TEST(DistinctPlacementsTest, BadInputIsNamed) {
   const model::Topology t = machine("sandybridge-e5-2630-2s");
   try {
