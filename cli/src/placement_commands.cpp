@@ -79,6 +79,7 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
     row.p.remote_share = 1.0 - row.p.local_access_ratio;
     row.p.memory_bytes = res.bytes;
     row.p.remote_bytes = res.remote_bytes;
+    row.p.energy = sim::estimate_energy(t, res);
     row.rank = static_cast<std::size_t>(std::count_if(r.ranked.begin(), r.ranked.end(),
                                                       [&](const sim::DistinctPlacement& c) { return c.time_s < res.time_s * (1.0 - 1e-9); })) + 1;
     strategies.push_back(row);
@@ -87,12 +88,13 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
     Json ranked = Json::array();
     for (const sim::DistinctPlacement& c : r.ranked) {
       ranked.push_back(Json{{"placement", c.text}, {"cpus", cpu_list(c.cpus)}, {"assignments", std::round(c.assignments)},
-                            {"time_s", c.time_s}, {"local_access_ratio", c.local_access_ratio}, {"remote_share", c.remote_share}});
+                            {"time_s", c.time_s}, {"local_access_ratio", c.local_access_ratio}, {"remote_share", c.remote_share},
+                            {"energy_j", c.energy.total_j()}, {"dram_energy_j", c.energy.dram_j + c.energy.background_j}});
     }
     Json study = Json::array();
     for (const StrategyRow& s : strategies) {
       study.push_back(Json{{"strategy", s.name}, {"time_s", s.p.time_s}, {"local_access_ratio", s.p.local_access_ratio},
-                           {"remote_share", s.p.remote_share}, {"rank_among_classes", s.rank}});
+                           {"remote_share", s.p.remote_share}, {"energy_j", s.p.energy.total_j()}, {"rank_among_classes", s.rank}});
     }
     std::cout << Json{{"topology", t.name},
                       {"workload", sim::workload_kind_name(spec.kind)},
@@ -105,6 +107,7 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
                       {"automorphisms", r.automorphisms},
                       {"symmetry_complete", r.symmetry_complete},
                       {"simulations", r.simulations},
+                      {"energy_basis", model::energy_basis(t.energy).description()},
                       {"seconds", elapsed},
                       {"ranked", ranked},
                       {"study_strategies", study}}
@@ -128,6 +131,8 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
     std::cout << fmt::format("  too many classes to enumerate: sampled and improved {} of them by local moves in {:.2f} s\n", r.simulations,
                              elapsed);
   }
+  std::cout << "  energy: DRAM, remote-access, link and DRAM background energy of the memory traffic; rests on the "
+            << model::energy_basis(t.energy).description() << "\n";
   if (r.ranked.empty()) return;
   const double best = r.ranked.front().time_s;
   // A class's share of the placements up to symmetry: its assignments / |Aut| when the symmetries
@@ -136,24 +141,24 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
   for (const sim::DistinctPlacement& c : r.ranked) free_sum += c.assignments / r.automorphisms;
   const bool shares_exact = r.exhaustive && std::abs(free_sum - r.machine_classes) < 0.5;
   auto print = [&](const char* title, int from, int to, int step) {
-    TextTable table({"rank", "time s", "vs best", "local", "crosses a link", shares_exact ? fmt::format("of the {}", count_text(r.machine_classes)) : "share",
+    TextTable table({"rank", "time s", "vs best", "local", "crosses a link", "energy J", shares_exact ? fmt::format("of the {}", count_text(r.machine_classes)) : "share",
                      "placement (per chunk group: threads per node; | between kinds of group)"});
     for (int i = from; i != to; i += step) {
       const sim::DistinctPlacement& c = r.ranked[i];
       table.add_row({std::to_string(i + 1), fmt::format("{:.4g}", c.time_s), fmt::format("{:.2f}x", c.time_s / best),
                      fmt::format("{:.1f} %", 100.0 * c.local_access_ratio), fmt::format("{:.1f} %", 100.0 * c.remote_share),
-                     shares_exact ? fmt::format("{:.0f}", c.assignments / r.automorphisms) : "-", c.text});
+                     fmt::format("{:.3g}", c.energy.total_j()), shares_exact ? fmt::format("{:.0f}", c.assignments / r.automorphisms) : "-", c.text});
     }
     std::cout << "\n" << title << "\n" << table.render();
   };
   const int k = std::min<int>(top, static_cast<int>(r.ranked.size()));
   print("best", 0, k, 1);
   print("worst", static_cast<int>(r.ranked.size()) - 1, static_cast<int>(r.ranked.size()) - 1 - k, -1);
-  TextTable study({"strategy (Dominico et al.)", "time s", "vs best", "local", "crosses a link", "rank among the classes"});
+  TextTable study({"strategy (Dominico et al.)", "time s", "vs best", "local", "crosses a link", "energy J", "rank among the classes"});
   for (const StrategyRow& s : strategies) {
     study.add_row({s.name, fmt::format("{:.4g}", s.p.time_s), fmt::format("{:.2f}x", s.p.time_s / best),
                    fmt::format("{:.1f} %", 100.0 * s.p.local_access_ratio), fmt::format("{:.1f} %", 100.0 * s.p.remote_share),
-                   !r.exhaustive                                   ? std::string("-")
+                   fmt::format("{:.3g}", s.p.energy.total_j()), !r.exhaustive                                   ? std::string("-")
                    : s.rank > static_cast<std::size_t>(r.classes) ? std::string("slower than every class")
                                                                    : fmt::format("{} of {:.0f}", s.rank, r.classes)});
   }

@@ -289,6 +289,26 @@ Measurement read_measurement(const Reader& r, const std::map<std::string, NodeIn
   return m;
 }
 
+// "energy": {"dram_pj_per_byte": e, "remote_access_pj_per_byte": r, "link_pj_per_byte": l,
+//            "dram_background_watts_per_node": p, "source": "..."} (energy.hpp)
+EnergyParameters read_energy(const Reader& r) {
+  r.expect_object("energy figures {\"dram_pj_per_byte\": ..., \"source\": ...}");
+  r.allow_only({"dram_pj_per_byte", "remote_access_pj_per_byte", "link_pj_per_byte", "dram_background_watts_per_node", "source"});
+  EnergyParameters e;
+  auto figure = [&](const char* key) {
+    const Reader f = r.field(key);
+    const double v = f.number();
+    if (!(v >= 0.0)) f.fail("expected a number >= 0");
+    return v;
+  };
+  e.dram_pj_per_byte = figure("dram_pj_per_byte");
+  e.remote_access_pj_per_byte = figure("remote_access_pj_per_byte");
+  e.link_pj_per_byte = figure("link_pj_per_byte");
+  e.dram_background_watts_per_node = figure("dram_background_watts_per_node");
+  e.source = r.field("source").string(true);
+  return e;
+}
+
 Provenance read_provenance(const Reader& r) {
   r.expect_object("the provenance block");
   r.allow_only({"source", "measured", "theoretical", "reconstructed", "firmware", "notes"});
@@ -393,7 +413,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
     root.fail(std::string("expected a topology object at the top level, found ") +
               json_type_name(document));
   root.allow_only({"format_version", "name", "description", "nodes", "links", "routes", "coherence",
-                   "performance", "measurements", "operator_costs", "provenance"});
+                   "performance", "measurements", "operator_costs", "energy", "provenance"});
   const Reader version = root.field("format_version");
   if (version.integer(std::numeric_limits<std::int64_t>::min(),
                       std::numeric_limits<std::int64_t>::max()) != kFormatVersion) {
@@ -446,6 +466,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
   }
   if (root.has("operator_costs"))
     topology.operator_costs = read_operator_costs(root.field("operator_costs"));
+  if (root.has("energy")) topology.energy = read_energy(root.field("energy"));
   topology.provenance = read_provenance(root.field("provenance"));
   check_topology(topology, source_name);
   return topology;
@@ -527,6 +548,13 @@ std::string topology_to_json_text(const Topology& t) {
                                   {"source", c.cost.source}};
     }
     j["operator_costs"] = costs;
+  }
+  if (t.energy) {
+    j["energy"] = OrderedJson{{"dram_pj_per_byte", t.energy->dram_pj_per_byte},
+                              {"remote_access_pj_per_byte", t.energy->remote_access_pj_per_byte},
+                              {"link_pj_per_byte", t.energy->link_pj_per_byte},
+                              {"dram_background_watts_per_node", t.energy->dram_background_watts_per_node},
+                              {"source", t.energy->source}};
   }
   j["provenance"] = OrderedJson{{"source", t.provenance.source},
                                 {"measured", t.provenance.measured},

@@ -281,6 +281,7 @@ DistinctPlacement evaluate_with(Simulation& simulation, const model::Topology& t
   p.remote_share = 1.0 - p.local_access_ratio;
   p.memory_bytes = r.bytes;
   p.remote_bytes = r.remote_bytes;
+  p.energy = estimate_energy(t, r);
   return p;
 }
 

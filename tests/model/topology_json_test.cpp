@@ -339,3 +339,45 @@ TEST(TopologyJsonTest, NumberOutOfRangeIsAnInputError) {
 
 }  // namespace
 }  // namespace numatwin::model
+
+namespace numatwin::model {
+namespace {
+
+Json energy_figures() {
+  return Json{{"dram_pj_per_byte", 120.0},
+              {"remote_access_pj_per_byte", 10.0},
+              {"link_pj_per_byte", 40.0},
+              {"dram_background_watts_per_node", 2.5},
+              {"source", "made up for the test"}};
+}
+
+TEST(TopologyJsonTest, EnergyFiguresLoadAndRoundTrip) {
+  Json doc = valid_document();
+  EXPECT_FALSE(parse_topology(doc.dump(), "ok.json").energy.has_value());
+  EXPECT_TRUE(energy_basis(std::nullopt).defaults);
+  doc["energy"] = energy_figures();
+  const Topology t = parse_topology(doc.dump(), "ok.json");
+  ASSERT_TRUE(t.energy.has_value());
+  EXPECT_EQ(t.energy->dram_pj_per_byte, 120.0);
+  EXPECT_EQ(t.energy->dram_background_watts_per_node, 2.5);
+  EXPECT_FALSE(energy_basis(t.energy).defaults);
+  EXPECT_EQ(parse_topology(topology_to_json_text(t), "again.json"), t);
+}
+
+TEST(TopologyJsonTest, EnergyFiguresAreCheckedOneByOne) {
+  Json doc = valid_document();
+  doc["energy"] = energy_figures();
+  doc["energy"]["link_pj_per_byte"] = -1.0;
+  expect_error(doc, "/energy/link_pj_per_byte", ">= 0");
+  doc["energy"] = energy_figures();
+  doc["energy"].erase("source");
+  expect_error(doc, "/energy/source", "");
+  doc["energy"] = energy_figures();
+  doc["energy"]["dram_pj_per_bit"] = 1.0;
+  expect_error(doc, "/energy/dram_pj_per_bit", "");
+  doc["energy"] = 5;
+  expect_error(doc, "/energy", "energy figures");
+}
+
+}  // namespace
+}  // namespace numatwin::model

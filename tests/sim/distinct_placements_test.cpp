@@ -177,3 +177,36 @@ TEST(DistinctPlacementsTest, SubarrayTrafficWorkedByHand) {
 
 }  // namespace
 }  // namespace numatwin::sim
+
+namespace numatwin::sim {
+namespace {
+
+TEST(EnergyEstimateTest, WorkedByHandWithTheDefaults) {
+  // Two threads of one chunk group on one socket: the memory controllers serve 1.6e7 x 8 B =
+  // 1.28e8 B read and 1.28e7 B written, a written byte counting twice (its ownership read and its
+  // write-back): 1.536e8 B, all local: E_dram = 150 pJ/B x 1.536e8 B = 23.04 mJ; no remote
+  // bytes; the background is 3 W x 2 memory nodes x the run's time.
+  const model::Topology t = machine("sandybridge-e5-2630-2s");
+  ASSERT_FALSE(t.energy.has_value());
+  WorkloadSpec spec = subarray(2);
+  const DistinctPlacement p = evaluate_placement(t, spec, {0, 1});
+  EXPECT_TRUE(p.energy.defaults);
+  EXPECT_NEAR(p.energy.dram_j, 150e-12 * 1.536e8, 1e-6);
+  EXPECT_EQ(p.energy.remote_j, 0.0);
+  EXPECT_NEAR(p.energy.background_j, 3.0 * 2.0 * p.time_s, 1e-12);
+  EXPECT_GE(p.energy.link_j, 0.0);  // coherence probes may cross the link even for local lines
+  // Split: half of the payload (1.408e8 B) is remote, 20 pJ/B more; the link carries at least the
+  // remote reads (0.64e8 B) and the remote writes' ownership reads and write-backs (2 x 0.64e7 B).
+  const DistinctPlacement split = evaluate_placement(t, spec, {0, 6});
+  EXPECT_NEAR(split.energy.remote_j, 20e-12 * 0.5 * 1.408e8, 1e-6);
+  EXPECT_GE(split.energy.link_j, p.energy.link_j + 50e-12 * (0.64e8 + 2.0 * 0.64e7) * (1.0 - 1e-9));
+  // A file's figures replace the defaults.
+  model::Topology given = t;
+  given.energy = model::EnergyParameters{100.0, 0.0, 0.0, 0.0, "test"};
+  const DistinctPlacement q = evaluate_placement(given, spec, {0, 1});
+  EXPECT_FALSE(q.energy.defaults);
+  EXPECT_NEAR(q.energy.total_j(), 100e-12 * 1.536e8, 1e-6);
+}
+
+}  // namespace
+}  // namespace numatwin::sim

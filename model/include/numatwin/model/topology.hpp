@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "numatwin/model/energy.hpp"
 #include "numatwin/model/memory_tiers.hpp"
 #include "numatwin/model/operator_costs.hpp"
 
@@ -173,6 +174,8 @@ struct Topology {
   // The operator model's costs on this machine, each with its origin and range
   // (operator_costs.hpp); a cost not listed is its default.
   std::vector<NamedCost> operator_costs;
+  // Energy per byte and background power (energy.hpp); absent: the uncalibrated defaults.
+  std::optional<EnergyParameters> energy;
   Provenance provenance;
 
   bool operator==(const Topology&) const = default;

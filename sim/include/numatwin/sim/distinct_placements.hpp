@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
+#include "numatwin/sim/energy_estimate.hpp"
 #include "numatwin/sim/workload_spec.hpp"
 
 namespace numatwin::sim {
@@ -45,6 +46,7 @@ struct DistinctPlacement {
   double remote_share = 0.0;        // share of memory traffic that crosses a link (1 - local ratio)
   double memory_bytes = 0.0;        // memory traffic of the run
   double remote_bytes = 0.0;
+  EnergyEstimate energy;            // DRAM, remote, link and background energy (energy_estimate.hpp)
 };
 
 struct DistinctPlacementResult {
