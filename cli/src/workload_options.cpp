@@ -32,7 +32,7 @@ void WorkloadOptions::add_common(CLI::App* app) {
         ->capture_default_str();
     app->add_option("--threads-per-chunk", threads_per_chunk, "subarray: threads that filter one chunk together (a chunk group)")
         ->capture_default_str();
-    app->add_option("--selectivity", selectivity, "subarray: share of the cells inside the queried box, 0..1")->capture_default_str();
+    app->add_option("--selectivity", selectivity, "subarray: share of the cells the range predicate selects, 0..1")->capture_default_str();
     app->add_option("--keys", keys, "Key distribution: uniform, zipf[:s], heavy-hitter[:share], moving-cluster[:window], sequential")
         ->capture_default_str();
     app->add_option("--os-move-probability", os_move_probability, "--placement none: chance the OS moves a thread per unit of work")

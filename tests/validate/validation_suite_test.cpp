@@ -109,7 +109,8 @@ TEST(ValidationSuiteTest, SuiteCoversEveryKernelAtOneAndTThreadsWithUniqueIds) {
   EXPECT_EQ(ids.size(), suite.size()) << "ids must be unique";
   for (sim::WorkloadKind k : {sim::WorkloadKind::kShuffle, sim::WorkloadKind::kMigration, sim::WorkloadKind::kMigrationAndCopy,
                               sim::WorkloadKind::kPartitionedAggregation, sim::WorkloadKind::kCountAggregation,
-                              sim::WorkloadKind::kMedianAggregation, sim::WorkloadKind::kHashJoin, sim::WorkloadKind::kIndexJoin})
+                              sim::WorkloadKind::kMedianAggregation, sim::WorkloadKind::kHashJoin, sim::WorkloadKind::kIndexJoin,
+                              sim::WorkloadKind::kSubarray})
     EXPECT_TRUE(kinds.count(k)) << sim::workload_kind_name(k);
   EXPECT_EQ(threads, (std::set<int>{1, 2}));
   // The OS default (unpinned, loader first touch) is in, for the advice check.

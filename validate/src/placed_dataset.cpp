@@ -1,5 +1,6 @@
 #include "numatwin/validate/placed_dataset.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace numatwin::validate {
@@ -41,16 +42,28 @@ PlacedDataset::PlacedDataset(std::string name, std::size_t elements, std::size_t
 }
 
 void PlacedDataset::initialise(ThreadTeam& team, const std::function<void(int, std::size_t, std::size_t)>& init) {
+  std::vector<std::size_t> bounds;
+  for (int w = 0; w <= team.size(); ++w) bounds.push_back(w < team.size() ? chunk(elements_, w, team.size()).first : elements_);
+  initialise(team, init, bounds);
+}
+
+void PlacedDataset::initialise(ThreadTeam& team, const std::function<void(int, std::size_t, std::size_t)>& init,
+                               const std::vector<std::size_t>& bounds) {
+  if (bounds.size() != static_cast<std::size_t>(team.size()) + 1 || bounds.front() != 0 || bounds.back() != elements_ ||
+      !std::is_sorted(bounds.begin(), bounds.end())) {
+    throw std::invalid_argument("dataset \"" + name_ + "\": worker ranges must be " + std::to_string(team.size() + 1) +
+                                " ascending offsets from 0 to " + std::to_string(elements_));
+  }
   const bool by_loader =
       (policy_.kind == sim::MemoryPolicyKind::kFirstTouch && policy_.init == sim::InitThreads::kLoader) ||
       (policy_.kind == sim::MemoryPolicyKind::kLocalAlloc && kind_ == sim::DatasetKind::kShared);
-  const int workers = team.size();
   team.run([&](int w) {
     if (by_loader) {
       if (w == 0) init(0, 0, elements_);
       return;
     }
-    const auto [begin, end] = chunk(elements_, w, workers);
+    const std::size_t begin = bounds[static_cast<std::size_t>(w)];
+    const std::size_t end = bounds[static_cast<std::size_t>(w) + 1];
     if (begin < end) init(w, begin, end);
   });
   observe();

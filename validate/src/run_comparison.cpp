@@ -26,6 +26,7 @@ Prediction predict_workload(const model::Topology& topology, const sim::Workload
 
 double work_bytes(const sim::WorkloadSpec& spec) {
   if (sim::is_shuffle_family(spec.kind)) return spec.total_bytes;
+  if (spec.kind == sim::WorkloadKind::kSubarray) return spec.data.records * spec.element_bytes;
   double tuples = spec.data.records;
   if (spec.kind == sim::WorkloadKind::kHashJoin || spec.kind == sim::WorkloadKind::kSortMergeJoin)
     tuples += spec.data.build_records;
@@ -41,7 +42,10 @@ std::string comparison_id(const model::Topology& topology, const sim::WorkloadSp
     id += "-" + sim::algorithm_name(spec.algorithm) + "-" + sim::sync_name(spec.sync);
   if (spec.kind == sim::WorkloadKind::kPartitionedAggregation)
     id += "-" + sim::strategy_name(spec.strategy) + "-" + sim::algorithm_name(spec.algorithm);
-  if (!sim::is_shuffle_family(spec.kind))
+  if (spec.kind == sim::WorkloadKind::kSubarray)
+    id += "-" + std::to_string(spec.data.chunks) + "c-" + std::to_string(spec.data.threads_per_chunk) + "pc-" +
+          std::to_string(std::llround(spec.data.selectivity * 1000)) + "permille";
+  else if (!sim::is_shuffle_family(spec.kind))
     id += "-" + sim::key_distribution_name(spec.data.keys) + "-" + std::to_string(std::llround(spec.data.keys.groups)) + "g";
   id += "-" + std::to_string(spec.threads) + "t-" + sim::placement_name(spec.placement);
   if (!sim::is_shuffle_family(spec.kind)) id += "-" + sim::memory_policy_name(spec.memory, topology);

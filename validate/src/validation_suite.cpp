@@ -138,6 +138,12 @@ std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, c
         add(s);
       }
     }
+    // The subarray filter (Dominico et al.): as many cells as the operators' records, chunk
+    // groups of two threads (one thread alone at 1).
+    sim::WorkloadSpec subarray = base_spec(sim::WorkloadKind::kSubarray, t);
+    subarray.data.records = records;
+    subarray.data.threads_per_chunk = std::min(2, t);
+    add(subarray);
   }
   // The OS default at T threads: unpinned, first touch by one loader thread.
   for (sim::WorkloadKind kind : {sim::WorkloadKind::kCountAggregation, sim::WorkloadKind::kHashJoin}) {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/validate/host_map.hpp"
@@ -35,6 +36,11 @@ class PlacedDataset {
   // that the policy makes the first toucher of each range (see the table above). Every element
   // must be written by init. Records the observed page placement afterwards.
   void initialise(ThreadTeam& team, const std::function<void(int worker, std::size_t begin, std::size_t end)>& init);
+  // The same with worker w's range [bounds[w], bounds[w + 1]) instead of the equal chunk w
+  // (bounds: workers + 1 ascending element offsets from 0 to elements()), for data whose
+  // workers load unequal shares (the subarray filter's chunk groups).
+  void initialise(ThreadTeam& team, const std::function<void(int worker, std::size_t begin, std::size_t end)>& init,
+                  const std::vector<std::size_t>& bounds);
 
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] std::byte* data() const { return memory_->data(); }
