@@ -172,8 +172,10 @@ class Loader {
     if (text == "mtuples_per_s") return sim::PublishedMetric::kMtuplesPerS;
     if (text == "time_s") return sim::PublishedMetric::kTimeS;
     if (text == "local_access_ratio") return sim::PublishedMetric::kLocalAccessRatio;
-    field.fail("expected gbps, mtuples_per_s, time_s or local_access_ratio, found \"" + text +
-               "\"");
+    if (text == "dram_energy_j") return sim::PublishedMetric::kDramEnergyJ;
+    if (text == "distinct_placements") return sim::PublishedMetric::kDistinctPlacements;
+    field.fail("expected gbps, mtuples_per_s, time_s, local_access_ratio, dram_energy_j or distinct_placements, found \"" +
+               text + "\"");
   }
 
   static void read_figure(const JsonReader& published, sim::PublishedFigure& figure) {
@@ -283,7 +285,7 @@ class Loader {
     r.allow_only({"topology", "workload", "algorithm", "sync", "threads", "placement", "bytes",
                   "element-bytes", "cycles-per-element", "state-bytes", "memory-policy", "strategy",
                   "join-algorithm", "records", "build-records", "tuple-bytes", "groups",
-                  "groups-per-partition", "keys"});
+                  "groups-per-partition", "keys", "chunks", "threads-per-chunk", "selectivity"});
     sim::PublishedRun run;
     run.topology = topology_index(r.field("topology"));
     const model::Topology& t = data_->topologies[static_cast<std::size_t>(run.topology)];
@@ -318,6 +320,9 @@ class Loader {
     count("tuple-bytes", o.tuple_bytes);
     number("groups", o.groups);
     text("keys", o.keys);
+    count("chunks", o.chunks);
+    count("threads-per-chunk", o.threads_per_chunk);
+    number("selectivity", o.selectivity);
     double per_partition = 0.0;
     number("groups-per-partition", per_partition);
     if (per_partition > 0.0 && r.has("groups"))

@@ -41,6 +41,10 @@ void compositions(int total, int parts, std::vector<int>& current, std::vector<s
 
 double log_factorial(int n) { return std::lgamma(static_cast<double>(n) + 1.0); }
 
+// Counts are whole numbers; computed through logarithms they carry rounding: round them while a
+// double still holds every integer (2^53).
+double whole(double count) { return count < 9e15 ? std::round(count) : count; }
+
 // Assignments of r labelled threads to the given nodes, at most cap[n] on node n.
 double labelled_assignments(int r, const std::vector<int>& caps) {
   std::vector<double> ways(static_cast<std::size_t>(r) + 1, 0.0);  // ways[j]: j threads placed, divided by j!
@@ -53,7 +57,7 @@ double labelled_assignments(int r, const std::vector<int>& caps) {
     }
     ways = std::move(next);
   }
-  return ways[r] * std::exp(log_factorial(r));
+  return whole(ways[r] * std::exp(log_factorial(r)));
 }
 
 class Space {
@@ -135,7 +139,7 @@ class Space {
         for (int count : kinds_[k].states[s]) log_m -= log_factorial(count);
       }
     }
-    return std::exp(log_m);
+    return whole(std::exp(log_m));
   }
 
   // The representative: thread -> node, groups of a kind taking its states in order.

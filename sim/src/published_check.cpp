@@ -6,6 +6,8 @@
 
 #include "numatwin/sim/adaptive_stealing_calibration.hpp"
 #include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/distinct_placements.hpp"
+#include "numatwin/sim/energy_estimate.hpp"
 #include "numatwin/sim/simulation.hpp"
 
 namespace numatwin::sim {
@@ -29,7 +31,9 @@ std::string percent_text(double x) {
   return buffer;
 }
 
-bool higher_is_better(PublishedMetric metric) { return metric != PublishedMetric::kTimeS; }
+bool higher_is_better(PublishedMetric metric) {
+  return metric != PublishedMetric::kTimeS && metric != PublishedMetric::kDramEnergyJ;
+}
 
 PublishedOutcome evaluate_product(const std::vector<model::Topology>& topologies,
                                   const PublishedQuestion& q) {
@@ -124,6 +128,10 @@ std::string published_metric_name(PublishedMetric metric) {
       return "time_s";
     case PublishedMetric::kLocalAccessRatio:
       return "local_access_ratio";
+    case PublishedMetric::kDramEnergyJ:
+      return "dram_energy_j";
+    case PublishedMetric::kDistinctPlacements:
+      return "distinct_placements";
   }
   return "?";
 }
@@ -148,6 +156,7 @@ bool judge_product(double predicted, const PublishedFigure& figure, double toler
 
 double run_metric(const model::Topology& topology, const WorkloadSpec& spec,
                   PublishedMetric metric) {
+  if (metric == PublishedMetric::kDistinctPlacements) return search_distinct_placements(topology, spec).machine_classes;
   const Plan plan = build_plan(topology, spec);
   Simulation simulation(topology);
   SimulationOptions options;
@@ -166,6 +175,12 @@ double run_metric(const model::Topology& topology, const WorkloadSpec& spec,
       return result.time_s;
     case PublishedMetric::kLocalAccessRatio:
       return result.local_access_ratio();
+    case PublishedMetric::kDramEnergyJ: {
+      const EnergyEstimate e = estimate_energy(topology, result);
+      return e.dram_j + e.background_j;
+    }
+    case PublishedMetric::kDistinctPlacements:
+      break;
   }
   return 0.0;
 }

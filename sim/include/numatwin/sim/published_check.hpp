@@ -32,8 +32,12 @@
 namespace numatwin::sim {
 
 // What a run contributes: bytes shuffled (shuffles) or memory traffic (operators) per second in
-// GB/s; input tuples (both sides of a join) per second in millions; wall time; local access ratio.
-enum class PublishedMetric { kGbps, kMtuplesPerS, kTimeS, kLocalAccessRatio };
+// GB/s; input tuples (both sides of a join) per second in millions; wall time; local access ratio;
+// the DRAM energy of its memory traffic (DRAM access and background, energy_estimate.hpp: what
+// RAPL's DRAM domain counts), in joules; and, as a property of the run's spec on its machine, the
+// number of placements of its distinct threads up to the machine's symmetries
+// (distinct_placements.hpp).
+enum class PublishedMetric { kGbps, kMtuplesPerS, kTimeS, kLocalAccessRatio, kDramEnergyJ, kDistinctPlacements };
 
 struct PublishedRun {
   int topology = 0;  // index into the topologies handed to evaluate_published
