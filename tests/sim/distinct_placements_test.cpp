@@ -184,14 +184,14 @@ namespace {
 TEST(EnergyEstimateTest, WorkedByHandWithTheDefaults) {
   // Two threads of one chunk group on one socket: the memory controllers serve 1.6e7 x 8 B =
   // 1.28e8 B read and 1.28e7 B written, a written byte counting twice (its ownership read and its
-  // write-back): 1.536e8 B, all local: E_dram = 150 pJ/B x 1.536e8 B = 23.04 mJ; no remote
+  // write-back): 1.536e8 B, all local: E_dram = 160 pJ/B x 1.536e8 B = 24.58 mJ; no remote
   // bytes; the background is 3 W x 2 memory nodes x the run's time.
   const model::Topology t = machine("sandybridge-e5-2630-2s");
   ASSERT_FALSE(t.energy.has_value());
   WorkloadSpec spec = subarray(2);
   const DistinctPlacement p = evaluate_placement(t, spec, {0, 1});
   EXPECT_TRUE(p.energy.defaults);
-  EXPECT_NEAR(p.energy.dram_j, 150e-12 * 1.536e8, 1e-6);
+  EXPECT_NEAR(p.energy.dram_j, 160e-12 * 1.536e8, 1e-6);
   EXPECT_EQ(p.energy.remote_j, 0.0);
   EXPECT_NEAR(p.energy.background_j, 3.0 * 2.0 * p.time_s, 1e-12);
   EXPECT_GE(p.energy.link_j, 0.0);  // coherence probes may cross the link even for local lines

@@ -22,8 +22,12 @@
 //
 // ── Where the figures come from ─────────────────────────────────────────────────────────────
 // A topology file may give them, with a source, under /energy. Without it the defaults below are
-// used and every report says so: they are uncalibrated order-of-magnitude values chosen here (no
-// measurement or datasheet behind them), with the wide ranges listed beside them.
+// used and every report says so. None is a figure of any shipped machine:
+//   e_dram = 160 pJ/B: Horowitz's 640 pJ for a 32-bit DRAM read at 45 nm (ISSCC 2014 keynote
+//            "Computing's energy problem"; quoted as 6400 x a 32-bit integer add of 0.1 pJ on
+//            Stanford CS149's lecture slides), i.e. 20 pJ/bit; newer DDR4/DDR5 parts are lower;
+//   e_remote, e_link, P_bg: uncalibrated order-of-magnitude values chosen here, no source behind
+//            them (the ranges beside them say how little they are known).
 #pragma once
 
 #include <optional>
@@ -32,7 +36,7 @@
 namespace numatwin::model {
 
 struct EnergyParameters {
-  double dram_pj_per_byte = 150.0;             // default: uncalibrated (range 50..400)
+  double dram_pj_per_byte = 160.0;             // default: Horowitz, 45 nm (range 50..400)
   double remote_access_pj_per_byte = 20.0;     // default: uncalibrated (range 0..100)
   double link_pj_per_byte = 50.0;              // default: uncalibrated (range 10..150)
   double dram_background_watts_per_node = 3.0;  // default: uncalibrated (range 1..10)
