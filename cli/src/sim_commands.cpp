@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/file_io.hpp"
+#include "numatwin/sim/energy_estimate.hpp"
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
@@ -31,6 +32,8 @@ struct Outcome {
   sim::WorkloadSpec spec;
   sim::SimulationResult result;
   sim::PlanReport report;
+  sim::EnergyEstimate energy;  // of the memory traffic (energy_estimate.hpp)
+  std::string energy_basis;    // what the energy figures rest on
   // Every rate says what it counts (sim/workload_input.hpp): the work rate is the workload's input
   // per second (shuffles: bytes shuffled; operators: input tuples, both sides of a join); memory
   // traffic is every byte the run moved per second (state moves, table misses, partition writes).
@@ -43,9 +46,11 @@ Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool t
   sim::Simulation simulation(t);
   sim::SimulationOptions options;
   options.record_timeline = timeline;
-  Outcome outcome{spec, {}, {}};
+  Outcome outcome{spec, {}, {}, {}, {}};
   const sim::Plan plan = sim::build_plan(t, spec, &outcome.report);
   outcome.result = simulation.run(plan, options);
+  outcome.energy = sim::estimate_energy(t, outcome.result);
+  outcome.energy_basis = model::energy_basis(t.energy).description();
   return outcome;
 }
 
@@ -83,6 +88,8 @@ Json summary_json(const Outcome& o) {
               {"memory_traffic_gbps", o.memory_traffic_gbps()},
               {"bytes_moved", r.bytes},
               {"local_access_ratio", r.local_access_ratio()},
+              {"energy_j", o.energy.total_j()},
+              {"energy_basis", o.energy_basis},
               {"busiest_resource", busiest >= 0 ? r.resources[busiest].name : ""},
               {"busiest_mean_utilisation", busiest >= 0 ? r.mean_utilisation[busiest] : 0.0},
               {"bottleneck_resource", r.bottleneck_resource() >= 0 ? r.resources[r.bottleneck_resource()].name : ""},
@@ -159,7 +166,7 @@ std::string spread_text(const model::Topology& t, const std::vector<model::NodeS
 
 // The headline rate: GB/s shuffled for shuffles, M input tuples/s for operators.
 double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result) {
-  const Outcome o{spec, result, {}};
+  const Outcome o{spec, result, {}, {}, {}};
   return sim::is_shuffle_family(spec.kind) ? o.input_gbps() : o.input_mtuples_per_s();
 }
 
@@ -194,11 +201,21 @@ void print_predict(const model::Topology& t, const Outcome& o, bool steps, const
                              r.time_s, o.input_gbps(), o.memory_traffic_gbps(), r.local_access_ratio(), r.events);
     print_uncertainty(o.spec, u);
   } else {
-    std::cout << fmt::format("{} on {} threads ({}), memory {}, {:g} M records, {:g} groups ({})\n", label(o.spec),
-                             o.spec.threads, sim::placement_name(o.spec.placement), sim::memory_policy_name(o.spec.memory, t),
-                             o.spec.data.records / 1e6, o.spec.data.keys.groups, sim::key_distribution_name(o.spec.data.keys));
+    if (o.spec.kind == sim::WorkloadKind::kSubarray) {
+      std::cout << fmt::format("{} on {} threads ({}), memory {}, {:g} M cells of {} B in {} chunks, {} threads per chunk, selectivity {:g}\n",
+                               label(o.spec), o.spec.threads, sim::placement_name(o.spec.placement),
+                               sim::memory_policy_name(o.spec.memory, t), o.spec.data.records / 1e6, o.spec.element_bytes,
+                               o.spec.data.chunks, o.spec.data.threads_per_chunk, o.spec.data.selectivity);
+    } else {
+      std::cout << fmt::format("{} on {} threads ({}), memory {}, {:g} M records, {:g} groups ({})\n", label(o.spec), o.spec.threads,
+                               sim::placement_name(o.spec.placement), sim::memory_policy_name(o.spec.memory, t), o.spec.data.records / 1e6,
+                               o.spec.data.keys.groups, sim::key_distribution_name(o.spec.data.keys));
+    }
+    const sim::EnergyEstimate& energy = o.energy;
     std::cout << fmt::format("  time {:.4g} s, input {:.1f} M tuples/s ({:.2f} GB/s), memory traffic {:.2f} GB/s, local access ratio {:.3f}\n",
                              r.time_s, o.input_mtuples_per_s(), o.input_gbps(), o.memory_traffic_gbps(), r.local_access_ratio());
+    std::cout << fmt::format("  energy {:.3g} J (DRAM {:.3g}, remote {:.3g}, links {:.3g}, DRAM background {:.3g}) on the {}\n", energy.total_j(),
+                             energy.dram_j, energy.remote_j, energy.link_j, energy.background_j, o.energy_basis);
     print_uncertainty(o.spec, u);
     for (const sim::DataPlacement& d : o.report.datasets) {
       std::cout << fmt::format("  {}: {:.3g} GB on {}\n", d.name, d.size_bytes / 1e9, spread_text(t, d.spread()));

@@ -9,8 +9,8 @@ EnergyBasis energy_basis(const std::optional<EnergyParameters>& from_file) {
 
 std::string EnergyBasis::description() const {
   if (defaults) {
-    return "default energy figures, none of this machine (160 pJ/B DRAM from Horowitz's 45 nm figure; 20 pJ/B remote, 50 pJ/B per "
-           "link, 3 W background per node: uncalibrated, order of magnitude only)";
+    return "default energy figures, not this machine's (DRAM 160 pJ/B: Horowitz, 45 nm; remote 20 pJ/B, link 50 pJ/B, "
+           "background 3 W per node: uncalibrated)";
   }
   return "energy figures of the topology file (" + parameters.source + ")";
 }
