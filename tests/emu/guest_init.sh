@@ -71,6 +71,9 @@ if grep -q qn_kernels=1 /proc/cmdline; then
   check "loader first touch on the loader's node" "input: .*pages n0: 100%" /tmp/loader.txt
   run workers --workload count --records 2e5 --groups 1000 --memory-policy first-touch
   check "workers first touch on every node" "input: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/workers.txt
+  run subarray --workload subarray --records 4e5 --chunks 8 --threads-per-chunk 2 --memory-policy first-touch
+  check "subarray verified" "verified: yes" /tmp/subarray.txt
+  check "subarray shares on their loaders' nodes" "array: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/subarray.txt
   echo "QN: KERNELS_EXIT=$ok at uptime $(cut -d' ' -f1 /proc/uptime)s"
 fi
 sync
