@@ -29,6 +29,7 @@ struct AdaptiveOptions {
   std::string stealing;  // "", allow, deny, adaptive
   std::optional<std::uint64_t> seed;
   std::optional<double> duration_s;
+  std::optional<double> table_bytes;  // every table's size (the study gives rows, not bytes)
   double bin_s = 1.0;
   bool calibrate = false;
 };
@@ -225,6 +226,10 @@ void run(const AdaptiveOptions& o) {
     if (!(*o.duration_s > 0.0)) throw std::invalid_argument("--duration must be > 0");
     sc.duration_s = *o.duration_s;
   }
+  if (o.table_bytes) {
+    if (!(*o.table_bytes > 0.0) || !std::isfinite(*o.table_bytes)) throw std::invalid_argument("--table-bytes must be > 0");
+    for (sim::AdaptiveTable& table : sc.tables) table.size_bytes = *o.table_bytes;
+  }
   std::string threshold_source = "not used";
   std::optional<sim::StealingCalibration> cal;
   if (sc.stealing == sim::StealingMode::kAdaptive) {
@@ -262,6 +267,7 @@ void register_adaptive_command(CLI::App& app) {
       ->check(CLI::IsMember({"allow", "deny", "adaptive"}));
   cmd->add_option("--seed", o->seed, "Seed of the clients' choices (default: the scenario's)");
   cmd->add_option("--duration", o->duration_s, "Simulated seconds (default: the scenario's)");
+  cmd->add_option("--table-bytes", o->table_bytes, "Every table's size in bytes (default: the scenario's)");
   cmd->add_option("--timeline-bin", o->bin_s, "Seconds per timeline point")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--calibrate", o->calibrate, "Print the stealing calibration (alone without --scenario)");
   cmd->add_flag("--json", o->json, "Print JSON");

@@ -14,6 +14,7 @@ import unittest
 BINARY = sys.argv[1]
 SCENARIOS = sys.argv[2]
 INTRO = os.path.join(SCENARIOS, "intro-4-tables-2-hot.json")
+STUDY_INTRO = os.path.join(SCENARIOS, "psaroudakis-intro.json")
 
 
 def run(*args):
@@ -42,6 +43,23 @@ class AdaptiveCommand(unittest.TestCase):
         self.assertIn("points", d["stealing_calibration"])
         self.assertFalse(d["costs"]["derived"])
         self.assertEqual(json.loads(run(*args).stdout), d)
+
+    def test_study_intro_layout_and_table_size(self):
+        # TBL1 and TBL2 on s0, TBL3 on s1, TBL4 split over s2 and s3; --table-bytes sets every
+        # table's size (TBL4's two parts get half each).
+        r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", STUDY_INTRO, "--placer", "off",
+                "--duration", "5", "--table-bytes", "1e9", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertEqual([(p["table"], p["socket"], p["bytes"]) for p in d["final_placement"]],
+                         [("TBL1", "s0", 1e9), ("TBL2", "s0", 1e9), ("TBL3", "s1", 1e9), ("TBL4", "s2", 5e8),
+                          ("TBL4", "s3", 5e8)])
+        # Nobody scans TBL4: with the placer off, s2 and s3 stay idle.
+        self.assertEqual(d["socket_cpu"][2], 0.0)
+        self.assertEqual(d["socket_cpu"][3], 0.0)
+        bad = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", STUDY_INTRO, "--table-bytes", "0")
+        self.assertEqual(bad.returncode, 1)
+        self.assertEqual(bad.stderr.strip(), "numatwin: error: --table-bytes must be > 0")
 
     def test_placer_off_makes_no_decision(self):
         r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", INTRO, "--placer", "off", "--json")
