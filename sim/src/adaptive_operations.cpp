@@ -99,14 +99,14 @@ void Engine::run_placer() {
     ps.pages = std::ceil(part.bytes / sc_.page_bytes);
     ps.cpu_share = part.cpu_history.average(now_, period) / W_;
     ps.memory_bytes_per_s = part.memory_history.average(now_, period);
-    const double covered = part.cpu_history.covered_s() + 1e-9;
+    // The study's rule (docs/adaptive.md): the utilisation over the time a move would take,
+    // times 2, within c_e of the recent one. The average is over the history there is (a part
+    // younger than the window, or a window longer than the history kept, uses what is known).
     const double move_window = 2.0 * ps.pages * costs_.move_s_per_page;
     const double partition_window = 2.0 * ps.pages * (costs_.move_s_per_page + costs_.partition_s_per_page);
     const double c_e = sc_.placer.eligibility_divergence;
-    ps.move_eligible = placer_eligible(ps.cpu_share, part.cpu_history.average(now_, move_window) / W_,
-                                       covered >= move_window && move_window <= sc_.tracking.history_s, c_e);
-    ps.partition_eligible = placer_eligible(ps.cpu_share, part.cpu_history.average(now_, partition_window) / W_,
-                                            covered >= partition_window && partition_window <= sc_.tracking.history_s, c_e);
+    ps.move_eligible = placer_eligible(ps.cpu_share, part.cpu_history.average(now_, move_window) / W_, c_e);
+    ps.partition_eligible = placer_eligible(ps.cpu_share, part.cpu_history.average(now_, partition_window) / W_, c_e);
     snap.parts.push_back(ps);
   }
   const PlacerDecision decision = decide_placement(snap, sc_.placer);

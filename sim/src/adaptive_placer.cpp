@@ -18,8 +18,8 @@ std::string sock(int s) { return "s" + std::to_string(s); }
 
 }  // namespace
 
-bool placer_eligible(double recent, double window_average, bool window_covered, double divergence) {
-  return window_covered && std::abs(window_average - recent) <= divergence * recent;
+bool placer_eligible(double recent, double window_average, double divergence) {
+  return std::abs(window_average - recent) <= divergence * recent;
 }
 
 std::string placer_action_name(PlacerAction action) {

@@ -25,9 +25,10 @@ PlacerPartState part(int id, int table, int socket, double cpu, double memory_gb
 }
 
 TEST(AdaptivePlacerTest, EligibilityIsDivergenceFromRecentWithinCe) {
-  EXPECT_TRUE(placer_eligible(0.5, 0.64, true, 0.3));   // 0.14 <= 0.3 x 0.5
-  EXPECT_FALSE(placer_eligible(0.5, 0.66, true, 0.3));  // 0.16 > 0.15
-  EXPECT_FALSE(placer_eligible(0.5, 0.5, false, 0.3));  // history too short
+  EXPECT_TRUE(placer_eligible(0.5, 0.64, 0.3));   // 0.14 <= 0.3 x 0.5
+  EXPECT_FALSE(placer_eligible(0.5, 0.66, 0.3));  // 0.16 > 0.15
+  EXPECT_TRUE(placer_eligible(0.5, 0.36, 0.3));   // 0.14 below
+  EXPECT_FALSE(placer_eligible(0.5, 0.34, 0.3));
 }
 
 // Four sockets at 95 %, 90 %, 10 %, 5 %: hottest pair s0/s3, I = 0.9. On s0, T0 uses 0.6 of a

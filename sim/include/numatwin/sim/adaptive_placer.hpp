@@ -66,8 +66,9 @@ struct PlacerDecision {
   std::string reason;
 };
 
-// Step 1's test: history covering the window, and the window average within c_e of recent.
-bool placer_eligible(double recent, double window_average, bool window_covered, double divergence);
+// Step 1's test, the study's: the average over the window (2 x the time the operation would take)
+// within c_e of the recent utilisation.
+bool placer_eligible(double recent, double window_average, double divergence);
 
 PlacerDecision decide_placement(const PlacerSnapshot& snapshot, const PlacerParameters& parameters);
 
