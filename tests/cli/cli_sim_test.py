@@ -173,6 +173,29 @@ class SimCommands(unittest.TestCase):
         times = [x["time_s"] for x in d["ranked"]]
         self.assertEqual(times, sorted(times))
 
+    def test_placements_of_distinct_threads_for_the_subarray_filter(self):
+        # Dominico et al.'s space: 12 distinct threads on 2 x 6 cores, 924 assignments, 462 up to
+        # the socket swap; chunk groups of two make 4 classes (0, 2, 4 or 6 groups split).
+        r = run("placements", "--topology", "sandybridge-e5-2630-2s", "--threads", "12", "--workload", "subarray",
+                "--records", "1e7", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertEqual(d["assignments"], 924)
+        self.assertEqual(d["placements_up_to_machine_symmetry"], 462)
+        self.assertEqual(d["classes"], 4)
+        self.assertEqual(sum(c["assignments"] for c in d["ranked"]), 924)
+        self.assertEqual([round(c["local_access_ratio"], 4) for c in d["ranked"]], [1.0, 0.8333, 0.6667, 0.5])
+        self.assertEqual([s["strategy"] for s in d["study_strategies"]],
+                         ["OS default (unpinned)", "compact", "sparse", "random pinning"])
+        self.assertIn("default energy figures", d["energy_basis"])
+        text = run("placements", "--topology", "skylake-4114-2s", "--threads", "20", "--workload", "subarray", "--top", "1")
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("92378 up to the machine's 2 symmetries", text.stdout)
+        bad = run("placements", "--topology", "sandybridge-e5-2630-2s", "--threads", "13", "--workload", "subarray")
+        self.assertEqual(bad.returncode, 1)
+        self.assertIn("one thread per core", bad.stderr)
+        self.assertEqual(len(bad.stderr.strip().splitlines()), 1)
+
     def test_bad_operator_input_is_one_line(self):
         cases = [
             (["--workload", "count", "--memory-policy", "preferred:s9"], "no node \"s9\""),
