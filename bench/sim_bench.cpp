@@ -12,6 +12,9 @@
 // sandybridge-e5-2630-2s in under 0.5 s, on one core; BM_SubarrayOnePlacement* is the cost of
 // one placement's simulation (what a plain loop would pay per placement), for the ratio:
 //   ./build/release/bench/sim_bench --benchmark_filter=Subarray
+// Target (issue 18): designing the shuffle schedule for all 576 threads of sgi-uv300h-32s in
+// under 5 s, for the 8-socket machines in under 0.5 s (the design alone, not the fluid checks):
+//   ./build/release/bench/sim_bench --benchmark_filter=ScheduleDesign
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -24,6 +27,7 @@
 #include "numatwin/sim/placement_search.hpp"
 #include "numatwin/sim/prediction_interval.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/shuffle_schedule.hpp"
 #include "numatwin/sim/simulation.hpp"
 #include "numatwin/sim/weights_search.hpp"
 
@@ -129,6 +133,29 @@ void subarray_one(benchmark::State& state, const char* machine, int threads) {
 
 void BM_SubarrayOnePlacementSandyBridge12(benchmark::State& state) { subarray_one(state, "sandybridge-e5-2630-2s", 12); }
 BENCHMARK(BM_SubarrayOnePlacementSandyBridge12)->Unit(benchmark::kMillisecond);
+
+void schedule_design(benchmark::State& state, const char* machine) {
+  const model::Topology t = model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (std::string(machine) + ".json"));
+  const int threads = t.total_cores();
+  const std::vector<sim::PlacedThread> placed = sim::place_threads(t, threads, sim::ThreadPlacement{});
+  sim::ScheduleDesign d;
+  for (auto _ : state) {
+    d = sim::design_schedule(t, placed, 12.8e9 / threads / threads);
+    benchmark::DoNotOptimize(d.design_estimate_s);
+  }
+  state.counters["threads"] = threads;
+  state.counters["swaps_kept"] = static_cast<double>(d.swaps_kept);
+  state.counters["gain_vs_ring"] = d.ring_estimate_s / d.design_estimate_s;
+}
+
+void BM_ScheduleDesignSgi576(benchmark::State& state) { schedule_design(state, "sgi-uv300h-32s"); }
+BENCHMARK(BM_ScheduleDesignSgi576)->Unit(benchmark::kMillisecond)->Iterations(1);
+void BM_ScheduleDesignNehalem8s(benchmark::State& state) { schedule_design(state, "nehalem-ex-8s"); }
+BENCHMARK(BM_ScheduleDesignNehalem8s)->Unit(benchmark::kMillisecond);
+void BM_ScheduleDesignXeon8s(benchmark::State& state) { schedule_design(state, "xeon-e7-8880v2-8s"); }
+BENCHMARK(BM_ScheduleDesignXeon8s)->Unit(benchmark::kMillisecond);
+void BM_ScheduleDesignTwistedLadder(benchmark::State& state) { schedule_design(state, "opteron-8220-8s-twisted-ladder"); }
+BENCHMARK(BM_ScheduleDesignTwistedLadder)->Unit(benchmark::kMillisecond);
 
 void BM_SubarrayOnePlacementSkylake20(benchmark::State& state) { subarray_one(state, "skylake-4114-2s", 20); }
 BENCHMARK(BM_SubarrayOnePlacementSkylake20)->Unit(benchmark::kMillisecond);

@@ -9,6 +9,7 @@
 #include "allocator_exec.hpp"
 #include "check_command.hpp"
 #include "flows_command.hpp"
+#include "schedule_command.hpp"
 #include "weights_command.hpp"
 #include "placement_commands.hpp"
 #include "render_command.hpp"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   numatwin::cli::register_sim_commands(app);
   numatwin::cli::register_flows_command(app);
   numatwin::cli::register_weights_command(app);
+  numatwin::cli::register_schedule_command(app);
   numatwin::cli::register_placement_commands(app);
   numatwin::cli::register_advise_command(app);
   numatwin::cli::register_adaptive_command(app);

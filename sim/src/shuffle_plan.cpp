@@ -1,5 +1,9 @@
 #include "numatwin/sim/shuffle_plan.hpp"
 
+#include <string>
+
+#include "numatwin/sim/shuffle_schedule.hpp"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -26,7 +30,8 @@ Transfer piece(model::NodeIndex from, double bytes, int step, double cycles_per_
 
 }  // namespace
 
-ShuffleOrder shuffle_order(const std::vector<PlacedThread>& placed, ShuffleAlgorithm algorithm, std::uint64_t seed) {
+ShuffleOrder shuffle_order(const std::vector<PlacedThread>& placed, ShuffleAlgorithm algorithm, std::uint64_t seed,
+                           const std::vector<std::vector<int>>& orders) {
   const int n = static_cast<int>(placed.size());
   // Rank of each thread among the threads of its node, in placement order.
   std::vector<int> rank(n, 0);
@@ -59,6 +64,12 @@ ShuffleOrder shuffle_order(const std::vector<PlacedThread>& placed, ShuffleAlgor
         visit = order.outer;
         std::shuffle(visit.begin(), visit.end(), random);
         break;
+      case ShuffleAlgorithm::kScheduled:
+        if (orders.size() != static_cast<std::size_t>(n)) {
+          throw std::invalid_argument("--algorithm scheduled needs one producer order per thread (numatwin schedule designs them)");
+        }
+        visit = orders[static_cast<std::size_t>(order.outer[o])];
+        break;
     }
   }
   return order;
@@ -72,7 +83,21 @@ Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spe
   const std::vector<PlacedThread> placed = place_threads(topology, spec.threads, spec.placement);
   const int n = spec.threads;
 
-  const ShuffleOrder order_of = shuffle_order(placed, spec.algorithm, spec.seed);
+  if (spec.algorithm == ShuffleAlgorithm::kScheduled) {
+    ShuffleSchedule schedule;
+    schedule.steps.assign(static_cast<std::size_t>(n), std::vector<int>(static_cast<std::size_t>(n), 0));
+    if (spec.producer_orders.size() != static_cast<std::size_t>(n)) {
+      throw std::invalid_argument("--algorithm scheduled needs one producer order per thread (numatwin schedule designs them)");
+    }
+    for (int t = 0; t < n; ++t) {
+      if (spec.producer_orders[t].size() != static_cast<std::size_t>(n)) {
+        throw std::invalid_argument("thread " + std::to_string(t) + "'s producer order does not name every producer once");
+      }
+      for (int k = 0; k < n; ++k) schedule.steps[k][t] = spec.producer_orders[t][k];
+    }
+    check_schedule(schedule, n);
+  }
+  const ShuffleOrder order_of = shuffle_order(placed, spec.algorithm, spec.seed, spec.producer_orders);
   const std::vector<int>& outer = order_of.outer;
 
   const double piece_bytes = spec.total_bytes / (static_cast<double>(n) * n);

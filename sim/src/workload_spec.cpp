@@ -43,7 +43,8 @@ constexpr std::pair<const char*, PartitionStrategy> kStrategies[] = {
 constexpr std::pair<const char*, JoinAlgorithm> kJoinAlgorithms[] = {
     {"non-partitioned", JoinAlgorithm::kNonPartitioned}, {"radix", JoinAlgorithm::kRadix}};
 constexpr std::pair<const char*, ShuffleAlgorithm> kAlgorithms[] = {
-    {"naive", ShuffleAlgorithm::kNaive}, {"ring", ShuffleAlgorithm::kRing}, {"random", ShuffleAlgorithm::kCoordinatedRandom}};
+    {"naive", ShuffleAlgorithm::kNaive}, {"ring", ShuffleAlgorithm::kRing}, {"random", ShuffleAlgorithm::kCoordinatedRandom},
+    {"scheduled", ShuffleAlgorithm::kScheduled}};
 constexpr std::pair<const char*, SyncMode> kSyncs[] = {{"tight", SyncMode::kTight}, {"loose", SyncMode::kLoose}};
 
 }  // namespace

@@ -196,6 +196,33 @@ class SimCommands(unittest.TestCase):
         self.assertIn("one thread per core", bad.stderr)
         self.assertEqual(len(bad.stderr.strip().splitlines()), 1)
 
+    def test_schedule_designs_an_order_and_writes_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            r = run("schedule", "--topology", "opteron-8220-8s-twisted-ladder", "--out", out, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            j = json.loads(r.stdout)
+            gbps = {o["order"]: o["tight_gbps"] for o in j["orders"]}
+            self.assertTrue(j["designed_kept"])
+            self.assertGreater(gbps["designed"], gbps["ring"])
+            self.assertGreater(gbps["designed"], gbps["random"])
+            with open(out) as f:
+                s = json.load(f)
+            self.assertEqual(s["format"], "numatwin-shuffle-schedule")
+            n = s["threads"]
+            self.assertEqual(len(s["steps"]), n)
+            for step in s["steps"]:
+                self.assertEqual(sorted(step), list(range(n)))  # a permutation per step
+            for t in range(n):
+                self.assertEqual(sorted(step[t] for step in s["steps"]), list(range(n)))  # every producer once
+        ring = run("schedule", "--topology", "nehalem-ex-4s", "--json")
+        self.assertEqual(ring.returncode, 0, ring.stderr)
+        self.assertFalse(json.loads(ring.stdout)["designed_kept"])
+        self.assertIn("meets the bound", json.loads(ring.stdout)["schedule"])
+        bad = run("predict", "--topology", "nehalem-ex-4s", "--algorithm", "scheduled")
+        self.assertEqual(bad.returncode, 1)
+        self.assertIn("numatwin schedule", bad.stderr)
+
     def test_bad_operator_input_is_one_line(self):
         cases = [
             (["--workload", "count", "--memory-policy", "preferred:s9"], "no node \"s9\""),

@@ -491,7 +491,7 @@ RealRun run_sort_merge_join(ThreadTeam& team, const TeamPlan& plan, const HostMa
     for (std::size_t w = 0; w < wn; ++w)
       piece[static_cast<std::size_t>(p)][w] = {cut[w], cut[w + 1]};
   }
-  const sim::ShuffleOrder order = sim::shuffle_order(plan.model_threads, spec.algorithm, spec.seed);
+  const sim::ShuffleOrder order = sim::shuffle_order(plan.model_threads, spec.algorithm, spec.seed, spec.producer_orders);
   std::vector<std::size_t> position(wn);  // outer position of each worker
   for (std::size_t o = 0; o < wn; ++o) position[static_cast<std::size_t>(order.outer[o])] = o;
   const bool tight = spec.sync == sim::SyncMode::kTight;

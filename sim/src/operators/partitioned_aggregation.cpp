@@ -167,7 +167,7 @@ void plan(OperatorBuilder& b) {
   const int n = b.workers();
   const DataPlacement& input = b.dataset("input");
   const DataPlacement& tables = b.dataset("tables");
-  const ShuffleOrder order = shuffle_order(b.threads(), spec.algorithm, spec.seed);
+  const ShuffleOrder order = shuffle_order(b.threads(), spec.algorithm, spec.seed, spec.producer_orders);
   const bool migrate = spec.strategy != PartitionStrategy::kShuffle;
   const bool copy = spec.strategy == PartitionStrategy::kMigrationAndCopy;
   const Route where = route(b, order, migrate);

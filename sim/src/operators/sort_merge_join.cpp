@@ -27,7 +27,7 @@ void plan(OperatorBuilder& b) {
   const int n = b.workers();
   const DataPlacement& facts = b.dataset("fact runs");
   const DataPlacement& dims = b.dataset("dimension runs");
-  const ShuffleOrder order = shuffle_order(b.threads(), spec.algorithm, spec.seed);
+  const ShuffleOrder order = shuffle_order(b.threads(), spec.algorithm, spec.seed, spec.producer_orders);
   const double fact_piece = d.records / (static_cast<double>(n) * n);
   const double dim_run = d.build_records / n;
   b.set_steps(n);

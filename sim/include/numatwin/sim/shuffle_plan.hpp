@@ -28,7 +28,9 @@ struct ShuffleOrder {
   std::vector<int> outer;                   // thread index at each outer position
   std::vector<std::vector<int>> producers;  // producers[o]: the visiting order of thread outer[o]
 };
-ShuffleOrder shuffle_order(const std::vector<PlacedThread>& threads, ShuffleAlgorithm algorithm, std::uint64_t seed);
+// kScheduled takes each thread's order from `orders` (indexed by thread; checked by the caller).
+ShuffleOrder shuffle_order(const std::vector<PlacedThread>& threads, ShuffleAlgorithm algorithm, std::uint64_t seed,
+                           const std::vector<std::vector<int>>& orders = {});
 
 // Throws std::invalid_argument for specs that check_workload rejects.
 Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spec);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "numatwin/sim/key_distribution.hpp"
 #include "numatwin/sim/memory_policy.hpp"
@@ -79,6 +80,7 @@ enum class ShuffleAlgorithm {
   kNaive,              // all threads walk the producers in the same order
   kRing,               // coordinated: two rings, every step reads every socket evenly
   kCoordinatedRandom,  // each thread a random permutation of the producers
+  kScheduled,          // the spec's own order (producer_orders): a designed schedule (shuffle_schedule.hpp)
 };
 
 enum class SyncMode { kTight, kLoose };  // barrier after every step, or none
@@ -95,6 +97,9 @@ struct WorkloadSpec {
   double state_bytes = 64.0;       // migration: the thread's working state
   double migration_overhead_seconds = 5e-6;  // migration: the OS re-binding a thread
   std::uint64_t seed = 1;          // coordinated random order
+  // kScheduled: producer_orders[t] = the producers thread t visits, in order (a Latin square with
+  // the other threads' orders; shuffle_schedule.hpp checks it).
+  std::vector<std::vector<int>> producer_orders;
   // Operators:
   PartitionStrategy strategy = PartitionStrategy::kShuffle;  // kPartitionedAggregation
   JoinAlgorithm join_algorithm = JoinAlgorithm::kNonPartitioned;  // kHashJoin

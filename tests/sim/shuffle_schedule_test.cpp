@@ -1,0 +1,100 @@
+// Designed shuffle schedules (shuffle_schedule.hpp): the estimate worked by hand, the Latin
+// square checked, and the design against the ring in the estimate and in the fluid model.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "numatwin/model/generators.hpp"
+#include "numatwin/model/topology_json.hpp"
+#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/simulation.hpp"
+
+namespace numatwin::sim {
+namespace {
+
+model::Topology machine(const std::string& name) {
+  return model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (name + ".json"));
+}
+
+TEST(ShuffleScheduleTest, RingEstimateOnTwoSocketsWorkedByHand) {
+  // 2 nodes x 2 cores, memory 40 GB/s, one link of 10 GB/s each way, pieces of 1 GB. Threads
+  // t0, t1 on s0, t2, t3 on s1; outer ring t0 t1 t2 t3, inner ring t0 t2 t1 t3. Every ring
+  // step has one thread of each socket reading the other: each link carries 1 GB (0.1 s),
+  // each controller 2 GB (0.05 s): T_k = 0.1 s, four steps 0.4 s. The bound: each link carries
+  // 4 GB over the run (0.4 s), each controller 8 GB (0.2 s): B = 0.4 s, met by the ring.
+  model::GeneratorParams p;
+  p.family = model::TopologyFamily::kFullyConnected;
+  p.nodes = 2;
+  p.cores_per_node = 2;
+  p.threads_per_core = 1;
+  p.memory_read_bandwidth_gbps = 40.0;
+  p.link_bandwidth_gbps = 10.0;
+  const model::Topology t = model::generate_topology(p);
+  const std::vector<PlacedThread> placed = place_threads(t, 4, ThreadPlacement{});
+  const ScheduleDesign d = design_schedule(t, placed, 1e9);
+  EXPECT_NEAR(d.ring_estimate_s, 0.4, 1e-12);
+  EXPECT_NEAR(d.bound_s, 0.4, 1e-12);
+  EXPECT_NEAR(d.design_estimate_s, 0.4, 1e-12);
+  EXPECT_EQ(d.swaps_tried, 0);  // the ring meets the bound: nothing to search
+  EXPECT_NO_THROW(check_schedule(d.schedule, 4));
+}
+
+TEST(ShuffleScheduleTest, LatinSquareIsChecked) {
+  ShuffleSchedule s;
+  s.steps = {{0, 1}, {1, 0}};
+  EXPECT_NO_THROW(check_schedule(s, 2));
+  s.steps = {{0, 0}, {1, 1}};
+  EXPECT_THROW(check_schedule(s, 2), std::invalid_argument);  // producer 0 read twice in step 0
+  s.steps = {{0, 1}, {0, 1}};
+  EXPECT_THROW(check_schedule(s, 2), std::invalid_argument);  // thread 0 reads producer 0 twice
+  s.steps = {{0, 1}};
+  EXPECT_THROW(check_schedule(s, 2), std::invalid_argument);  // a step missing
+  s.steps = {{0, 2}, {1, 0}};
+  EXPECT_THROW(check_schedule(s, 2), std::invalid_argument);  // no producer 2
+}
+
+TEST(ShuffleScheduleTest, FullyConnectedKeepsTheRing) {
+  const model::Topology t = machine("nehalem-ex-4s");
+  const std::vector<PlacedThread> placed = place_threads(t, 32, ThreadPlacement{});
+  const ScheduleDesign d = design_schedule(t, placed, 12.8e9 / 1024.0);
+  EXPECT_NEAR(d.design_estimate_s, d.ring_estimate_s, 1e-12);
+  EXPECT_NEAR(d.ring_estimate_s, d.bound_s, 1e-9 * d.bound_s);
+}
+
+TEST(ShuffleScheduleTest, TwistedLadderDesignBeatsTheRingInTheEstimateAndTheFluidModel) {
+  const model::Topology t = machine("opteron-8220-8s-twisted-ladder");
+  const std::vector<PlacedThread> placed = place_threads(t, 16, ThreadPlacement{});
+  const double piece = 12.8e9 / 256.0;
+  const ScheduleDesign d = design_schedule(t, placed, piece);
+  EXPECT_NO_THROW(check_schedule(d.schedule, 16));
+  EXPECT_LT(d.design_estimate_s, d.ring_estimate_s);
+  EXPECT_GE(d.design_estimate_s, d.bound_s * (1.0 - 1e-12));
+  EXPECT_NEAR(schedule_estimate_s(t, placed, piece, d.schedule), d.design_estimate_s, 1e-9 * d.design_estimate_s);
+  WorkloadSpec spec;
+  spec.threads = 16;
+  spec.total_bytes = 12.8e9;
+  spec.algorithm = ShuffleAlgorithm::kRing;
+  Simulation simulation(t);
+  const double ring_s = simulation.run(build_shuffle_plan(t, spec)).time_s;
+  spec.algorithm = ShuffleAlgorithm::kScheduled;
+  spec.producer_orders = d.schedule.producer_orders();
+  const double designed_s = simulation.run(build_shuffle_plan(t, spec)).time_s;
+  EXPECT_LT(designed_s, ring_s);
+}
+
+TEST(ShuffleScheduleTest, ScheduledOrderNeedsAValidSchedule) {
+  const model::Topology t = machine("nehalem-ex-4s");
+  WorkloadSpec spec;
+  spec.threads = 4;
+  spec.total_bytes = 1.6e7;
+  spec.algorithm = ShuffleAlgorithm::kScheduled;
+  EXPECT_THROW(build_shuffle_plan(t, spec), std::invalid_argument);
+  spec.producer_orders = {{0, 1, 2, 3}, {0, 1, 2, 3}, {2, 3, 0, 1}, {3, 2, 1, 0}};  // 0 and 1 collide
+  EXPECT_THROW(build_shuffle_plan(t, spec), std::invalid_argument);
+  spec.producer_orders = {{0, 1, 2, 3}, {1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}};
+  EXPECT_NO_THROW(build_shuffle_plan(t, spec));
+}
+
+}  // namespace
+}  // namespace numatwin::sim
