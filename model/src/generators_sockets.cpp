@@ -235,12 +235,14 @@ SocketFamilyParams socket_family_defaults(TopologyFamily family, int nodes_per_s
     p.cores_per_socket = 32;  // line 9: "32 cores / 64 threads per socket"
     p.threads_per_core = 2;   // line 9
     p.ccds_per_socket = 1;
-    p.frequency_ghz = 2.5;  // assumption: the 6548Y+ base clock is not in machines-2026.md
-    p.l1_bytes = 48 * kKiB;  // assumption (Raptor Cove L1D), not in machines-2026.md
-    p.l2_bytes = 2 * kMiB;   // 2 MB L2 per Emerald Rapids core (notizieinlinea.online, Xeon Platinum 8580 specifications)
-    p.llc_bytes_per_socket = 60 * kMiB;  // assumption: not in machines-2026.md
+    // lscpu and dmidecode in the same lab notes (DRAMHiT doc/6548_mem_analysis.md at 311c863): CPU MHz 2500;
+    // L1d 3 MiB, L2 128 MiB, L3 120 MiB over 2 x 32 cores; 16 DIMMs of 16384 MB (hw_mem_size 262144 MB).
+    p.frequency_ghz = 2.5;
+    p.l1_bytes = 48 * kKiB;              // 3 MiB / 64 cores
+    p.l2_bytes = 2 * kMiB;               // 128 MiB / 64 cores
+    p.llc_bytes_per_socket = 60 * kMiB;  // 120 MiB / 2 sockets
     p.memory_channels_per_socket = 8;    // line 9: "8 channels per socket"
-    p.memory_per_socket_bytes = 256 * kGiB;  // assumption: 8 x 32 GiB DIMMs
+    p.memory_per_socket_bytes = 128 * kGiB;  // 16 x 16 GiB over 2 sockets
     p.memory_bandwidth_per_socket_gbps = 251.8921;  // line 11: MLC random read 0->0 251892.1 MB/s (lab notes)
     p.local_latency_ns = 111.3;  // line 25: MLC local DDR on the Max 9462 (Sapphire Rapids sibling; assumption that it carries over)
     p.miss_buffers_per_core = 16;  // assumption (Golden/Raptor Cove L1D fill buffers), not in machines-2026.md
@@ -255,12 +257,12 @@ SocketFamilyParams socket_family_defaults(TopologyFamily family, int nodes_per_s
     p.sockets = 1;            // line 36: "one socket"
     p.cores_per_socket = 32;  // line 36: "32 cores in 8 CCDs"
     p.ccds_per_socket = 8;    // line 36
-    // 64 threads, 3.25 GHz base, 256 MB L3: hpctech.co.jp/product/amd-epyc-9004-series (EPYC 9354/P row)
+    // 64 threads, 3.25 GHz base, 256 MB L3: https://www.hpctech.co.jp/product/amd-epyc-9004-series/ (EPYC 9354 / P row)
     p.threads_per_core = 2;
     p.frequency_ghz = 3.25;
     p.llc_bytes_per_socket = 256 * kMiB;  // 32 MiB per CCD
     p.l1_bytes = 32 * kKiB;               // assumption (Zen 4 L1D), not in machines-2026.md
-    p.l2_bytes = 1 * kMiB;                // "1MB di L2 dedicata" per Genoa core (3dfxzone.it, EPYC Genoa news)
+    p.l2_bytes = 1 * kMiB;                // "1MB di L2 dedicata" per Genoa core (3dfxzone.it/mobile/news/reader.php?objid=33558)
     p.memory_channels_per_socket = 12;    // line 36: "12 x DDR5-4800"
     p.memory_per_socket_bytes = 384 * kGiB;  // assumption: 12 x 32 GiB DIMMs
     // line 38: peak loaded read NPS1 352.6 GB/s, NPS4 369.3 GB/s (lab notes); NPS2: assumption, NPS1's figure

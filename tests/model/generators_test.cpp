@@ -150,7 +150,7 @@ TEST(GeneratorSocketsTest, IntelSnc2TwoSocketsByHand) {
   EXPECT_EQ(t.nodes[2].package, "p1");
   EXPECT_EQ(t.nodes[3].package, "p1");
   EXPECT_EQ(t.nodes[0].cores, 16);
-  EXPECT_EQ(t.nodes[0].memory_capacity_bytes, 128LL << 30);
+  EXPECT_EQ(t.nodes[0].memory_capacity_bytes, 64LL << 30);  // 128 GiB per socket
   EXPECT_DOUBLE_EQ(t.nodes[0].memory_read_bandwidth_gbps, 125.94605);
   EXPECT_EQ(t.nodes[0].memory_kind, MemoryKind::kDram);
   // The LLC is split between the clusters: 60 MiB / 2 shared by 16 cores.

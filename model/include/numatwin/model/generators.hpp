@@ -51,7 +51,7 @@ struct SocketFamilyParams {
   std::int64_t l1_bytes = 48 * 1024;         // per core
   std::int64_t l2_bytes = 2 * 1024 * 1024;   // per core
   std::int64_t llc_bytes_per_socket = 60LL * 1024 * 1024;  // intel: split over the nodes; amd: over the CCDs
-  std::int64_t memory_per_socket_bytes = 256LL * 1024 * 1024 * 1024;
+  std::int64_t memory_per_socket_bytes = 128LL * 1024 * 1024 * 1024;
   int memory_channels_per_socket = 8;
   double memory_bandwidth_per_socket_gbps = 251.8921;  // read; split evenly over the socket's nodes
   double local_latency_ns = 111.3;
