@@ -29,7 +29,8 @@ class SocketFamilyOptions {
     std::function<void(model::SocketFamilyParams&)> set;
   };
   template <typename T>
-  void add(CLI::App* app, const std::string& name, const std::string& help, std::function<void(model::SocketFamilyParams&, T)> set);
+  void add(CLI::App* app, const std::string& name, const std::string& help,
+           std::function<void(model::SocketFamilyParams&, T)> set);
 
   std::vector<Value> values_;
   CLI::Option* snc_ = nullptr;
