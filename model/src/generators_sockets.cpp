@@ -302,7 +302,7 @@ SocketFamilyParams socket_family_defaults(TopologyFamily family, int nodes_per_s
     p.llc_bytes_per_socket = 256 * kMiB;     // 32 MiB per CCD
     p.l1_bytes = 32 * kKiB;                  // assumption (Zen 4 L1D), not in machines-2026.md
     p.l2_bytes = 1 * kMiB;                   // "1MB di L2 dedicata" per Genoa core
-                                             // (3dfxzone.it/mobile/news/reader.php?objid=33558)
+                                             // (http://3dfxzone.it/mobile/news/reader.php?objid=33558&page=73)
     p.memory_channels_per_socket = 12;       // line 36: "12 x DDR5-4800"
     p.memory_per_socket_bytes = 384 * kGiB;  // assumption: 12 x 32 GiB DIMMs
     // line 38: peak loaded read NPS1 352.6 GB/s, NPS4 369.3 GB/s (lab notes); NPS2: assumption,
