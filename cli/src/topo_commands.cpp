@@ -17,6 +17,7 @@
 #include "numatwin/model/microbenchmark.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_json.hpp"
+#include "socket_family_options.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 
@@ -342,37 +343,57 @@ void register_topo_commands(CLI::App& app) {
     auto protocol = std::make_shared<std::string>("source_snoop");
     auto directory_fraction = std::make_shared<double>(0.1);
     CLI::App* generate = topo->add_subcommand(
-        "generate", "Generate a topology of a family: fully-connected, ring, ladder, twisted-ladder, mobius-ladder, hypercube, chassis");
+        "generate",
+        "Generate a topology of a family: fully-connected, ring, ladder, twisted-ladder, mobius-ladder, hypercube, chassis, "
+        "or the socket families intel-snc and amd-nps (with optional CXL expanders)");
     generate->add_option("family", *family, "Topology family")->required();
-    generate->add_option("--nodes", params->nodes, "NUMA nodes (sockets)")->capture_default_str();
-    generate->add_option("--sockets-per-chassis", params->sockets_per_chassis, "chassis family: sockets per chassis")->capture_default_str();
-    generate->add_option("--cores-per-node", params->cores_per_node, "Cores per node")->capture_default_str();
-    generate->add_option("--threads-per-core", params->threads_per_core, "Hardware threads per core")->capture_default_str();
-    generate->add_option("--frequency-ghz", params->frequency_ghz, "Core frequency")->capture_default_str();
-    generate->add_option("--memory-per-node-gib", *memory_gib, "Memory capacity per node")->capture_default_str();
-    generate->add_option("--memory-bandwidth-gbps", params->memory_read_bandwidth_gbps, "Memory read bandwidth per node")->capture_default_str();
-    generate->add_option("--local-latency-ns", params->local_latency_ns, "Local memory latency")->capture_default_str();
-    generate->add_option("--link-bandwidth-gbps", params->link_bandwidth_gbps, "Link bandwidth per direction")->capture_default_str();
-    generate->add_option("--link-latency-ns", params->link_latency_ns, "Latency added per link crossed")->capture_default_str();
-    generate->add_option("--router-link-bandwidth-gbps", params->router_link_bandwidth_gbps, "chassis family: router link bandwidth")->capture_default_str();
-    generate->add_option("--router-link-latency-ns", params->router_link_latency_ns, "chassis family: router link latency")->capture_default_str();
-    generate->add_option("--protocol", *protocol, "Coherence protocol")
+    std::vector<CLI::Option*> classic;  // options of the classic families only
+    classic.push_back(generate->add_option("--nodes", params->nodes, "NUMA nodes (sockets)")->capture_default_str());
+    classic.push_back(generate->add_option("--sockets-per-chassis", params->sockets_per_chassis, "chassis family: sockets per chassis")->capture_default_str());
+    classic.push_back(generate->add_option("--cores-per-node", params->cores_per_node, "Cores per node")->capture_default_str());
+    CLI::Option* threads = generate->add_option("--threads-per-core", params->threads_per_core, "Hardware threads per core")->capture_default_str();
+    CLI::Option* frequency = generate->add_option("--frequency-ghz", params->frequency_ghz, "Core frequency")->capture_default_str();
+    classic.push_back(generate->add_option("--memory-per-node-gib", *memory_gib, "Memory capacity per node")->capture_default_str());
+    classic.push_back(generate->add_option("--memory-bandwidth-gbps", params->memory_read_bandwidth_gbps, "Memory read bandwidth per node")->capture_default_str());
+    CLI::Option* latency = generate->add_option("--local-latency-ns", params->local_latency_ns, "Local memory latency")->capture_default_str();
+    classic.push_back(generate->add_option("--link-bandwidth-gbps", params->link_bandwidth_gbps, "Link bandwidth per direction")->capture_default_str());
+    classic.push_back(generate->add_option("--link-latency-ns", params->link_latency_ns, "Latency added per link crossed")->capture_default_str());
+    classic.push_back(generate->add_option("--router-link-bandwidth-gbps", params->router_link_bandwidth_gbps, "chassis family: router link bandwidth")->capture_default_str());
+    classic.push_back(generate->add_option("--router-link-latency-ns", params->router_link_latency_ns, "chassis family: router link latency")->capture_default_str());
+    CLI::Option* protocol_option = generate->add_option("--protocol", *protocol, "Coherence protocol (socket families: directory unless given)")
         ->check(CLI::IsMember({"source_snoop", "home_snoop", "directory"}))
         ->capture_default_str();
     generate->add_option("--probe-bytes-per-line", params->coherence.probe_bytes_per_line, "Probe bytes per line per probed node")->capture_default_str();
     generate->add_option("--response-bytes-per-line", params->coherence.response_bytes_per_line, "Response bytes per line per probed node")->capture_default_str();
     generate->add_option("--remote-access-overhead-ns", params->coherence.remote_access_overhead_ns, "Latency added to every remote access")->capture_default_str();
-    generate->add_option("--miss-buffers-per-core", params->miss_buffers_per_core, "Cache-line misses a core keeps in flight")->capture_default_str();
+    CLI::Option* buffers = generate->add_option("--miss-buffers-per-core", params->miss_buffers_per_core, "Cache-line misses a core keeps in flight")->capture_default_str();
     generate->add_option("--memory-queue-ns", params->performance.memory_queue_ns, "Loaded latency added by a saturated memory controller")->capture_default_str();
     generate->add_option("--link-queue-ns", params->performance.link_queue_ns, "Loaded latency added by a saturated link")->capture_default_str();
     generate->add_option("--queue-exponent", params->performance.queue_exponent, "Shape of the loaded-latency curve u^e")->capture_default_str();
     generate->add_option("--directory-probe-fraction", *directory_fraction, "directory protocol: fraction of lines probed")->capture_default_str();
     generate->add_option("--name", params->name, "Machine name (default: family-N)");
     generate->add_option("--out", *out, "Output file (written atomically); default: standard output");
-    generate->callback([params, family, out, memory_gib, protocol, directory_fraction] {
+    auto socket_options = add_socket_family_options(generate);
+    generate->callback([=] {
       params->family = model::parse_family(*family);
-      if (!(*memory_gib > 0.0)) throw std::invalid_argument("--memory-per-node-gib must be > 0");
-      params->memory_per_node_bytes = static_cast<std::int64_t>(std::llround(*memory_gib * kGiB));
+      const bool sockets = model::is_socket_family(params->family);
+      if (sockets) {
+        for (CLI::Option* o : classic) {
+          if (o->count() > 0) {
+            throw std::invalid_argument(o->get_name() + " does not apply to " + *family + " (see --sockets and the per-socket options)");
+          }
+        }
+        params->socket = socket_options->apply(params->family);
+        if (threads->count() > 0) params->socket.threads_per_core = params->threads_per_core;
+        if (frequency->count() > 0) params->socket.frequency_ghz = params->frequency_ghz;
+        if (latency->count() > 0) params->socket.local_latency_ns = params->local_latency_ns;
+        if (buffers->count() > 0) params->socket.miss_buffers_per_core = params->miss_buffers_per_core;
+        if (protocol_option->count() == 0) *protocol = "directory";
+      } else {
+        socket_options->reject_for(*family);
+        if (!(*memory_gib > 0.0)) throw std::invalid_argument("--memory-per-node-gib must be > 0");
+        params->memory_per_node_bytes = static_cast<std::int64_t>(std::llround(*memory_gib * kGiB));
+      }
       params->coherence.protocol = *protocol == "directory"    ? model::CoherenceProtocol::kDirectory
                                    : *protocol == "home_snoop" ? model::CoherenceProtocol::kHomeSnoop
                                                                : model::CoherenceProtocol::kSourceSnoop;

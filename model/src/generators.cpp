@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "generators_sockets.hpp"
 #include "numatwin/model/topology_check.hpp"
 
 namespace numatwin::model {
@@ -26,6 +27,8 @@ constexpr FamilyName kFamilyNames[] = {
     {TopologyFamily::kMobiusLadder, "mobius-ladder"},
     {TopologyFamily::kHypercube, "hypercube"},
     {TopologyFamily::kChassis, "chassis"},
+    {TopologyFamily::kIntelSnc, "intel-snc"},
+    {TopologyFamily::kAmdNps, "amd-nps"},
 };
 
 Node make_node(const GeneratorParams& p, int index) {
@@ -87,6 +90,8 @@ std::string family_name(TopologyFamily family) {
 }
 
 Topology generate_topology(const GeneratorParams& p) {
+  if (is_socket_family(p.family)) return detail::generate_socket_family(p);
+  require(p.socket.cxl.per_socket == 0, "--cxl-per-socket applies to the socket families intel-snc and amd-nps only");
   const int n = p.nodes;
   require(n >= 1 && n <= 4096, "--nodes must be between 1 and 4096");
   require(p.cores_per_node >= 1, "--cores-per-node must be >= 1");
@@ -202,6 +207,9 @@ Topology generate_topology(const GeneratorParams& p) {
       }
       break;
     }
+    case TopologyFamily::kIntelSnc:
+    case TopologyFamily::kAmdNps:
+      break;  // generate_socket_family
   }
   t.provenance.source = "numatwin topo generate " + family_name(p.family);
   t.provenance.reconstructed = {"/nodes", "/links"};

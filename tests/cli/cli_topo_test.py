@@ -109,6 +109,40 @@ class TopoCommands(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("unknown topology family", r.stderr)
 
+    def test_generate_socket_families(self):
+        # intel-snc, 2 sockets x SNC2 + 1 CXL expander each: 6 nodes; 2 die links + 2 UPI
+        # entries + 2 host bridges; s0n1 -> s0n0 -> s1n0 -> s1cxl0 is the longest route (3 hops).
+        r = run("topo", "generate", "intel-snc", "--snc", "2", "--cxl-per-socket", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual([n["id"] for n in doc["nodes"]], ["s0n0", "s0n1", "s1n0", "s1n1", "s0cxl0", "s1cxl0"])
+        self.assertEqual([n.get("package") for n in doc["nodes"]], ["p0", "p0", "p1", "p1", None, None])
+        self.assertEqual(doc["nodes"][4]["cores"], 0)
+        self.assertEqual(doc["nodes"][4]["memory_kind"], "CXL")
+        self.assertEqual(doc["coherence"]["protocol"], "directory")
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            f.write(r.stdout)
+        try:
+            r = run("topo", "show", f.name, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            shown = json.loads(r.stdout)
+            self.assertEqual(shown["numa_nodes"], 6)
+            self.assertEqual(shown["link_entries"], 6)
+            self.assertEqual(shown["diameter_hops"], 3)
+        finally:
+            os.unlink(f.name)
+        r = run("topo", "generate", "amd-nps", "--nps", "4")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(json.loads(r.stdout)["nodes"]), 4)
+        for args, option in ((["intel-snc", "--snc", "5"], "--snc"), (["amd-nps", "--snc", "2"], "--snc"),
+                             (["amd-nps", "--nps", "4", "--ccds-per-socket", "6"], "--ccds-per-socket"),
+                             (["ring", "--nodes", "4", "--cxl-per-socket", "1"], "--cxl-per-socket"),
+                             (["intel-snc", "--nodes", "4"], "--nodes")):
+            r = run("topo", "generate", *args)
+            self.assertEqual(r.returncode, 1, args)
+            self.assertIn(option, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1)
+
     def test_bad_command_line_is_exit_code_2(self):
         r = run("topo", "show")
         self.assertEqual(r.returncode, 2)

@@ -3,7 +3,9 @@
 // h hops apart; a d-cube has d 2^(d-1) edges and diameter d.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <stdexcept>
+#include <string>
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/routing.hpp"
@@ -107,6 +109,210 @@ TEST(GeneratorsTest, ParsesFamilyNamesAndRejectsUnknownOnes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("hypercube"), std::string::npos) << "message should list the families";
   }
+}
+
+// ── Socket families (generators_sockets.cpp) ────────────────────────────────────────────────
+
+Topology make_sockets(TopologyFamily family, int nodes_per_socket, int sockets = 0, int cxl = 0) {
+  GeneratorParams p;
+  p.family = family;
+  p.socket = socket_family_defaults(family, nodes_per_socket);
+  if (sockets > 0) p.socket.sockets = sockets;
+  p.socket.cxl.per_socket = cxl;
+  return generate_topology(p);
+}
+
+const Link& link_between(const Topology& t, const std::string& a, const std::string& b) {
+  return t.links[*t.find_link(*t.find_node(a), *t.find_node(b))];
+}
+
+void expect_round_trip(const Topology& t) { EXPECT_EQ(parse_topology(topology_to_json_text(t), "generated.json"), t); }
+
+TEST(GeneratorSocketsTest, StructDefaultsAreIntelSncOne) {
+  EXPECT_EQ(SocketFamilyParams{}, socket_family_defaults(TopologyFamily::kIntelSnc, 1));
+  EXPECT_EQ(parse_family("intel-snc"), TopologyFamily::kIntelSnc);
+  EXPECT_EQ(family_name(parse_family("amd-nps")), "amd-nps");
+}
+
+TEST(GeneratorSocketsTest, IntelSnc2TwoSocketsByHand) {
+  // 2 sockets x SNC2 = 4 nodes of 32 / 2 = 16 cores; s0n0, s0n1 in p0 and s1n0, s1n1 in p1.
+  // Links: one die link per package (2) + one UPI link per cluster pair (2) = 4 entries.
+  // Die link: one cluster's memory, 251.8921 / 2 = 125.94605 GB/s, 10 ns.
+  // UPI: 3 links x 40.2247 GB/s / 2 clusters = 60.33705 GB/s per cluster pair, 127.3 ns; both
+  // pairs together 120.6741 GB/s (MLC 0->1 random read, machines-2026.md line 11).
+  const Topology t = make_sockets(TopologyFamily::kIntelSnc, 2);
+  ASSERT_EQ(t.nodes.size(), 4u);
+  EXPECT_EQ(entries(t), 4);
+  EXPECT_EQ(t.total_cores(), 64);
+  EXPECT_EQ(t.nodes[0].id, "s0n0");
+  EXPECT_EQ(t.nodes[0].package, "p0");
+  EXPECT_EQ(t.nodes[1].package, "p0");
+  EXPECT_EQ(t.nodes[2].package, "p1");
+  EXPECT_EQ(t.nodes[3].package, "p1");
+  EXPECT_EQ(t.nodes[0].cores, 16);
+  EXPECT_EQ(t.nodes[0].memory_capacity_bytes, 64LL << 30);  // 128 GiB per socket
+  EXPECT_DOUBLE_EQ(t.nodes[0].memory_read_bandwidth_gbps, 125.94605);
+  EXPECT_EQ(t.nodes[0].memory_kind, MemoryKind::kDram);
+  // The LLC is split between the clusters: 60 MiB / 2 shared by 16 cores.
+  EXPECT_EQ(t.nodes[0].caches.back(), (CacheLevel{3, 30LL << 20, 16}));
+  EXPECT_DOUBLE_EQ(link_between(t, "s0n0", "s0n1").bandwidth_gbps, 125.94605);
+  EXPECT_DOUBLE_EQ(link_between(t, "s0n0", "s0n1").latency_ns, 10.0);
+  EXPECT_DOUBLE_EQ(link_between(t, "s0n0", "s1n0").bandwidth_gbps, 60.33705);
+  EXPECT_DOUBLE_EQ(link_between(t, "s1n1", "s0n1").bandwidth_gbps, 60.33705);
+  EXPECT_FALSE(t.find_link(0, 3).has_value()) << "no UPI link between different clusters";
+  // s0n0 to s1n1's memory: UPI + die link, 111.3 + 127.3 + 10 = 248.6 ns.
+  const Routing r(t);
+  EXPECT_EQ(r.hops(0, 3), 2);
+  EXPECT_DOUBLE_EQ(r.access_latency_ns(0, 3), 248.6);
+  expect_round_trip(t);
+}
+
+TEST(GeneratorSocketsTest, IntelSncModesAndSocketCounts) {
+  // S sockets x SNC n: S n nodes; S C(n, 2) die links; C(S, 2) n UPI entries.
+  struct Case { int sockets, snc, links; };
+  for (const Case c : {Case{1, 1, 0}, Case{2, 1, 1}, Case{1, 4, 6}, Case{4, 2, 4 + 6 * 2}, Case{8, 4, 8 * 6 + 28 * 4}, Case{2, 3, 6 + 3}}) {
+    GeneratorParams p;
+    p.family = TopologyFamily::kIntelSnc;
+    p.socket = socket_family_defaults(p.family, c.snc);
+    p.socket.sockets = c.sockets;
+    if (c.snc == 3) p.socket.memory_channels_per_socket = 12;  // SNC3 needs whole channels per cluster
+    if (c.snc == 3) p.socket.cores_per_socket = 30;
+    const Topology t = generate_topology(p);
+    EXPECT_EQ(static_cast<int>(t.nodes.size()), c.sockets * c.snc) << c.sockets << "x" << c.snc;
+    EXPECT_EQ(entries(t), c.links) << c.sockets << "x" << c.snc;
+    expect_round_trip(t);
+  }
+}
+
+TEST(GeneratorSocketsTest, IntelTwoSocketSncOneIsOneSummedUpiLink) {
+  // SNC1: one node per socket and one link of 3 x 40.2247 = 120.6741 GB/s each way.
+  const Topology t = make_sockets(TopologyFamily::kIntelSnc, 1);
+  ASSERT_EQ(t.links.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.links[0].bandwidth_gbps, 120.6741);
+  EXPECT_DOUBLE_EQ(t.links[1].bandwidth_gbps, 120.6741);
+  EXPECT_NE(t.nodes[0].package, t.nodes[1].package);
+}
+
+TEST(GeneratorSocketsTest, AmdNps4OneSocketByHand) {
+  // EPYC 9354P, NPS4: 4 quadrant nodes of 8 cores (2 CCDs of 4), all in p0, 6 quadrant links.
+  // Bandwidth 369.3 / 4 = 92.325 GB/s per node (and per quadrant link); latency 105.55 ns local,
+  // 105.55 + 10.2 = 115.75 ns from another quadrant (the midpoints of machines-2026.md line 37).
+  const Topology t = make_sockets(TopologyFamily::kAmdNps, 4);
+  ASSERT_EQ(t.nodes.size(), 4u);
+  EXPECT_EQ(entries(t), 6);
+  for (const Node& n : t.nodes) {
+    EXPECT_EQ(n.package, "p0");
+    EXPECT_EQ(n.cores, 8);
+    EXPECT_DOUBLE_EQ(n.memory_read_bandwidth_gbps, 92.325);
+    EXPECT_EQ(n.caches.back(), (CacheLevel{3, 32LL << 20, 4})) << "one L3 of 32 MiB per CCD of 4 cores";
+  }
+  EXPECT_DOUBLE_EQ(link_between(t, "s0n0", "s0n3").bandwidth_gbps, 92.325);
+  EXPECT_DOUBLE_EQ(Routing(t).access_latency_ns(0, 3), 115.75);
+  expect_round_trip(t);
+}
+
+TEST(GeneratorSocketsTest, AmdTwoSocketsNps2ByHand) {
+  // 2 x NPS2: 4 nodes; 1 quadrant link per socket + 2 xGMI entries; xGMI 4 x 64 / 2 = 128 GB/s
+  // per quadrant pair (Lenovo's 512 GB/s over both directions, machines-2026.md line 44).
+  const Topology t = make_sockets(TopologyFamily::kAmdNps, 2, 2);
+  ASSERT_EQ(t.nodes.size(), 4u);
+  EXPECT_EQ(entries(t), 4);
+  EXPECT_EQ(t.nodes[1].package, "p0");
+  EXPECT_EQ(t.nodes[2].package, "p1");
+  EXPECT_DOUBLE_EQ(link_between(t, "s0n1", "s1n1").bandwidth_gbps, 128.0);
+  EXPECT_DOUBLE_EQ(t.nodes[0].memory_read_bandwidth_gbps, 352.6 / 2);
+  expect_round_trip(t);
+}
+
+TEST(GeneratorSocketsTest, CxlExpandersAreCpuLessNodesBehindHostBridges) {
+  // intel-snc SNC2, 2 expanders per socket: 4 + 4 nodes; expander e of socket s hangs off
+  // s<s>n<e mod 2>. Default bandwidth: half the socket's DRAM over its 2 expanders,
+  // 0.5 x 251.8921 / 2 = 62.973025 GB/s, link the same; latency 111.3 + 80 = 191.3 ns from
+  // the host node (Meta's "about 80 ns higher").
+  const Topology t = make_sockets(TopologyFamily::kIntelSnc, 2, 2, 2);
+  ASSERT_EQ(t.nodes.size(), 8u);
+  EXPECT_EQ(entries(t), 4 + 4);
+  std::set<std::string> cxl;
+  for (const Node& n : t.nodes) {
+    if (n.memory_kind == MemoryKind::kCxl) {
+      cxl.insert(n.id);
+      EXPECT_FALSE(n.has_cores());
+      EXPECT_TRUE(n.has_memory());
+      EXPECT_TRUE(n.package.empty());
+      EXPECT_DOUBLE_EQ(n.memory_read_bandwidth_gbps, 62.973025);
+    }
+  }
+  EXPECT_EQ(cxl, (std::set<std::string>{"s0cxl0", "s0cxl1", "s1cxl0", "s1cxl1"}));
+  EXPECT_DOUBLE_EQ(link_between(t, "s0n1", "s0cxl1").bandwidth_gbps, 62.973025);
+  EXPECT_DOUBLE_EQ(link_between(t, "s0cxl1", "s0n1").latency_ns, 80.0);
+  const Routing r(t);
+  EXPECT_DOUBLE_EQ(r.access_latency_ns(*t.find_node("s0n1"), *t.find_node("s0cxl1")), 191.3);
+  EXPECT_EQ(r.hops(*t.find_node("s0n0"), *t.find_node("s0cxl1")), 2);
+  expect_round_trip(t);
+  // AMD too; explicit figures replace the defaults.
+  GeneratorParams p;
+  p.family = TopologyFamily::kAmdNps;
+  p.socket = socket_family_defaults(p.family, 1);
+  p.socket.cxl.per_socket = 1;
+  p.socket.cxl.bandwidth_gbps = 30.0;
+  p.socket.cxl.link_bandwidth_gbps = 28.0;
+  p.socket.cxl.latency_ns = 250.0;
+  const Topology a = generate_topology(p);
+  ASSERT_EQ(a.nodes.size(), 2u);
+  EXPECT_DOUBLE_EQ(a.nodes[1].local_latency_ns, 250.0);
+  EXPECT_DOUBLE_EQ(link_between(a, "s0n0", "s0cxl0").bandwidth_gbps, 28.0);
+  expect_round_trip(a);
+}
+
+void expect_error(const GeneratorParams& p, const std::string& option) {
+  try {
+    generate_topology(p);
+    ADD_FAILURE() << "expected an error naming " << option;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+  }
+}
+
+TEST(GeneratorSocketsTest, ErrorsNameTheParameter) {
+  GeneratorParams intel;
+  intel.family = TopologyFamily::kIntelSnc;
+  GeneratorParams p = intel;
+  p.socket.nodes_per_socket = 5;
+  expect_error(p, "--snc");
+  p = intel;
+  p.socket.sockets = 9;
+  expect_error(p, "--sockets");
+  p = intel;
+  p.socket.nodes_per_socket = 3;  // 8 channels, 32 cores: neither splits in 3
+  expect_error(p, "--cores-per-socket");
+  p.socket.cores_per_socket = 30;
+  expect_error(p, "--memory-channels-per-socket");
+  p = intel;
+  p.socket.socket_link_bandwidth_gbps = 0.0;
+  expect_error(p, "--socket-link-bandwidth-gbps");
+  p = intel;
+  p.socket.cxl.per_socket = 1;
+  p.socket.cxl.bandwidth_gbps = -1.0;
+  expect_error(p, "--cxl-bandwidth-gbps");
+  p = intel;
+  p.socket.ccds_per_socket = 8;
+  expect_error(p, "--ccds-per-socket");
+  GeneratorParams amd;
+  amd.family = TopologyFamily::kAmdNps;
+  amd.socket = socket_family_defaults(amd.family, 3);
+  expect_error(amd, "--nps");
+  amd.socket.nodes_per_socket = 4;
+  amd.socket.sockets = 3;
+  expect_error(amd, "--sockets");
+  amd.socket.sockets = 1;
+  amd.socket.ccds_per_socket = 6;  // 6 CCDs do not split into 4 quadrants
+  amd.socket.cores_per_socket = 24;
+  expect_error(amd, "--ccds-per-socket");
+  GeneratorParams ring;
+  ring.family = TopologyFamily::kRing;
+  ring.socket.cxl.per_socket = 1;
+  expect_error(ring, "--cxl-per-socket");
+  EXPECT_THROW(socket_family_defaults(TopologyFamily::kRing, 1), std::invalid_argument);
 }
 
 }  // namespace

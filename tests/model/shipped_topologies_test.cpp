@@ -199,6 +199,16 @@ std::vector<Expected> expectations() {
     x.route_bandwidth_gbps_by_hops = {{1, 14.4}};
     e.push_back(x);
   }
+  // 2 x Xeon Gold 6548Y+ (machines-2026.md and the DRAMHiT lab notes it cites): 32 cores x 2
+  // threads at 2.5 GHz, 16 x 16 GiB DIMMs = 128 GiB per socket, one link of the MLC cross-socket
+  // read 120674.2 MB/s; latencies carried over from the Max 9462: 111.3 local, 238.6 remote.
+  {
+    Expected x = machine("xeon-gold-6548y-2s", 2, 0, 1, 32, 2, 2.5, 128 * kGiB, 1);
+    x.hops = all_one_hop(2);
+    x.latency_ns_by_hops = {{0, 111.3}, {1, 238.6}};
+    x.route_bandwidth_gbps_by_hops = {{1, 120.6742}};
+    e.push_back(x);
+  }
   return e;
 }
 // clang-format on
