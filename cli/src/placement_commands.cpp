@@ -13,7 +13,6 @@
 #include "numatwin/sim/distinct_placements.hpp"
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/placement_search.hpp"
-#include "numatwin/sim/simulation.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"
@@ -65,23 +64,13 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
   };
   std::vector<StrategyRow> strategies;
   for (const Strategy& s : kStudyStrategies) {
-    sim::WorkloadSpec x = spec;
-    x.placement = sim::parse_placement(s.placement);
-    x.placement.seed = spec.seed;
-    x.placement.os_move_probability = spec.placement.os_move_probability;
-    sim::Simulation simulation(t);
-    sim::SimulationOptions quiet;
-    quiet.record_timeline = false;
-    const sim::SimulationResult res = simulation.run(sim::build_plan(t, x), quiet);
-    StrategyRow row{s.name, {}, 0};
-    row.p.time_s = res.time_s;
-    row.p.local_access_ratio = res.local_access_ratio();
-    row.p.remote_share = 1.0 - row.p.local_access_ratio;
-    row.p.memory_bytes = res.bytes;
-    row.p.remote_bytes = res.remote_bytes;
-    row.p.energy = sim::estimate_energy(t, res);
+    sim::ThreadPlacement placement = sim::parse_placement(s.placement);
+    placement.seed = spec.seed;
+    placement.os_move_probability = spec.placement.os_move_probability;
+    StrategyRow row{s.name, sim::evaluate_placement(t, spec, placement), 0};
+    const double time_s = row.p.time_s;
     row.rank = static_cast<std::size_t>(std::count_if(r.ranked.begin(), r.ranked.end(),
-                                                      [&](const sim::DistinctPlacement& c) { return c.time_s < res.time_s * (1.0 - 1e-9); })) + 1;
+                                                      [&](const sim::DistinctPlacement& c) { return c.time_s < time_s * (1.0 - 1e-9); })) + 1;
     strategies.push_back(row);
   }
   if (json) {

@@ -271,14 +271,15 @@ class Space {
   bool symmetry_complete_ = true;
 };
 
-DistinctPlacement evaluate_with(Simulation& simulation, const model::Topology& t, const WorkloadSpec& spec, const std::vector<int>& cpus) {
+DistinctPlacement evaluate_with(Simulation& simulation, const model::Topology& t, const WorkloadSpec& spec,
+                                const ThreadPlacement& placement) {
   WorkloadSpec s = spec;
-  s.placement = ThreadPlacement{PlacementKind::kExplicit, cpus};
+  s.placement = placement;
   SimulationOptions quiet;
   quiet.record_timeline = false;
   const SimulationResult r = simulation.run(build_plan(t, s), quiet);
   DistinctPlacement p;
-  p.cpus = cpus;
+  p.cpus = placement.kind == PlacementKind::kExplicit ? placement.cpus : std::vector<int>{};
   for (const PlacedThread& thread : place_threads(t, s.threads, s.placement)) p.node_of_thread.push_back(thread.node);
   p.time_s = r.time_s;
   p.local_access_ratio = r.local_access_ratio();
@@ -289,11 +290,20 @@ DistinctPlacement evaluate_with(Simulation& simulation, const model::Topology& t
   return p;
 }
 
+DistinctPlacement evaluate_with(Simulation& simulation, const model::Topology& t, const WorkloadSpec& spec, const std::vector<int>& cpus) {
+  return evaluate_with(simulation, t, spec, ThreadPlacement{PlacementKind::kExplicit, cpus});
+}
+
 }  // namespace
 
 DistinctPlacement evaluate_placement(const model::Topology& t, const WorkloadSpec& spec, const std::vector<int>& cpus) {
   Simulation simulation(t);
   return evaluate_with(simulation, t, spec, cpus);
+}
+
+DistinctPlacement evaluate_placement(const model::Topology& t, const WorkloadSpec& spec, const ThreadPlacement& placement) {
+  Simulation simulation(t);
+  return evaluate_with(simulation, t, spec, placement);
 }
 
 DistinctPlacementResult search_distinct_placements(const model::Topology& t, const WorkloadSpec& spec,

@@ -74,5 +74,7 @@ DistinctPlacementResult search_distinct_placements(const model::Topology& topolo
 
 // The simulation of one explicit placement, as the search scores it.
 DistinctPlacement evaluate_placement(const model::Topology& topology, const WorkloadSpec& spec, const std::vector<int>& cpus);
+// The same for any thread placement (dense, sparse, none, ...); `cpus` is left empty.
+DistinctPlacement evaluate_placement(const model::Topology& topology, const WorkloadSpec& spec, const ThreadPlacement& placement);
 
 }  // namespace numatwin::sim
