@@ -1,0 +1,239 @@
+// MainWindow, part 2 of 3: the workload form, runs on worker threads, the timeline and the views
+// that show a run (construction and loading: main_window.cpp; what-if edits and export:
+// main_window_edit.cpp).
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+
+#include "interconnect_view.hpp"
+#include "main_window.hpp"
+#include "numatwin/gui/interconnect_renderer.hpp"
+#include "numatwin/gui/topology_edit.hpp"
+#include "numatwin/gui/topology_layout.hpp"
+#include "numatwin/sim/thread_placement.hpp"
+#include "throughput_chart.hpp"
+
+namespace numatwin::gui {
+namespace {
+
+
+int slot_index(RunSlot slot) { return static_cast<int>(slot); }
+
+QString machine_title(const model::Topology& t, bool edited) {
+  QString title = QString::fromStdString(t.name);
+  if (edited) title += QObject::tr(" (edited: what-if)");
+  if (!t.description.empty()) title += QStringLiteral("  -  ") + QString::fromStdString(t.description);
+  return title;
+}
+
+// Colours and captions one view for a run (or for none).
+void show_in_view(InterconnectView* view, const std::shared_ptr<const model::Topology>& topology,
+                  const std::shared_ptr<const SimulationRun>& run, int step, int selected_link, bool edited, const QString& empty_hint) {
+  if (!topology) {
+    view->set_renderer(nullptr);
+    return;
+  }
+  auto renderer = view->renderer() != nullptr && &view->renderer()->topology() == topology.get()
+                      ? std::shared_ptr<InterconnectRenderer>()  // reuse below
+                      : std::make_shared<InterconnectRenderer>(topology, layout_topology(*topology));
+  InterconnectRenderer* r = renderer ? renderer.get() : view->renderer();
+  RenderOptions options = r->options();
+  options.title = machine_title(*topology, edited);
+  options.selected_link = selected_link;
+  if (run && run->topology == topology) {
+    const int s = step < 0 ? -1 : std::min(step, run->step_count() - 1);
+    const UtilisationFrame frame = frame_for_step(*run, s);
+    r->set_colouring(InterconnectColouring::from_frame(*run, frame));
+    options.subtitle = frame_summary(*run, frame);
+  } else {
+    r->set_colouring(InterconnectColouring::none(*topology));
+    options.subtitle = empty_hint;
+  }
+  r->set_options(options);
+  if (renderer) {
+    view->set_renderer(renderer);
+  } else {
+    view->update();
+  }
+}
+}  // namespace
+
+// ── workload and runs ───────────────────────────────────────────────────────────────────────
+
+void MainWindow::set_workload(const QString& workload, const QString& algorithm, const QString& sync, int threads) {
+  if (!workload.isEmpty()) workload_combo_->setCurrentText(workload);
+  if (!algorithm.isEmpty()) algorithm_combo_->setCurrentText(algorithm);
+  if (!sync.isEmpty()) sync_combo_->setCurrentText(sync);
+  if (threads > 0) threads_spin_->setValue(threads);
+}
+
+std::optional<sim::WorkloadSpec> MainWindow::workload_from_form(QString* error) const {
+  if (!topology_) {
+    if (error) *error = tr("open a machine first");
+    return std::nullopt;
+  }
+  try {
+    sim::WorkloadSpec spec;
+    spec.kind = sim::parse_workload_kind(workload_combo_->currentText().toStdString());
+    spec.algorithm = sim::parse_algorithm(algorithm_combo_->currentText().toStdString());
+    spec.sync = sim::parse_sync(sync_combo_->currentText().toStdString());
+    spec.threads = threads_spin_->value();
+    spec.placement = sim::parse_placement(placement_combo_->currentText().trimmed().toStdString());
+    spec.total_bytes = bytes_spin_->value() * 1e9;
+    sim::check_workload(*topology_, spec);
+    return spec;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return std::nullopt;
+  }
+}
+
+void MainWindow::start_run(RunSlot slot) {
+  QString error;
+  const std::optional<sim::WorkloadSpec> spec = workload_from_form(&error);
+  if (!spec) {
+    show_error(tr("Cannot run"), error);
+    return;
+  }
+  if (const auto problem = check_edited_topology(*topology_)) {
+    show_error(tr("Cannot run"), QString::fromStdString(*problem));
+    return;
+  }
+  const std::uint64_t generation = ++generation_[slot_index(slot)];
+  ++running_;
+  run_status_->setText(tr("simulating %1 on a worker thread...").arg(QString::fromStdString(sim::algorithm_name(spec->algorithm))));
+  auto* watcher = new QFutureWatcher<Outcome>(this);
+  connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, slot, generation] {
+    const Outcome outcome = watcher->result();
+    watcher->deleteLater();
+    on_run_finished(slot, generation, outcome);
+  });
+  std::shared_ptr<const model::Topology> topology = topology_;
+  const sim::WorkloadSpec s = *spec;
+  watcher->setFuture(QtConcurrent::run([topology, s]() -> Outcome {
+    try {
+      return Outcome{std::make_shared<const SimulationRun>(run_simulation(topology, s)), QString()};
+    } catch (const std::exception& e) {
+      return Outcome{nullptr, QString::fromUtf8(e.what())};
+    }
+  }));
+}
+
+void MainWindow::start_compare(const QString& algorithm_a, const QString& algorithm_b) {
+  const QString keep = algorithm_combo_->currentText();
+  algorithm_combo_->setCurrentText(algorithm_a);
+  start_run(RunSlot::kCompareA);
+  algorithm_combo_->setCurrentText(algorithm_b);
+  start_run(RunSlot::kCompareB);
+  algorithm_combo_->setCurrentText(keep);
+  tabs_->setCurrentIndex(1);
+}
+
+void MainWindow::on_run_finished(RunSlot slot, std::uint64_t generation, const Outcome& outcome) {
+  running_ = std::max(0, running_ - 1);
+  run_status_->setText(running_ > 0 ? tr("%1 run(s) still simulating...").arg(running_) : tr("idle"));
+  if (generation != generation_[slot_index(slot)]) return;  // a newer request replaced it
+  if (!outcome.run) {
+    show_error(tr("Simulation failed"), outcome.error);
+    return;
+  }
+  const SimulationRun& r = *outcome.run;
+  statusBar()->showMessage(tr("%1: %2 in %3, %4 GB/s").arg(QString::fromStdString(r.topology->name), r.label(), format_seconds(r.result.time_s))
+                               .arg(r.shuffle_gbps(), 0, 'f', 2));
+  if (slot == RunSlot::kMain) {
+    run_ = outcome.run;
+    slider_->blockSignals(true);
+    slider_->setRange(0, std::max(0, run_->step_count() - 1));
+    slider_->blockSignals(false);
+    const int s = whole_run_check_->isChecked() ? -1 : std::clamp(step_, 0, std::max(0, run_->step_count() - 1));
+    resource_model_->set_run(run_, frame_for_step(*run_, s));
+    show_step(s);
+  } else {
+    (slot == RunSlot::kCompareA ? compare_a_ : compare_b_) = outcome.run;
+    if (!run_ && topology_ == outcome.run->topology) {
+      slider_->setRange(0, std::max(0, outcome.run->step_count() - 1));
+    }
+    auto short_name = [](const QString& name, const std::shared_ptr<const SimulationRun>& which) {
+      return which ? QStringLiteral("%1: %2 %3").arg(name, QString::fromStdString(sim::algorithm_name(which->spec.algorithm)),
+                                                     QString::fromStdString(sim::sync_name(which->spec.sync)))
+                   : name;
+    };
+    chart_->set_runs({compare_a_, compare_b_}, {short_name(QStringLiteral("A"), compare_a_), short_name(QStringLiteral("B"), compare_b_)});
+    summary_model_->set_runs({compare_a_, compare_b_}, {tr("A"), tr("B")});
+    if (!run_) slider_->setRange(0, std::max(compare_a_ ? compare_a_->step_count() - 1 : 0, compare_b_ ? compare_b_->step_count() - 1 : 0));
+    refresh_views();
+  }
+  emit runFinished();
+  if (run_finished_) run_finished_();
+}
+
+void MainWindow::show_step(int step) {
+  step_ = step;
+  if (step >= 0 && slider_->value() != step) {
+    slider_->blockSignals(true);
+    slider_->setValue(step);
+    slider_->blockSignals(false);
+  }
+  if (whole_run_check_->isChecked() != (step < 0)) {
+    whole_run_check_->blockSignals(true);
+    whole_run_check_->setChecked(step < 0);
+    whole_run_check_->blockSignals(false);
+  }
+  if (run_) resource_model_->set_frame(frame_for_step(*run_, step));
+  refresh_views();
+}
+
+void MainWindow::toggle_play() {
+  if (play_timer_.isActive()) {
+    play_timer_.stop();
+    play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    return;
+  }
+  if (!run_ || run_->step_count() == 0) return;
+  if (step_ < 0 || step_ + 1 >= run_->step_count()) show_step(0);
+  play_button_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
+  play_timer_.start();
+}
+
+void MainWindow::refresh_views() {
+  const QString hint = edited_ && run_ && run_->topology != topology_ ? tr("machine edited: press Run to simulate it again")
+                                                                       : tr("no run yet: choose a workload and press Run");
+  show_in_view(view_, topology_, run_, step_, selected_link_, edited_, hint);
+  auto compare_view = [this](InterconnectView* view, const std::shared_ptr<const SimulationRun>& run, const QString& name) {
+    if (!run) {
+      view->set_renderer(nullptr);
+      return;
+    }
+    const bool edited = run->topology != original_;
+    show_in_view(view, run->topology, run, step_, -1, edited, QString());
+    RenderOptions o = view->renderer()->options();
+    o.title = name + QStringLiteral(": ") + machine_title(*run->topology, edited);
+    o.subtitle = frame_summary(*run, frame_for_step(*run, step_ < 0 ? -1 : std::min(step_, run->step_count() - 1)));
+    o.header = true;
+    view->renderer()->set_options(o);
+    view->update();
+  };
+  compare_view(compare_view_a_, compare_a_, tr("A"));
+  compare_view(compare_view_b_, compare_b_, tr("B"));
+  const std::shared_ptr<const SimulationRun> shown = run_ ? run_ : (compare_a_ ? compare_a_ : compare_b_);
+  if (shown) {
+    const UtilisationFrame frame = frame_for_step(*shown, step_ < 0 ? -1 : std::min(step_, shown->step_count() - 1));
+    step_label_->setText(frame.caption);
+    chart_->set_marker(step_ < 0 ? -1.0 : frame.begin_s);
+  } else {
+    step_label_->setText(tr("no run"));
+  }
+  play_button_->setEnabled(run_ != nullptr);
+  slider_->setEnabled(shown != nullptr);
+}
+
+}  // namespace numatwin::gui
