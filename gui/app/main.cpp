@@ -3,8 +3,10 @@
 // Window options (all optional), for scripted sessions and screenshots:
 //   --topology T          bundled machine name or topology file to open
 //   --workload W --algorithm A --sync S --threads N   fill the workload form
+//   --strategy S --records N --groups G                 ... and its operator fields
 //   --run                 simulate at start;  --step K | all   the step to show
-//   --compare A,B         simulate with algorithms A and B into the Compare tab
+//   --compare A,B         simulate with algorithms (or partitioned-aggregation strategies) A and B
+//                         into the Compare tab
 //   --report FILE         open a validator report
 //   --size WxH            window size;  --ready-file F   written once the requested runs landed
 #include <QApplication>
@@ -28,17 +30,20 @@ int run_window(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("numatwin: see which link burns. With --render: draw headless (see --render --help)."));
   parser.addHelpOption();
   const QCommandLineOption topology(QStringLiteral("topology"), QStringLiteral("Machine to open (bundled name or file)."), QStringLiteral("T"));
-  const QCommandLineOption workload(QStringLiteral("workload"), QStringLiteral("shuffle, migration or migration-copy."), QStringLiteral("W"));
+  const QCommandLineOption workload(QStringLiteral("workload"), QStringLiteral("shuffle, migration, migration-copy, partitioned-aggregation, count, hash-join or sort-merge-join."), QStringLiteral("W"));
   const QCommandLineOption algorithm(QStringLiteral("algorithm"), QStringLiteral("naive, ring or random."), QStringLiteral("A"));
   const QCommandLineOption sync(QStringLiteral("sync"), QStringLiteral("tight or loose."), QStringLiteral("S"));
   const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("Threads."), QStringLiteral("N"));
+  const QCommandLineOption strategy(QStringLiteral("strategy"), QStringLiteral("Partitioned aggregation: shuffle, migration or migration-copy."), QStringLiteral("S"));
+  const QCommandLineOption records(QStringLiteral("records"), QStringLiteral("Operators: input tuples, e.g. 1e8."), QStringLiteral("N"));
+  const QCommandLineOption groups(QStringLiteral("groups"), QStringLiteral("Operators: distinct keys, e.g. 1e6."), QStringLiteral("G"));
   const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Simulate at start."));
   const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Step to show (from 0) or all."), QStringLiteral("K"));
-  const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare two algorithms, e.g. naive,ring."), QStringLiteral("A,B"));
+  const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare two algorithms (naive,ring) or strategies (shuffle,migration)."), QStringLiteral("A,B"));
   const QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Validator report to open."), QStringLiteral("FILE"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
   const QCommandLineOption ready(QStringLiteral("ready-file"), QStringLiteral("File written once the requested runs are shown."), QStringLiteral("F"));
-  parser.addOptions({topology, workload, algorithm, sync, threads, run, step, compare, report, size, ready});
+  parser.addOptions({topology, workload, algorithm, sync, threads, strategy, records, groups, run, step, compare, report, size, ready});
   parser.process(app);
 
   numatwin::gui::MainWindow window;
@@ -50,6 +55,7 @@ int run_window(int argc, char** argv) {
   window.show();
   if (parser.isSet(topology)) window.open_bundled(parser.value(topology));
   window.set_workload(parser.value(workload), parser.value(algorithm), parser.value(sync), parser.value(threads).toInt());
+  window.set_operator(parser.value(strategy), parser.value(records).toDouble(), parser.value(groups).toDouble());
   if (parser.isSet(report)) window.open_validation_report(parser.value(report));
 
   int expected = 0;

@@ -50,11 +50,16 @@ class MainWindow : public QMainWindow {
 
   // The workload form.
   void set_workload(const QString& workload, const QString& algorithm, const QString& sync, int threads);
+  // Operators (partitioned aggregation, count, hash join, sort-merge join): empty / <= 0 keeps
+  // the form's value. records and groups are counts (records in tuples, not millions).
+  void set_operator(const QString& strategy, double records, double groups);
   [[nodiscard]] std::optional<sim::WorkloadSpec> workload_from_form(QString* error) const;
 
   // Starts a simulation of the form's workload on the current machine (worker thread).
   void start_run(RunSlot slot = RunSlot::kMain);
-  // Runs the form's workload twice, with algorithms a and b, into the compare slots.
+  // Runs the form's workload twice into the compare slots, with a and b each an algorithm
+  // (naive, ring, random) or, for partitioned aggregation, a strategy (shuffle, migration,
+  // migration-copy).
   void start_compare(const QString& algorithm_a, const QString& algorithm_b);
   [[nodiscard]] bool busy() const { return running_ > 0; }
 
@@ -81,6 +86,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
   [[nodiscard]] ResourceTableModel* resource_model() const { return resource_model_; }
   [[nodiscard]] RunSummaryModel* summary_model() const { return summary_model_; }
+  [[nodiscard]] ThroughputChart* chart() const { return chart_; }
   [[nodiscard]] ReportTableModel* report_model() const { return report_model_; }
   // Called once each time a run lands (after the views are updated).
   void set_run_finished_callback(std::function<void()> callback) { run_finished_ = std::move(callback); }
@@ -106,6 +112,7 @@ class MainWindow : public QMainWindow {
   void refresh_compare();
   void refresh_edit_panel();
   void refresh_title();
+  void refresh_workload_fields();
   void toggle_play();
   void export_dialog(bool chart);
 
@@ -137,6 +144,9 @@ class MainWindow : public QMainWindow {
   QSpinBox* threads_spin_ = nullptr;
   QComboBox* placement_combo_ = nullptr;
   QDoubleSpinBox* bytes_spin_ = nullptr;
+  QComboBox* strategy_combo_ = nullptr;
+  QDoubleSpinBox* records_spin_ = nullptr;  // millions of tuples
+  QDoubleSpinBox* groups_spin_ = nullptr;
   QPushButton* run_button_ = nullptr;
   QLabel* run_status_ = nullptr;
   QToolButton* play_button_ = nullptr;

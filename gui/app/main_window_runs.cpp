@@ -76,6 +76,29 @@ void MainWindow::set_workload(const QString& workload, const QString& algorithm,
   if (threads > 0) threads_spin_->setValue(threads);
 }
 
+void MainWindow::set_operator(const QString& strategy, double records, double groups) {
+  if (!strategy.isEmpty()) strategy_combo_->setCurrentText(strategy);
+  if (records > 0.0) records_spin_->setValue(records / 1e6);
+  if (groups > 0.0) groups_spin_->setValue(groups);
+}
+
+void MainWindow::refresh_workload_fields() {
+  sim::WorkloadKind kind = sim::WorkloadKind::kShuffle;
+  try {
+    kind = sim::parse_workload_kind(workload_combo_->currentText().toStdString());
+  } catch (const std::exception&) {
+    return;
+  }
+  const bool shuffle = sim::is_shuffle_family(kind);
+  const bool ordered = shuffle || kind == sim::WorkloadKind::kPartitionedAggregation || kind == sim::WorkloadKind::kSortMergeJoin;
+  algorithm_combo_->setEnabled(ordered);
+  sync_combo_->setEnabled(ordered);
+  bytes_spin_->setEnabled(shuffle);
+  strategy_combo_->setEnabled(kind == sim::WorkloadKind::kPartitionedAggregation);
+  records_spin_->setEnabled(!shuffle);
+  groups_spin_->setEnabled(!shuffle && kind != sim::WorkloadKind::kHashJoin && kind != sim::WorkloadKind::kSortMergeJoin);
+}
+
 std::optional<sim::WorkloadSpec> MainWindow::workload_from_form(QString* error) const {
   if (!topology_) {
     if (error) *error = tr("open a machine first");
@@ -89,6 +112,11 @@ std::optional<sim::WorkloadSpec> MainWindow::workload_from_form(QString* error) 
     spec.threads = threads_spin_->value();
     spec.placement = sim::parse_placement(placement_combo_->currentText().trimmed().toStdString());
     spec.total_bytes = bytes_spin_->value() * 1e9;
+    if (!sim::is_shuffle_family(spec.kind)) {
+      spec.strategy = sim::parse_strategy(strategy_combo_->currentText().toStdString());
+      spec.data.records = records_spin_->value() * 1e6;
+      spec.data.keys.groups = groups_spin_->value();
+    }
     sim::check_workload(*topology_, spec);
     return spec;
   } catch (const std::exception& e) {
@@ -129,12 +157,24 @@ void MainWindow::start_run(RunSlot slot) {
 }
 
 void MainWindow::start_compare(const QString& algorithm_a, const QString& algorithm_b) {
-  const QString keep = algorithm_combo_->currentText();
-  algorithm_combo_->setCurrentText(algorithm_a);
+  const QString keep_algorithm = algorithm_combo_->currentText();
+  const QString keep_strategy = strategy_combo_->currentText();
+  // An algorithm name goes to the algorithm field, a strategy name to the strategy field.
+  auto choose = [this](const QString& which) {
+    if (algorithm_combo_->findText(which) >= 0) {
+      algorithm_combo_->setCurrentText(which);
+    } else if (strategy_combo_->findText(which) >= 0) {
+      strategy_combo_->setCurrentText(which);
+    }
+  };
+  choose(algorithm_a);
   start_run(RunSlot::kCompareA);
-  algorithm_combo_->setCurrentText(algorithm_b);
+  algorithm_combo_->setCurrentText(keep_algorithm);
+  strategy_combo_->setCurrentText(keep_strategy);
+  choose(algorithm_b);
   start_run(RunSlot::kCompareB);
-  algorithm_combo_->setCurrentText(keep);
+  algorithm_combo_->setCurrentText(keep_algorithm);
+  strategy_combo_->setCurrentText(keep_strategy);
   tabs_->setCurrentIndex(1);
 }
 
@@ -147,8 +187,9 @@ void MainWindow::on_run_finished(RunSlot slot, std::uint64_t generation, const O
     return;
   }
   const SimulationRun& r = *outcome.run;
-  statusBar()->showMessage(tr("%1: %2 in %3, %4 GB/s").arg(QString::fromStdString(r.topology->name), r.label(), format_seconds(r.result.time_s))
-                               .arg(r.shuffle_gbps(), 0, 'f', 2));
+  statusBar()->showMessage(tr("%1: %2 in %3 (%4), %5; %6")
+                               .arg(QString::fromStdString(r.topology->name), r.label(), format_seconds(r.result.time_s),
+                                    r.uncertainty.time_text(), r.rate_text(), r.uncertainty.basis));
   if (slot == RunSlot::kMain) {
     run_ = outcome.run;
     slider_->blockSignals(true);
@@ -163,9 +204,11 @@ void MainWindow::on_run_finished(RunSlot slot, std::uint64_t generation, const O
       slider_->setRange(0, std::max(0, outcome.run->step_count() - 1));
     }
     auto short_name = [](const QString& name, const std::shared_ptr<const SimulationRun>& which) {
-      return which ? QStringLiteral("%1: %2 %3").arg(name, QString::fromStdString(sim::algorithm_name(which->spec.algorithm)),
-                                                     QString::fromStdString(sim::sync_name(which->spec.sync)))
-                   : name;
+      if (!which) return name;
+      QString text = QStringLiteral("%1: ").arg(name);
+      if (which->spec.kind == sim::WorkloadKind::kPartitionedAggregation) text += QString::fromStdString(sim::strategy_name(which->spec.strategy)) + QStringLiteral(" ");
+      return text + QStringLiteral("%1 %2").arg(QString::fromStdString(sim::algorithm_name(which->spec.algorithm)),
+                                                QString::fromStdString(sim::sync_name(which->spec.sync)));
     };
     chart_->set_runs({compare_a_, compare_b_}, {short_name(QStringLiteral("A"), compare_a_), short_name(QStringLiteral("B"), compare_b_)});
     summary_model_->set_runs({compare_a_, compare_b_}, {tr("A"), tr("B")});

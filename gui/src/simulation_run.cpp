@@ -5,12 +5,30 @@
 #include <utility>
 
 #include "numatwin/model/topology_check.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/cost_basis.hpp"
+#include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/workload_input.hpp"
 
 namespace numatwin::gui {
 
 QString SimulationRun::label() const {
+  if (!sim::is_shuffle_family(spec.kind)) {
+    QString variant;
+    if (spec.kind == sim::WorkloadKind::kPartitionedAggregation) {
+      variant = QStringLiteral(" %1 %2 %3").arg(QString::fromStdString(sim::strategy_name(spec.strategy)),
+                                               QString::fromStdString(sim::algorithm_name(spec.algorithm)),
+                                               QString::fromStdString(sim::sync_name(spec.sync)));
+    } else if (spec.kind == sim::WorkloadKind::kSortMergeJoin) {
+      variant = QStringLiteral(" %1").arg(QString::fromStdString(sim::algorithm_name(spec.algorithm)));
+    }
+    return QStringLiteral("%1%2, %3 threads %4, %5 M records, %6 groups")
+        .arg(QString::fromStdString(sim::workload_kind_name(spec.kind)), variant)
+        .arg(spec.threads)
+        .arg(QString::fromStdString(sim::placement_name(spec.placement)))
+        .arg(spec.data.records / 1e6, 0, 'g', 4)
+        .arg(spec.data.keys.groups, 0, 'g', 4);
+  }
   return QStringLiteral("%1 %2 %3, %4 threads %5, %6")
       .arg(QString::fromStdString(sim::workload_kind_name(spec.kind)), QString::fromStdString(sim::algorithm_name(spec.algorithm)),
            QString::fromStdString(sim::sync_name(spec.sync)))
@@ -18,18 +36,29 @@ QString SimulationRun::label() const {
       .arg(QString::fromStdString(sim::placement_name(spec.placement)), format_bytes(spec.total_bytes));
 }
 
-double SimulationRun::shuffle_gbps() const { return result.time_s > 0.0 ? spec.total_bytes / result.time_s / 1e9 : 0.0; }
+double SimulationRun::shuffle_gbps() const {
+  return result.time_s > 0.0 ? sim::workload_input(spec).bytes / result.time_s / 1e9 : 0.0;
+}
 
-SimulationRun run_simulation(std::shared_ptr<const model::Topology> topology, const sim::WorkloadSpec& spec) {
+QString SimulationRun::rate_text() const {
+  const bool shuffle = sim::is_shuffle_family(spec.kind);
+  return QStringLiteral("%1 %2").arg(rate(), 0, 'f', shuffle ? 2 : 1).arg(headline_rate_unit(spec));
+}
+
+SimulationRun run_simulation(std::shared_ptr<const model::Topology> topology, const sim::WorkloadSpec& spec, int interval_samples) {
   model::check_topology(*topology, topology->name);
   SimulationRun run;
   run.topology = std::move(topology);
-  run.spec = spec;
   const model::Topology& t = *run.topology;
+  const sim::CostBasis basis = sim::machine_cost_basis(t);
+  run.spec = spec;
+  run.spec.costs = sim::operator_costs_of(basis, spec.costs);
+  sim::check_workload(t, run.spec);
   sim::Simulation simulation(t);
   sim::SimulationOptions options;
   options.record_timeline = true;
-  run.result = simulation.run(sim::build_shuffle_plan(t, spec), options);
+  run.result = simulation.run(sim::build_plan(t, run.spec), options);
+  run.uncertainty = run_uncertainty(t, run.spec, basis, interval_samples);
   const model::BandwidthModel& bm = simulation.bandwidth_model();
   run.resources.link_resource.resize(t.links.size());
   for (std::size_t l = 0; l < t.links.size(); ++l) run.resources.link_resource[l] = bm.link_resource(static_cast<int>(l));
@@ -78,19 +107,7 @@ UtilisationFrame frame_at_time(const SimulationRun& run, double t_s) {
   return f;
 }
 
-std::vector<ThroughputPoint> memory_throughput_series(const SimulationRun& run) {
-  std::vector<ThroughputPoint> out;
-  const sim::SimulationResult& r = run.result;
-  for (const sim::TimelineSegment& seg : r.timeline) {
-    double load = 0.0;
-    for (std::size_t i = 0; i < r.resources.size() && i < seg.utilisation.size(); ++i) {
-      if (r.resources[i].kind == model::ResourceKind::kMemoryController) load += seg.utilisation[i] * r.resources[i].capacity_bytes_per_s;
-    }
-    out.push_back({seg.begin_s, load / 1e9});
-    out.push_back({seg.end_s, load / 1e9});
-  }
-  return out;
-}
+std::vector<ThroughputPoint> memory_throughput_series(const SimulationRun& run) { return memory_throughput_series(run.result); }
 
 QString frame_summary(const SimulationRun& run, const UtilisationFrame& frame) {
   QString text = run.label() + QStringLiteral("  |  ") + frame.caption;
@@ -105,7 +122,7 @@ QString frame_summary(const SimulationRun& run, const UtilisationFrame& frame) {
     }
   }
   text += QStringLiteral("  |  memory %1 GB/s").arg(memory_gbps, 0, 'f', 1);
-  if (frame.step < 0) text += QStringLiteral("  |  run %1 GB/s").arg(run.shuffle_gbps(), 0, 'f', 1);
+  if (frame.step < 0) text += QStringLiteral("  |  run %1").arg(run.rate_text());
   return text;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "numatwin/gui/utilisation_colour.hpp"
+#include "numatwin/sim/workload_input.hpp"
 
 namespace numatwin::gui {
 namespace {
@@ -133,25 +134,54 @@ QVariant RunSummaryModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::UserRole) {
     switch (index.row()) {
       case kThreads: return run->spec.threads;
-      case kBytes: return run->spec.total_bytes;
+      case kBytes: return sim::workload_input(run->spec).bytes;
       case kTime: return r.time_s;
-      case kBandwidth: return run->shuffle_gbps();
+      case kBandwidth: return run->rate();
       case kLocalAccess: return r.local_access_ratio();
       case kSteps: return run->step_count();
       default: break;
     }
   }
+  if (role == Qt::ToolTipRole) {
+    // The long texts in full (the cells elide them).
+    if (index.row() == kCosts) return run->uncertainty.basis;
+    if (index.row() == kTimeInterval) return run->uncertainty.time_text();
+    return {};
+  }
   if (role != Qt::DisplayRole && role != Qt::UserRole) return {};
   switch (index.row()) {
     case kMachine: return QString::fromStdString(run->topology->name);
-    case kWorkload:
-      return QStringLiteral("%1 %2 %3").arg(QString::fromStdString(sim::workload_kind_name(run->spec.kind)),
-                                            QString::fromStdString(sim::algorithm_name(run->spec.algorithm)),
-                                            QString::fromStdString(sim::sync_name(run->spec.sync)));
+    case kWorkload: {
+      const sim::WorkloadSpec& s = run->spec;
+      QString text = QString::fromStdString(sim::workload_kind_name(s.kind));
+      if (s.kind == sim::WorkloadKind::kPartitionedAggregation) text += QStringLiteral(" ") + QString::fromStdString(sim::strategy_name(s.strategy));
+      if (sim::is_shuffle_family(s.kind) || s.kind == sim::WorkloadKind::kPartitionedAggregation || s.kind == sim::WorkloadKind::kSortMergeJoin) {
+        text += QStringLiteral(" %1 %2").arg(QString::fromStdString(sim::algorithm_name(s.algorithm)), QString::fromStdString(sim::sync_name(s.sync)));
+      }
+      return text;
+    }
     case kThreads: return QStringLiteral("%1 (%2)").arg(run->spec.threads).arg(QString::fromStdString(sim::placement_name(run->spec.placement)));
-    case kBytes: return format_bytes(run->spec.total_bytes);
+    case kBytes: return format_bytes(sim::workload_input(run->spec).bytes);
     case kTime: return format_seconds(r.time_s);
-    case kBandwidth: return QStringLiteral("%1 GB/s").arg(run->shuffle_gbps(), 0, 'f', 2);
+    case kTimeInterval: {
+      const RunUncertainty& u = run->uncertainty;
+      return u.samples > 0 ? QStringLiteral("%1 to %2").arg(format_seconds(u.time_s.low), format_seconds(u.time_s.high)) : u.time_text();
+    }
+    case kBandwidth: return run->rate_text();
+    case kRateInterval: {
+      const RunUncertainty& u = run->uncertainty;
+      return u.samples > 0 ? QStringLiteral("%1 to %2 %3").arg(u.rate.low, 0, 'g', 4).arg(u.rate.high, 0, 'g', 4).arg(u.rate_unit)
+                           : QStringLiteral("-");
+    }
+    case kCosts: return run->uncertainty.basis;
+    case kPairedWins: {
+      // Against the other run of a pair (columns 0 and 1): how often this one is faster.
+      if (runs_.size() != 2 || !runs_[0] || !runs_[1]) return QStringLiteral("-");
+      const auto wins = paired_wins(runs_[0]->uncertainty, runs_[1]->uncertainty);
+      if (!wins) return QStringLiteral("- (not sampled at the same costs)");
+      const int mine = index.column() == 0 ? wins->a_faster : wins->b_faster;
+      return QStringLiteral("%1 of %2").arg(mine).arg(wins->samples);
+    }
     case kLocalAccess: return QString::number(r.local_access_ratio(), 'f', 3);
     case kBusiest: {
       const int b = r.busiest_resource();
@@ -175,9 +205,13 @@ QVariant RunSummaryModel::headerData(int section, Qt::Orientation orientation, i
     case kMachine: return QStringLiteral("machine");
     case kWorkload: return QStringLiteral("workload");
     case kThreads: return QStringLiteral("threads");
-    case kBytes: return QStringLiteral("bytes");
+    case kBytes: return QStringLiteral("input bytes");
     case kTime: return QStringLiteral("time");
-    case kBandwidth: return QStringLiteral("bandwidth");
+    case kTimeInterval: return QStringLiteral("time, 90 % interval");
+    case kBandwidth: return QStringLiteral("rate");
+    case kRateInterval: return QStringLiteral("rate, 90 % interval");
+    case kCosts: return QStringLiteral("rests on");
+    case kPairedWins: return QStringLiteral("faster in cost samples");
     case kLocalAccess: return QStringLiteral("local access ratio");
     case kBusiest: return QStringLiteral("busiest resource");
     case kBottleneck: return QStringLiteral("bottleneck");

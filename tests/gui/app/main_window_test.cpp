@@ -13,6 +13,7 @@
 
 #include "interconnect_view.hpp"
 #include "main_window.hpp"
+#include "throughput_chart.hpp"
 #include "numatwin/model/topology_json.hpp"
 
 namespace numatwin::gui {
@@ -165,6 +166,41 @@ TEST_F(MainWindowTest, CompareFillsTheChartAndTheSummaryAndExports) {
   EXPECT_FALSE(window_->export_view(dir.filePath(QStringLiteral("view.gif"))));  // neither PNG nor SVG
   close_dialogs(*window_);
   EXPECT_TRUE(window_->export_view(dir.filePath(QStringLiteral("view.svg"))));
+}
+
+// Partitioned aggregation rests on the machine's operator costs (all defaults on this machine):
+// each run carries its 90 % interval, the chart a band per run, and the summary says in how many
+// of the shared cost samples each strategy is the faster one.
+TEST_F(MainWindowTest, OperatorCompareShowsBandsBasisAndPairedSamples) {
+  window_->set_workload(QStringLiteral("partitioned-aggregation"), QStringLiteral("ring"), QStringLiteral("tight"), 32);
+  window_->set_operator(QString(), 1e7, 1e5);
+  window_->start_compare(QStringLiteral("shuffle"), QStringLiteral("migration"));
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  ASSERT_NE(window_->compare_run(0), nullptr) << window_->last_error().toStdString();
+  ASSERT_NE(window_->compare_run(1), nullptr) << window_->last_error().toStdString();
+  EXPECT_EQ(window_->compare_run(0)->spec.strategy, sim::PartitionStrategy::kShuffle);
+  EXPECT_EQ(window_->compare_run(1)->spec.strategy, sim::PartitionStrategy::kMigration);
+  EXPECT_EQ(window_->compare_run(0)->spec.data.records, 1e7);
+  for (int i = 0; i < 2; ++i) {
+    const RunUncertainty& u = window_->compare_run(i)->uncertainty;
+    EXPECT_EQ(u.samples, 64);
+    EXPECT_FALSE(u.band.empty());
+    EXPECT_TRUE(u.basis.contains(QStringLiteral("default"))) << u.basis.toStdString();
+  }
+  EXPECT_EQ(window_->chart()->series_count(), 2);
+  EXPECT_EQ(window_->chart()->band_count(), 2);
+  RunSummaryModel* m = window_->summary_model();
+  const QString a_wins = m->data(m->index(RunSummaryModel::kPairedWins, 0), Qt::DisplayRole).toString();
+  const QString b_wins = m->data(m->index(RunSummaryModel::kPairedWins, 1), Qt::DisplayRole).toString();
+  EXPECT_TRUE(a_wins.endsWith(QStringLiteral(" of 64"))) << a_wins.toStdString();
+  EXPECT_EQ(a_wins.section(QLatin1Char(' '), 0, 0).toInt() + b_wins.section(QLatin1Char(' '), 0, 0).toInt(), 64)
+      << a_wins.toStdString() << " / " << b_wins.toStdString();
+  // A shuffle rests on no cost: no band, and it says so.
+  window_->set_workload(QStringLiteral("shuffle"), QString(), QStringLiteral("tight"), 32);
+  window_->start_compare(QStringLiteral("naive"), QStringLiteral("ring"));
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  EXPECT_EQ(window_->chart()->band_count(), 0);
+  EXPECT_TRUE(window_->compare_run(0)->uncertainty.basis.contains(QStringLiteral("no operator cost")));
 }
 
 TEST_F(MainWindowTest, OpensAValidatorReport) {

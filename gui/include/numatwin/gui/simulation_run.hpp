@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "numatwin/gui/run_uncertainty.hpp"
 #include "numatwin/model/topology.hpp"
 #include "numatwin/sim/result.hpp"
 #include "numatwin/sim/workload_spec.hpp"
@@ -25,19 +26,31 @@ struct SimulationRun {
   sim::WorkloadSpec spec;
   sim::SimulationResult result;
   ResourceMap resources;
+  // What the figures rest on (the machine's operator costs) and their 90 % interval and band.
+  RunUncertainty uncertainty;
 
-  // "shuffle naive tight, 32 threads dense, 12.8 GB"
+  // "shuffle naive tight, 32 threads dense, 12.8 GB";
+  // "partitioned-aggregation migration ring tight, 32 threads dense, 100 M records, 1e+06 groups"
   [[nodiscard]] QString label() const;
   // Number of plan steps (shuffle steps); 0 when the result carries none.
   [[nodiscard]] int step_count() const { return static_cast<int>(result.steps.size()); }
-  // Shuffled bytes over the run's time, GB/s (what `numatwin predict` prints).
+  // Shuffled bytes over the run's time, GB/s (what `numatwin predict` prints); for operators
+  // their input bytes over the time.
   [[nodiscard]] double shuffle_gbps() const;
+  // The headline rate (GB/s shuffled, or M input tuples/s for operators) and its text with the
+  // unit, "69.76 GB/s" or "412.3 M tuples/s".
+  [[nodiscard]] double rate() const { return headline_rate(spec, result); }
+  [[nodiscard]] QString rate_text() const;
 };
 
-// Simulates `spec` on the topology (recording the timeline). Throws std::invalid_argument for a
-// spec the topology cannot run (message names the field), model::InputError for a topology
-// that fails check_topology, std::logic_error if the plan can never finish.
-SimulationRun run_simulation(std::shared_ptr<const model::Topology> topology, const sim::WorkloadSpec& spec);
+// Simulates `spec` on the topology (recording the timeline), any workload (shuffles and
+// operators), with the machine's operator costs (its topology file's, defaults for the rest:
+// sim::machine_cost_basis; the spec's own costs are replaced), and its uncertainty with
+// `interval_samples` cost samples (0: only the basis; run_uncertainty.hpp). Throws
+// std::invalid_argument for a spec the topology cannot run (message names the field),
+// model::InputError for a topology that fails check_topology, std::logic_error if the plan can
+// never finish.
+SimulationRun run_simulation(std::shared_ptr<const model::Topology> topology, const sim::WorkloadSpec& spec, int interval_samples = 64);
 
 // What the view colours: one utilisation (0..1) per resource, and what it covers.
 struct UtilisationFrame {
@@ -56,10 +69,6 @@ UtilisationFrame frame_at_time(const SimulationRun& run, double t_s);
 
 // Throughput of all memory controllers (sum of load = utilisation x capacity) over time, as a
 // step function: one point at the start and one at the end of each timeline segment.
-struct ThroughputPoint {
-  double time_s = 0.0;
-  double gbps = 0.0;
-};
 std::vector<ThroughputPoint> memory_throughput_series(const SimulationRun& run);
 
 // One line for a view's subtitle: run label, frame caption, hottest resource, memory GB/s.

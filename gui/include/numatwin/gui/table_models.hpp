@@ -35,7 +35,10 @@ class ResourceTableModel : public QAbstractTableModel {
 // Rows are metrics, columns are runs (A, B, ...).
 class RunSummaryModel : public QAbstractTableModel {
  public:
-  enum Row { kMachine, kWorkload, kThreads, kBytes, kTime, kBandwidth, kLocalAccess, kBusiest, kBottleneck, kSteps, kRowCount };
+  enum Row {
+    kMachine, kWorkload, kThreads, kBytes, kTime, kTimeInterval, kBandwidth, kRateInterval, kCosts, kPairedWins, kLocalAccess, kBusiest, kBottleneck, kSteps,
+    kRowCount
+  };
 
   explicit RunSummaryModel(QObject* parent = nullptr);
   // A null entry leaves that column empty.
