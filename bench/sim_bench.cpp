@@ -204,6 +204,23 @@ void BM_IntervalPartitionedNehalem4s32(benchmark::State& state) {
 }
 BENCHMARK(BM_IntervalPartitionedNehalem4s32)->Unit(benchmark::kMillisecond);
 
+// The slowest 4-socket predictions: the sort-merge join's 64 x 64 merge steps and MEDIAN on the
+// 64-core Broadwell machine.
+void BM_IntervalSortMergeXeon4850v4(benchmark::State& state) {
+  predict_with_interval(state, "xeon-e7-4850v4-4s", sim::WorkloadKind::kSortMergeJoin, 64);
+}
+BENCHMARK(BM_IntervalSortMergeXeon4850v4)->Unit(benchmark::kMillisecond);
+
+void BM_IntervalSortMergeXeon4880v2(benchmark::State& state) {
+  predict_with_interval(state, "xeon-e7-4880v2-4s", sim::WorkloadKind::kSortMergeJoin, 60);
+}
+BENCHMARK(BM_IntervalSortMergeXeon4880v2)->Unit(benchmark::kMillisecond);
+
+void BM_IntervalMedianXeon4850v4(benchmark::State& state) {
+  predict_with_interval(state, "xeon-e7-4850v4-4s", sim::WorkloadKind::kMedianAggregation, 64);
+}
+BENCHMARK(BM_IntervalMedianXeon4850v4)->Unit(benchmark::kMillisecond);
+
 // What `numatwin weights` does (sim::answer_weights), on every core of a 2-socket machine: the
 // radix hash join, default costs, 64-sample intervals.
 void weights_answer(benchmark::State& state, const char* machine) {

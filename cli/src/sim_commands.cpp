@@ -181,6 +181,8 @@ void print_uncertainty(const sim::WorkloadSpec& spec, const PredictionUncertaint
     std::cout << fmt::format("  90 % interval ({} samples over {} uncertain cost{}): time {}, {}\n", u.samples, u.uncertain.size(),
                              u.uncertain.size() == 1 ? "" : "s", interval_text(u.time_s, " s"),
                              interval_text(u.rate, shuffle ? " GB/s" : " M tuples/s"));
+  } else if (!u.uncertain.empty()) {
+    std::cout << "  no interval: sampling is off (--interval-samples 0)\n";
   } else if (!u.depends_on.empty()) {
     std::cout << "  no interval: every cost it rests on is exact (given)\n";
   } else {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace numatwin::model {
@@ -169,12 +170,18 @@ const std::vector<ResourceUse>& BandwidthModel::stream_terms(const Stream& st, N
   return terms;
 }
 
-double BandwidthModel::stream_latency_ns(const Stream& st, NodeIndex cpu_node, const std::vector<double>& at) const {
+double BandwidthModel::pair_latency_ns(NodeIndex cpu_node, NodeIndex memory_node, const std::vector<double>& at) {
+  double& cached = pair_latency_[static_cast<std::size_t>(cpu_node) * topology_->nodes.size() + memory_node];
+  if (std::isnan(cached)) cached = loaded_latency_ns(cpu_node, memory_node, at);
+  return cached;
+}
+
+double BandwidthModel::stream_latency_cached_ns(const Stream& st, NodeIndex cpu_node, const std::vector<double>& at) {
   double latency = 0.0;
-  if (st.read_node >= 0) latency += loaded_latency_ns(cpu_node, st.read_node, at);
-  for (const NodeShare& share : st.read_spread) latency += share.fraction * loaded_latency_ns(cpu_node, share.node, at);
-  if (st.write_node >= 0) latency += loaded_latency_ns(cpu_node, st.write_node, at);
-  for (const NodeShare& share : st.write_spread) latency += share.fraction * loaded_latency_ns(cpu_node, share.node, at);
+  if (st.read_node >= 0) latency += pair_latency_ns(cpu_node, st.read_node, at);
+  for (const NodeShare& share : st.read_spread) latency += share.fraction * pair_latency_ns(cpu_node, share.node, at);
+  if (st.write_node >= 0) latency += pair_latency_ns(cpu_node, st.write_node, at);
+  for (const NodeShare& share : st.write_spread) latency += share.fraction * pair_latency_ns(cpu_node, share.node, at);
   return latency;
 }
 
@@ -269,10 +276,11 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   // Bounds of every stream at utilisations `at` (latencies recorded in result_.latency_ns).
   auto bounds_at = [&](const std::vector<double>& at, std::vector<double>& bounds) {
     bounds.resize(stream_count);
+    pair_latency_.assign(static_cast<std::size_t>(node_count) * node_count, std::numeric_limits<double>::quiet_NaN());
     for (int s = 0; s < stream_count; ++s) {
       const Stream& st = streams[s];
       const NodeIndex n = node_of_core(st.core);
-      const double latency = stream_latency_ns(st, n, at);
+      const double latency = stream_latency_cached_ns(st, n, at);
       result_.latency_ns[s] = latency;
       const double miss_bound = buffers_[s] * line_bytes / (latency * 1e-9);
       bounds[s] = std::min(miss_bound, st.rate_limit_bytes_per_s);

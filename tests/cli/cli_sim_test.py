@@ -283,6 +283,12 @@ class Intervals(unittest.TestCase):
         u = json.loads(r.stdout)["uncertainty"]
         self.assertEqual(u["samples"], 0)
         self.assertTrue(all(c["origin"] == "given" for c in u["costs"]))
+        # Sampling switched off while costs are uncertain: said as such, not as "given".
+        r = run("predict", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--threads", "15", "--records", "1e7",
+                "--interval-samples", "0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("no interval: sampling is off (--interval-samples 0)", r.stdout)
+        self.assertNotIn("(given)", r.stdout)
         r = run("predict", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--interval-samples", "1")
         self.assertEqual(r.returncode, 1)
         self.assertIn("--interval-samples", r.stderr)

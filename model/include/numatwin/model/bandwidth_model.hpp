@@ -210,7 +210,12 @@ class BandwidthModel {
   const std::vector<ResourceUse>& stream_terms(const Stream& stream, NodeIndex cpu_node);
   void add_access(std::vector<ResourceUse>& uses, NodeIndex cpu_node, NodeIndex memory_node, double fraction,
                   bool write) const;
-  [[nodiscard]] double stream_latency_ns(const Stream& stream, NodeIndex cpu_node, const std::vector<double>& at) const;
+  // A stream's latency per payload line at utilisations `at`: the loaded latency of each node it
+  // reads or writes, weighted by its share; each (cpu node, memory node) pair's loaded latency is
+  // computed once per set of utilisations (pair_latency_, cleared by the caller when `at`
+  // changes): many streams share a pair, and the queue terms' powers dominated the solve.
+  [[nodiscard]] double stream_latency_cached_ns(const Stream& stream, NodeIndex cpu_node, const std::vector<double>& at);
+  [[nodiscard]] double pair_latency_ns(NodeIndex cpu_node, NodeIndex memory_node, const std::vector<double>& at);
   // Links of the broadcast tree from `prober` to every NUMA node other than itself and `skipped`.
   [[nodiscard]] std::vector<LinkIndex> build_probe_tree(NodeIndex prober, NodeIndex skipped) const;
   [[nodiscard]] double loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node,
@@ -238,6 +243,7 @@ class BandwidthModel {
   std::vector<double> utilisation_guess_;  // fixed-point start: the last solution's utilisations
   std::vector<double> shortcut_utilisation_;
   std::vector<double> bounds_;
+  std::vector<double> pair_latency_;  // [cpu node * nodes + memory node], NaN: not yet at these utilisations
   std::vector<std::vector<ResourceUse>> term_cache_;
   std::vector<ResourceUse> spread_terms_;  // [(cpu * (N+1) + read+1) * (N+1) + write+1]
 };
