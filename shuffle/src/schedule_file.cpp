@@ -64,8 +64,9 @@ class Node {
     if (v < low || v > high) fail(expected + ", found " + value_.dump());
     return v;
   }
+  // `low` is a whole number (it is printed as one).
   [[nodiscard]] double number_at_least(double low, bool strict, const std::string& what) const {
-    const std::string expected = "expected " + what + (strict ? " > " : " >= ") + Json(low).dump();
+    const std::string expected = "expected " + what + (strict ? " > " : " >= ") + std::to_string(static_cast<long long>(low));
     if (!value_.is_number()) fail(expected + ", found " + shown(value_));
     const double v = value_.get<double>();
     if (!std::isfinite(v) || (strict ? !(v > low) : !(v >= low))) fail(expected + ", found " + value_.dump());
