@@ -123,7 +123,7 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   const TeamPlan plan = plan_team(topology, host, spec);
   const int n = layout.threads;
   const auto un = static_cast<std::size_t>(n);
-  const std::vector<std::vector<int>> visit = consumer_visits(plan.model_threads, spec.algorithm, spec.seed);
+  const std::vector<std::vector<int>> visit = consumer_visits(plan.model_threads, spec.algorithm, spec.seed, spec.producer_orders);
   const bool migration = migrates(spec.kind);
   const bool copy = spec.kind == sim::WorkloadKind::kMigrationAndCopy;
   const bool tight = spec.sync == sim::SyncMode::kTight;
@@ -302,8 +302,8 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
 }  // namespace
 
 std::vector<std::vector<int>> consumer_visits(const std::vector<sim::PlacedThread>& threads, sim::ShuffleAlgorithm algorithm,
-                                              std::uint64_t seed) {
-  const sim::ShuffleOrder order = sim::shuffle_order(threads, algorithm, seed);
+                                              std::uint64_t seed, const std::vector<std::vector<int>>& orders) {
+  const sim::ShuffleOrder order = sim::shuffle_order(threads, algorithm, seed, orders);
   std::vector<std::vector<int>> visit(threads.size());
   for (std::size_t o = 0; o < order.outer.size(); ++o) visit[static_cast<std::size_t>(order.outer[o])] = order.producers[o];
   return visit;

@@ -40,9 +40,10 @@ namespace numatwin::validate {
 inline constexpr double kReferenceRecords = 1048576.0;
 
 // For each thread (index into `threads`), the producers it visits, step by step: the
-// simulator's sim::shuffle_order indexed by thread instead of outer-ring position.
+// simulator's sim::shuffle_order indexed by thread instead of outer-ring position (for
+// kScheduled, `orders`: the spec's producer_orders, one per thread).
 std::vector<std::vector<int>> consumer_visits(const std::vector<sim::PlacedThread>& threads, sim::ShuffleAlgorithm algorithm,
-                                              std::uint64_t seed);
+                                              std::uint64_t seed, const std::vector<std::vector<int>>& orders = {});
 
 // Bytes a run of a shuffle-family or partitioned-aggregation spec allocates.
 double shuffle_memory_bytes(const sim::WorkloadSpec& spec);
