@@ -17,12 +17,27 @@
 
 namespace numatwin::shuffle {
 
-// Threads that wait for a task, run it and report; one std::barrier for the tight steps.
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Run by the last thread to arrive at a barrier, before any leaves: the moment every thread has
+// arrived (only runs use the barrier: their start, then the end of every tight step).
+struct BarrierClock {
+  std::vector<Clock::time_point>* marks = nullptr;
+  void operator()() noexcept { marks->push_back(Clock::now()); }  // reserved by run(): never allocates
+};
+
+}  // namespace
+
+// Threads that wait for a task, run it and report; one std::barrier for the start and the
+// tight steps.
 struct Runner::Pool {
   std::vector<int> cpus;
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> pin_errors;
-  std::barrier<> barrier;
+  std::vector<Clock::time_point> marks;
+  std::barrier<BarrierClock> barrier;
   std::mutex mutex;
   std::condition_variable wake;
   std::condition_variable done;
@@ -32,7 +47,8 @@ struct Runner::Pool {
   bool quit = false;
   std::exception_ptr error;
 
-  explicit Pool(std::vector<int> c) : cpus(std::move(c)), pin_errors(cpus.size()), barrier(static_cast<std::ptrdiff_t>(cpus.size())) {}
+  explicit Pool(std::vector<int> c)
+      : cpus(std::move(c)), pin_errors(cpus.size()), barrier(static_cast<std::ptrdiff_t>(cpus.size()), BarrierClock{&marks}) {}
 
   void loop(int t) {
     try {
@@ -145,12 +161,11 @@ RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync 
                                 std::to_string(pieces.piece_bytes));
   if (!consume) throw std::invalid_argument("shuffle run without a consumer");
 
-  using Clock = std::chrono::steady_clock;
   const bool tight = sync == Sync::kTight;
   const auto un = static_cast<std::size_t>(n);
   RunTiming timing;
-  Clock::time_point start;
-  std::vector<Clock::time_point> step_end(tight ? un : 0);
+  pool_->marks.clear();
+  pool_->marks.reserve(un + 1);  // the start, then the end of every tight step
   std::vector<Clock::time_point> thread_end(un);
   std::mutex error_mutex;
   std::exception_ptr first_error;
@@ -169,7 +184,6 @@ RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync 
       failed = true;
     }
     pool_->barrier.arrive_and_wait();
-    if (c == 0) start = Clock::now();
     for (std::size_t k = 0; k < un; ++k) {
       if (!failed) {
         try {
@@ -179,17 +193,15 @@ RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync 
           failed = true;
         }
       }
-      if (tight) {
-        pool_->barrier.arrive_and_wait();
-        if (c == 0) step_end[k] = Clock::now();
-      }
+      if (tight) pool_->barrier.arrive_and_wait();
     }
     thread_end[uc] = Clock::now();
   });
   if (first_error) std::rethrow_exception(first_error);
 
+  const Clock::time_point start = pool_->marks.front();
   auto since_start = [&](Clock::time_point t) { return std::chrono::duration<double>(t - start).count(); };
-  for (const Clock::time_point& t : step_end) timing.step_end_seconds.push_back(since_start(t));
+  for (std::size_t k = 1; k < pool_->marks.size(); ++k) timing.step_end_seconds.push_back(since_start(pool_->marks[k]));
   for (const Clock::time_point& t : thread_end) {
     timing.thread_end_seconds.push_back(since_start(t));
     timing.seconds = std::max(timing.seconds, timing.thread_end_seconds.back());

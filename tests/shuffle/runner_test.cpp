@@ -98,7 +98,11 @@ void expect_delivered_exactly_once(const Schedule& schedule, const std::string& 
     EXPECT_EQ(threads.size(), static_cast<std::size_t>(n)) << what << ": one thread per consumer";
     EXPECT_EQ(timing.step_end_seconds.size(), tight ? static_cast<std::size_t>(n) : 0u) << what;
     ASSERT_EQ(timing.thread_end_seconds.size(), static_cast<std::size_t>(n));
-    for (double end : timing.thread_end_seconds) EXPECT_LE(end, timing.seconds);
+    for (double end : timing.thread_end_seconds) {
+      EXPECT_GE(end, 0.0) << what << ": the clock starts when every thread has arrived";
+      EXPECT_LE(end, timing.seconds) << what;
+      if (tight) EXPECT_GE(end, timing.step_end_seconds.back()) << what << ": a thread ends after the last step's barrier";
+    }
     for (std::size_t k = 1; k < timing.step_end_seconds.size(); ++k)
       EXPECT_LE(timing.step_end_seconds[k - 1], timing.step_end_seconds[k]) << what;
   }

@@ -7,7 +7,8 @@
 // The threads live as long as the Runner, so pinning, first touch (on_each_thread) and the
 // runs happen on the same threads. Each run re-pins every thread to its CPU before it starts
 // (a consumer may move its thread, e.g. to migrate), then meets at a barrier; its timing counts
-// from that barrier (steady clock). A consumer that throws is not called again in that run; its
+// from the moment the last thread arrived there (steady clock, read by the barrier's completion
+// step before any thread leaves), and a tight step ends when its barrier completes. A consumer that throws is not called again in that run; its
 // thread still reaches every barrier, and run() rethrows the first exception when all are done.
 // Pieces stay where the caller put them: node_buffers.hpp places them on their producers' nodes.
 //
