@@ -101,7 +101,9 @@ void expect_delivered_exactly_once(const Schedule& schedule, const std::string& 
     for (double end : timing.thread_end_seconds) {
       EXPECT_GE(end, 0.0) << what << ": the clock starts when every thread has arrived";
       EXPECT_LE(end, timing.seconds) << what;
-      if (tight) EXPECT_GE(end, timing.step_end_seconds.back()) << what << ": a thread ends after the last step's barrier";
+      if (tight) {
+        EXPECT_GE(end, timing.step_end_seconds.back()) << what << ": a thread ends after the last step's barrier";
+      }
     }
     for (std::size_t k = 1; k < timing.step_end_seconds.size(); ++k)
       EXPECT_LE(timing.step_end_seconds[k - 1], timing.step_end_seconds[k]) << what;
