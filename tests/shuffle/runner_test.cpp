@@ -3,6 +3,8 @@
 // runs of a designed schedule (sim::design_schedule on the twisted ladder), the naive order and
 // the ring; tight steps never overlap; bad schedules and throwing consumers.
 #include <gtest/gtest.h>
+#include <numa.h>
+#include <numaif.h>
 #include <sched.h>
 
 #include <atomic>
@@ -151,8 +153,19 @@ TEST(ShuffleRunnerTest, PinnedThreadsConsumeOnTheirCpu) {
                });
     EXPECT_EQ(seen, cpus) << "run " << run;
   }
+  // Every page of a producer's buffer is on its producer's node (here the only node there is).
   if (buffers.numa_bound()) {
-    for (std::size_t p = 0; p < cpus.size(); ++p) EXPECT_GE(buffers.node(static_cast<int>(p)), 0);
+    for (std::size_t p = 0; p < cpus.size(); ++p) {
+      const int node = buffers.node(static_cast<int>(p));
+      EXPECT_EQ(node, numa_node_of_cpu(cpus[p]));
+      const PieceLayout& layout = buffers.layout();
+      for (std::size_t c = 0; c < cpus.size(); ++c) {
+        void* page = const_cast<std::byte*>(layout.piece(static_cast<int>(p), static_cast<int>(c)));
+        int status = -1;
+        ASSERT_EQ(move_pages(0, 1, &page, nullptr, &status, 0), 0);
+        EXPECT_EQ(status, node) << "producer " << p << ", piece " << c;
+      }
+    }
   }
 }
 
