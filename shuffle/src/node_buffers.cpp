@@ -34,12 +34,17 @@ NodeBuffers::NodeBuffers(Runner& runner, std::size_t piece_bytes, const Producer
         nodes_[p] = node;
       }
     }
+    std::vector<int> filled_on(un, -1);  // the CPU each producer wrote its buffer on
     runner.on_each_thread([&](int p) {
       const auto up = static_cast<std::size_t>(p);
+      filled_on[up] = sched_getcpu();
       std::byte* buffer = owned_[up];
-      if (numa_ && nodes_[up] < 0) nodes_[up] = numa_node_of_cpu(sched_getcpu());  // unpinned: first touch decides
       for (int c = 0; c < n; ++c) produce(p, c, buffer + static_cast<std::size_t>(c) * layout_.stride, piece_bytes);
     });
+    // Unpinned producers: first touch decided. (libnuma's CPU-to-node cache is filled lazily and
+    // is not thread-safe, so it is asked here, on one thread.)
+    for (std::size_t p = 0; p < un; ++p)
+      if (numa_ && nodes_[p] < 0 && filled_on[p] >= 0) nodes_[p] = numa_node_of_cpu(filled_on[p]);
   } catch (...) {
     release();
     throw;
