@@ -156,9 +156,20 @@ RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync 
                                 std::to_string(n) + " threads");
   for (std::size_t p = 0; p < pieces.buffers.size(); ++p)
     if (pieces.buffers[p] == nullptr) throw std::invalid_argument("shuffle pieces: producer " + std::to_string(p) + " has no buffer");
-  if (pieces.stride < pieces.piece_bytes)
+  if (pieces.offsets.empty() && pieces.stride < pieces.piece_bytes)
     throw std::invalid_argument("shuffle pieces: stride " + std::to_string(pieces.stride) + " is below the piece size " +
                                 std::to_string(pieces.piece_bytes));
+  if (!pieces.offsets.empty()) {
+    if (pieces.offsets.size() != static_cast<std::size_t>(n))
+      throw std::invalid_argument("shuffle pieces: offsets for " + std::to_string(pieces.offsets.size()) + " producers, expected " +
+                                  std::to_string(n));
+    for (std::size_t p = 0; p < pieces.offsets.size(); ++p) {
+      const std::vector<std::size_t>& o = pieces.offsets[p];
+      if (o.size() != static_cast<std::size_t>(n) + 1 || !std::is_sorted(o.begin(), o.end()))
+        throw std::invalid_argument("shuffle pieces: producer " + std::to_string(p) + " needs " + std::to_string(n + 1) +
+                                    " ascending piece offsets");
+    }
+  }
   if (!consume) throw std::invalid_argument("shuffle run without a consumer");
 
   const bool tight = sync == Sync::kTight;
@@ -187,7 +198,8 @@ RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync 
     for (std::size_t k = 0; k < un; ++k) {
       if (!failed) {
         try {
-          consume(c, pieces.piece(schedule.steps[k][uc], c), pieces.piece_bytes);
+          const int p = schedule.steps[k][uc];
+          consume(c, pieces.piece(p, c), pieces.bytes(p, c));
         } catch (...) {
           keep(std::current_exception());
           failed = true;

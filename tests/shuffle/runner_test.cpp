@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "numatwin/model/topology_json.hpp"
@@ -133,6 +134,31 @@ TEST(ShuffleRunnerTest, NaiveAndRingDeliverEveryPieceOnceInItsStep) {
   EXPECT_FALSE(Schedule::naive(3).is_latin_square());
   EXPECT_TRUE(Schedule::ring(3).is_latin_square());
   EXPECT_EQ(Schedule::ring(3).order(1), (std::vector<int>{1, 2, 0}));
+}
+
+TEST(ShuffleRunnerTest, UnequalPiecesComeWithTheirOwnSizes) {
+  // Three producers whose pieces (key partitions, say) differ in size, some empty: one shared
+  // buffer, offsets per producer. Byte i of the buffer holds i, so a piece shows where it began.
+  std::vector<std::byte> data(64);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>(i);
+  PieceLayout layout;
+  layout.buffers.assign(3, data.data());
+  layout.offsets = {{0, 5, 5, 9}, {9, 10, 30, 30}, {30, 31, 32, 64}};
+  Runner runner(std::vector<int>(3, kUnpinned));
+  for (Sync sync : {Sync::kTight, Sync::kLoose}) {
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> seen(3);  // (first byte, bytes) per consumer
+    runner.run(Schedule::ring(3), layout, sync, [&](int c, const std::byte* piece, std::size_t bytes) {
+      seen[static_cast<std::size_t>(c)].emplace_back(static_cast<std::size_t>(piece - data.data()), bytes);
+    });
+    using Seen = std::vector<std::pair<std::size_t, std::size_t>>;
+    EXPECT_EQ(seen[0], (Seen{{0, 5}, {9, 1}, {30, 1}}));   // ring: consumer 0 reads producers 0, 1, 2
+    EXPECT_EQ(seen[1], (Seen{{10, 20}, {31, 1}, {5, 0}}));  // producers 1, 2, 0
+    EXPECT_EQ(seen[2], (Seen{{32, 32}, {5, 4}, {30, 0}}));  // producers 2, 0, 1
+  }
+  PieceLayout descending = layout;
+  descending.offsets[1] = {9, 30, 10, 30};
+  EXPECT_THROW(runner.run(Schedule::ring(3), descending, Sync::kTight, [](int, const std::byte*, std::size_t) {}),
+               std::invalid_argument);
 }
 
 TEST(ShuffleRunnerTest, PinnedThreadsConsumeOnTheirCpu) {

@@ -28,15 +28,25 @@ inline constexpr int kUnpinned = -1;
 
 enum class Sync { kTight, kLoose };
 
-// Where the pieces are: piece c of producer p starts at buffers[p] + c * stride and is
-// piece_bytes long (stride >= piece_bytes).
+// Where the pieces are. Equal pieces: piece c of producer p starts at buffers[p] + c * stride
+// and is piece_bytes long (stride >= piece_bytes). Unequal pieces (e.g. key partitions): when
+// `offsets` is not empty, offsets[p] holds n + 1 ascending byte offsets into buffers[p] and
+// piece c is [offsets[p][c], offsets[p][c + 1]); piece_bytes and stride are then not used.
 struct PieceLayout {
   std::vector<const std::byte*> buffers;
   std::size_t piece_bytes = 0;
   std::size_t stride = 0;
+  std::vector<std::vector<std::size_t>> offsets;
 
   [[nodiscard]] const std::byte* piece(int producer, int consumer) const {
-    return buffers[static_cast<std::size_t>(producer)] + static_cast<std::size_t>(consumer) * stride;
+    const auto p = static_cast<std::size_t>(producer);
+    const auto c = static_cast<std::size_t>(consumer);
+    return buffers[p] + (offsets.empty() ? c * stride : offsets[p][c]);
+  }
+  [[nodiscard]] std::size_t bytes(int producer, int consumer) const {
+    const auto p = static_cast<std::size_t>(producer);
+    const auto c = static_cast<std::size_t>(consumer);
+    return offsets.empty() ? piece_bytes : offsets[p][c + 1] - offsets[p][c];
   }
 };
 
@@ -66,7 +76,8 @@ class Runner {
 
   // Executes the schedule. Throws std::invalid_argument before running when the schedule does
   // not fit threads() (check_schedule) or the layout has another number of buffers, a null
-  // buffer or a stride below the piece size.
+  // buffer, a stride below the piece size, or offsets that are not n lists of n + 1 ascending
+  // offsets.
   RunTiming run(const Schedule& schedule, const PieceLayout& pieces, Sync sync, const Consumer& consume);
 
  private:

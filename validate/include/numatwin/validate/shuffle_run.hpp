@@ -8,7 +8,8 @@
 // The steps run through libnumatwin-shuffle (shuffle/runner.hpp), the library programs use to
 // run a designed schedule, so what is measured is its code: its pinned threads (on the team's
 // CPUs), its barriers and its consumer callback, which sums the piece (and moves first when
-// migrating). The team generates the data (first touch) and records the pages.
+// migrating). The team generates the data (first touch) and records the pages. Partitioned
+// aggregation's steps run through it too, its unequal pieces (key partitions) given by offsets.
 // Migration: before a step the consumer re-pins itself to the producer's node (least busy core,
 // as the simulator) and sums there; its state (state_bytes, it also carries the running sum)
 // stays on its home node and is read and updated every step. Migration & copy: the state is
