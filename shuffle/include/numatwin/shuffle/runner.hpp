@@ -11,6 +11,7 @@
 // step before any thread leaves), and a tight step ends when its barrier completes. A consumer that throws is not called again in that run; its
 // thread still reaches every barrier, and run() rethrows the first exception when all are done.
 // Pieces stay where the caller put them: node_buffers.hpp places them on their producers' nodes.
+// One call at a time: run() and on_each_thread() block until done and must not overlap.
 //
 // This header is C++17 and needs nothing but the standard library.
 #pragma once
