@@ -181,6 +181,27 @@ ScheduleFile parse_schedule_file(const std::string& json_text, const std::string
   return out;
 }
 
+std::string schedule_file_text(const ScheduleFile& file) {
+  check_schedule(file.schedule, file.threads);
+  if (!file.schedule.is_latin_square())
+    throw std::invalid_argument("a version 1 schedule file holds a Latin square: some step reads a producer twice");
+  if (!file.cpus.empty() && file.cpus.size() != static_cast<std::size_t>(file.threads))
+    throw std::invalid_argument("schedule file: " + std::to_string(file.cpus.size()) + " CPUs for " + std::to_string(file.threads) +
+                                " threads");
+  nlohmann::ordered_json j;
+  j["format"] = kScheduleFormat;
+  j["format_version"] = kScheduleFormatVersion;
+  if (!file.topology.empty()) j["topology"] = file.topology;
+  j["threads"] = file.threads;
+  if (!file.cpus.empty()) j["cpus"] = file.cpus;
+  if (file.piece_bytes > 0) j["piece_bytes"] = file.piece_bytes;
+  j["designed"] = file.designed;
+  if (file.estimate_s > 0) j["estimate_s"] = file.estimate_s;
+  if (file.bound_s > 0) j["bound_s"] = file.bound_s;
+  j["steps"] = file.schedule.steps;
+  return j.dump(1) + "\n";
+}
+
 ScheduleFile read_schedule_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScheduleFileError(path, "", "cannot open the file for reading");

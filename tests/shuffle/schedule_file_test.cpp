@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "numatwin/shuffle/schedule_file.hpp"
@@ -97,6 +98,36 @@ TEST(ScheduleFileTest, BadFilesGiveOneLineNamingFilePointerAndExpectation) {
             "s.json: /steps/1/0: expected consumer 0 to read every producer once, found producer 0 again (it read it in step 0)");
   EXPECT_EQ(error_of(edited("\"steps\": [[0, 1, 2], [1, 2, 0], [2, 0, 1]]", "\"steps\": null")),
             "s.json: /steps: expected one step per thread, found null");
+}
+
+TEST(ScheduleFileTest, WriterAndReaderRoundTrip) {
+  const ScheduleFile f = parse_schedule_file(kGood, "s.json");
+  const std::string text = schedule_file_text(f);
+  const ScheduleFile back = parse_schedule_file(text, "back.json");
+  EXPECT_EQ(back.topology, f.topology);
+  EXPECT_EQ(back.threads, f.threads);
+  EXPECT_EQ(back.cpus, f.cpus);
+  EXPECT_DOUBLE_EQ(back.piece_bytes, f.piece_bytes);
+  EXPECT_EQ(back.designed, f.designed);
+  EXPECT_DOUBLE_EQ(back.estimate_s, f.estimate_s);
+  EXPECT_DOUBLE_EQ(back.bound_s, f.bound_s);
+  EXPECT_EQ(back.schedule.steps, f.schedule.steps);
+  EXPECT_EQ(schedule_file_text(back), text);
+  // Only the required fields and `designed` when nothing else is set.
+  ScheduleFile minimal;
+  minimal.threads = 1;
+  minimal.schedule.steps = {{0}};
+  EXPECT_EQ(schedule_file_text(minimal),
+            "{\n \"format\": \"numatwin-shuffle-schedule\",\n \"format_version\": 1,\n \"threads\": 1,\n \"designed\": false,\n"
+            " \"steps\": [\n  [\n   0\n  ]\n ]\n}\n");
+  // What the reader would refuse is not written.
+  ScheduleFile naive = minimal;
+  naive.threads = 2;
+  naive.schedule = Schedule::naive(2);
+  EXPECT_THROW((void)schedule_file_text(naive), std::invalid_argument);
+  ScheduleFile short_cpus = f;
+  short_cpus.cpus.pop_back();
+  EXPECT_THROW((void)schedule_file_text(short_cpus), std::invalid_argument);
 }
 
 TEST(ScheduleFileTest, ReadsFilesAndNamesOnesItCannotOpen) {

@@ -51,5 +51,10 @@ struct ScheduleFile {
 ScheduleFile parse_schedule_file(const std::string& json_text, const std::string& source_name);
 // Reads and parses a file (ScheduleFileError with an empty pointer when it cannot be read).
 ScheduleFile read_schedule_file(const std::string& path);
+// The document for `file` (what `numatwin schedule --out` writes; one space of indentation per
+// level, fields in the table's order; topology, cpus and piece_bytes only when set, estimate_s
+// and bound_s only when > 0). Throws std::invalid_argument when the schedule is not a Latin
+// square of `threads` or cpus has another length: the reader would refuse it.
+std::string schedule_file_text(const ScheduleFile& file);
 
 }  // namespace numatwin::shuffle
