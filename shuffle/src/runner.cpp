@@ -123,7 +123,12 @@ Runner::Runner(std::vector<int> cpus) {
   pool_ = std::make_unique<Pool>(std::move(cpus));
   const int n = threads();
   pool_->threads.reserve(static_cast<std::size_t>(n));
-  for (int t = 0; t < n; ++t) pool_->threads.emplace_back([this, t] { pool_->loop(t); });
+  try {
+    for (int t = 0; t < n; ++t) pool_->threads.emplace_back([this, t] { pool_->loop(t); });
+  } catch (...) {  // no thread for everyone: join those that started before the error leaves
+    pool_->stop();
+    throw;
+  }
   pool_->run([](int) {});  // every thread has tried to pin itself
   for (std::size_t t = 0; t < pool_->pin_errors.size(); ++t) {
     if (!pool_->pin_errors[t]) continue;
