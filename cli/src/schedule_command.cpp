@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/file_io.hpp"
+#include "numatwin/shuffle/schedule_file.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
 #include "numatwin/sim/simulation.hpp"
@@ -97,22 +98,17 @@ void register_schedule_command(CLI::App& app) {
                                   100.0 * (d.ring_estimate_s / d.design_estimate_s - 1.0), designed.tight, ring.tight);
       designed.order = "designed (not kept)";
     }
-    if (!out->empty()) {
-      Json steps = Json::array();
-      for (const std::vector<int>& step : chosen.steps) steps.push_back(step);
-      Json cpus = Json::array();
-      for (const sim::PlacedThread& p : placed) cpus.push_back(p.cpu);
-      const Json file{{"format", "numatwin-shuffle-schedule"},
-                      {"format_version", 1},
-                      {"topology", t.name},
-                      {"threads", spec.threads},
-                      {"cpus", cpus},
-                      {"piece_bytes", piece},
-                      {"designed", kept},
-                      {"estimate_s", kept ? d.design_estimate_s : d.ring_estimate_s},
-                      {"bound_s", d.bound_s},
-                      {"steps", steps}};
-      model::write_file_atomically(*out, file.dump(1) + "\n");
+    if (!out->empty()) {  // docs/shuffle-schedule-format.md; libnumatwin-shuffle reads it back
+      shuffle::ScheduleFile file;
+      file.topology = t.name;
+      file.threads = spec.threads;
+      for (const sim::PlacedThread& p : placed) file.cpus.push_back(p.cpu);
+      file.piece_bytes = piece;
+      file.designed = kept;
+      file.estimate_s = kept ? d.design_estimate_s : d.ring_estimate_s;
+      file.bound_s = d.bound_s;
+      file.schedule.steps = chosen.steps;
+      model::write_file_atomically(*out, shuffle::schedule_file_text(file));
     }
     if (*json) {
       Json table = Json::array();

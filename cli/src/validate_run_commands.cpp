@@ -37,6 +37,7 @@
 #include "numatwin/validate/validation_report.hpp"
 #include "numatwin/validate/validation_suite.hpp"
 #include "progress.hpp"
+#include "schedule_comparison.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"
@@ -79,6 +80,18 @@ void print_comparison(const validate::KernelComparison& c) {
   for (const validate::DatasetObservation& d : m.datasets)
     std::cout << fmt::format("  {}: {:.3g} MB, pages {}\n", d.name, d.bytes / 1e6, d.pages.text());
   std::cout << "  verified: " << (m.verified ? "yes, " : "NO, ") << m.verification << "\n";
+}
+
+// One row per order of a --schedule run: what was measured and predicted side by side.
+void print_order_summary(const std::vector<validate::KernelComparison>& kernels) {
+  TextTable table({"order", "measured GB/s", "predicted GB/s", "error", "verified"});
+  for (const validate::KernelComparison& c : kernels) {
+    const sim::ShuffleAlgorithm a = c.spec.algorithm;
+    table.add_row({a == sim::ShuffleAlgorithm::kScheduled ? "schedule file" : sim::algorithm_name(a),
+                   fmt::format("{:.3f}", c.measured_gbps()), fmt::format("{:.3f}", c.predicted_gbps()),
+                   fmt::format("{:+.1f} %", 100.0 * c.error()), c.measured.verified ? "yes" : "NO"});
+  }
+  std::cout << "orders side by side (" << sim::sync_name(kernels.front().spec.sync) << "):\n" << table.render();
 }
 
 void write_report(const model::Topology& t, const validate::ValidationReport& report, const std::string& out,
@@ -153,6 +166,7 @@ void register_run(CLI::App& validate_app) {
     bool json = false;
     std::string out;
     std::string csv;
+    std::string schedule;
   };
   auto o = std::make_shared<Options>();
   o->workload.bytes = 1.0 * 1024 * 1024 * 1024;
@@ -168,9 +182,12 @@ void register_run(CLI::App& validate_app) {
   cmd->add_flag("--json", o->json, "Print the comparison as JSON");
   cmd->add_option("--out", o->out, "Write a validation report (the GUI's format) here, atomically");
   cmd->add_option("--csv", o->csv, "Write the comparison as CSV here, atomically");
+  cmd->add_option("--schedule", o->schedule,
+                  "Shuffle: measure this schedule file's order (numatwin schedule --out) next to naive, ring and random");
   // Given on the command line: kept; otherwise measured on this machine.
   CLI::Option* shared_line_option = cmd->get_option("--shared-line-transfer-ns");
-  cmd->callback([o, shared_line_option] {
+  CLI::Option* threads_option = cmd->get_option("--threads");
+  cmd->callback([o, shared_line_option, threads_option] {
     const bool shared_line_given = shared_line_option->count() > 0;
     ensure_allocator(o->flags.allocator);
     const model::Topology t = find_topology(o->workload.topology);
@@ -189,14 +206,23 @@ void register_run(CLI::App& validate_app) {
     if (!placeholders.empty())
       std::cerr << fmt::format("numatwin: note: {} of {}'s parameters are placeholders, not measured ({}{})\n", placeholders.size(),
                                t.name, placeholders.front(), placeholders.size() > 1 ? ", ..." : "");
-    report.kernels.push_back(validate::compare_workload(t, host, spec, o->flags.options(interrupt.flag())));
+    std::vector<sim::WorkloadSpec> specs{spec};
+    if (!o->schedule.empty()) {
+      ScheduleComparison side_by_side = schedule_comparison(t, spec, o->schedule, threads_option->count() > 0);
+      for (const std::string& note : side_by_side.notes) std::cerr << "numatwin: note: " << note << "\n";
+      specs = std::move(side_by_side.specs);
+    }
+    for (const sim::WorkloadSpec& s : specs)
+      report.kernels.push_back(validate::compare_workload(t, host, s, o->flags.options(interrupt.flag())));
     write_report(t, report, o->out, o->csv);
     if (o->json) {
       std::cout << validate::to_json(t, report).dump(2) << "\n";
     } else {
-      print_comparison(report.kernels.front());
+      for (const validate::KernelComparison& c : report.kernels) print_comparison(c);
+      if (report.kernels.size() > 1) print_order_summary(report.kernels);
     }
-    if (!report.kernels.front().measured.verified) throw std::runtime_error("the kernel's result did not verify");
+    for (const validate::KernelComparison& c : report.kernels)
+      if (!c.measured.verified) throw std::runtime_error(c.id + ": the kernel's result did not verify");
   });
 }
 

@@ -4,7 +4,8 @@
 The rules are the "must not touch" column of docs/architecture.md:
   - Qt headers (<QWidget>, <QtCore/...>, <qglobal.h>, ...) only in gui/;
   - hwloc (hwloc.h, hwloc/...), libnuma (numa.h, numaif.h) and likwid (likwid.h,
-    likwid-marker.h) only in validate/;
+    likwid-marker.h) only in validate/ and shuffle/ (libnumatwin-shuffle);
+  - shuffle/ stands alone (it is installed): no numatwin headers but its own;
   - model/ and sim/: no threads (<thread>, <mutex>, ...) and no clocks (<chrono>, <ctime>, ...);
   - sim/: no files (<fstream>); model/: <fstream> only in its io part, the files named
     *_json.* or *_io.* (e.g. topology_json.cpp, file_io.cpp);
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-DEFAULT_FOLDERS = ["model", "sim", "validate", "gui", "cli", "bench", "fuzz"]
+DEFAULT_FOLDERS = ["model", "sim", "shuffle", "validate", "gui", "cli", "bench", "fuzz"]
 SOURCE_SUFFIXES = {".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp", ".cxx", ".ipp", ".inl", ".tpp"}
 INCLUDE_RE = re.compile(r'^\s*#\s*(?:include|include_next|import)\s*([<"])([^>"]+)[>"]')
 
@@ -93,13 +94,22 @@ def is_nlohmann(header: str) -> str | None:
     return "an nlohmann_json header" if header.startswith("nlohmann/") else None
 
 
+def is_other_numatwin(header: str) -> str | None:
+    if header.startswith("numatwin/") and not header.startswith("numatwin/shuffle/"):
+        return "a numatwin header outside shuffle/"
+    return None
+
+
 def is_model_io(folder: str, path: Path) -> bool:
     return folder == "model" and any(fnmatch.fnmatch(path.name, p) for p in MODEL_IO_PATTERNS)
 
 
 RULES = [
     Rule(None, frozenset({"gui"}), is_qt, "Qt is only for gui/"),
-    Rule(None, frozenset({"validate"}), is_hardware, "hardware libraries are only for validate/"),
+    Rule(None, frozenset({"validate", "shuffle"}), is_hardware,
+         "hardware libraries are only for validate/ and shuffle/"),
+    Rule(frozenset({"shuffle"}), frozenset(), is_other_numatwin,
+         "shuffle/ is installed on its own and includes no other numatwin library"),
     Rule(frozenset({"model", "sim"}), frozenset(), in_set(THREAD_HEADERS, "a threading header"),
          "model/ and sim/ use no threads"),
     Rule(frozenset({"model", "sim"}), frozenset(), in_set(CLOCK_HEADERS, "a clock header"),
@@ -184,6 +194,8 @@ SELF_TEST_CASES = [
     ("libnuma in sim", {"sim/src/a.cpp": "#  include <numaif.h>\n"}, True, ["sim/src/a.cpp:1:"]),
     ("likwid in cli", {"cli/src/a.cpp": "#include <likwid-marker.h>\n"}, True,
      ["cli/src/a.cpp:1:"]),
+    ("sim in shuffle", {"shuffle/src/a.cpp": '#include "numatwin/sim/shuffle_schedule.hpp"\n'}, True,
+     ["shuffle/src/a.cpp:1:"]),
     ("thread in model", {"model/src/a.cpp": "#include <thread>\n"}, True, ["model/src/a.cpp:1:"]),
     ("chrono in sim", {"sim/src/a.cpp": "\n\n#include <chrono>\n"}, True, ["sim/src/a.cpp:3:"]),
     ("mutex in sim", {"sim/src/a.hpp": "#include <mutex>\n"}, True, ["sim/src/a.hpp:1:"]),
@@ -209,6 +221,8 @@ SELF_TEST_CASES = [
         "sim/src/engine.cpp": "#include <queue>\n#include <random>\n",
         "gui/src/w.cpp": "#include <QWidget>\n#include <QtCharts/QChartView>\n",
         "validate/src/d.cpp": "#include <hwloc.h>\n#include <numa.h>\n#include <likwid.h>\n",
+        "shuffle/src/r.cpp": "#include <numa.h>\n#include <thread>\n"
+                             "#include \"numatwin/shuffle/runner.hpp\"\n",
         "cli/src/main.cpp": "#include <chrono>\n#include <thread>\n#include <fstream>\n",
     }, False, ["no forbidden includes"]),
 ]

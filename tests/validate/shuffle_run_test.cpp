@@ -254,6 +254,40 @@ TEST(ShuffleRunTest, ConsumersVisitProducersInTheSimulatorsOrder) {
   }
 }
 
+TEST(ShuffleRunTest, ScheduledOrdersAreVisitedAsGivenAndVerify) {
+  // kScheduled (a schedule file's order, `validate run --schedule`): thread t visits
+  // producer_orders[t] step by step, in the simulator's plan and in the real run, which runs
+  // through libnumatwin-shuffle and verifies as the other orders do.
+  const model::Topology topology = model::load_topology(std::string(NUMATWIN_TOPOLOGY_DIR) + "/nehalem-ex-4s.json");
+  const std::vector<std::vector<int>> orders{{2, 0, 1, 3}, {3, 2, 0, 1}, {0, 1, 3, 2}, {1, 3, 2, 0}};  // a Latin square
+  sim::WorkloadSpec spec = shuffle_spec(sim::WorkloadKind::kShuffle, sim::ShuffleAlgorithm::kScheduled, sim::SyncMode::kTight, 4,
+                                        "sparse");
+  spec.producer_orders = orders;
+  const std::vector<sim::PlacedThread> placed = sim::place_threads(topology, 4, spec.placement);
+  EXPECT_EQ(consumer_visits(placed, spec.algorithm, spec.seed, orders), orders);
+  const sim::Plan plan = sim::build_shuffle_plan(topology, spec);
+  for (std::size_t t = 0; t < 4; ++t) {
+    std::size_t k = 0;
+    for (const sim::Op& op : plan.threads[t].ops) {
+      if (const auto* transfer = std::get_if<sim::Transfer>(&op)) {
+        EXPECT_EQ(transfer->read_node, placed[static_cast<std::size_t>(orders[t][k++])].node) << "thread " << t;
+      }
+    }
+    EXPECT_EQ(k, 4u);
+  }
+
+  const ThisMachine& m = this_machine();
+  const int threads = std::min(2, usable_cpus());
+  for (auto sync : {sim::SyncMode::kTight, sim::SyncMode::kLoose}) {
+    sim::WorkloadSpec real = shuffle_spec(sim::WorkloadKind::kShuffle, sim::ShuffleAlgorithm::kScheduled, sync, threads, "dense");
+    real.producer_orders = threads == 2 ? std::vector<std::vector<int>>{{1, 0}, {0, 1}} : std::vector<std::vector<int>>{{0}};
+    const RealRun run = run_shuffle_workload(m.topology, m.host, real, quick());
+    EXPECT_TRUE(run.verified);
+    EXPECT_EQ(run.checksum, all_elements(real));
+    for (const ThreadObservation& t : run.threads) EXPECT_EQ(t.cpu_at_start, t.intended_cpu);
+  }
+}
+
 TEST(ShuffleRunTest, BadSpecsAreRejectedBeforeAnyWork) {
   const ThisMachine& m = this_machine();
   sim::WorkloadSpec spec = shuffle_spec(sim::WorkloadKind::kShuffle, sim::ShuffleAlgorithm::kRing, sim::SyncMode::kTight, 1, "dense");

@@ -1,5 +1,7 @@
 // Partitioned aggregation run for real (shuffle_run.hpp describes it; sim/operator_plan.cpp,
 // partitioned_aggregation(), is what it mirrors).
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,6 +11,7 @@
 #include <unordered_map>
 
 #include "numatwin/model/routing.hpp"
+#include "numatwin/shuffle/runner.hpp"
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/validate/data_generator.hpp"
@@ -75,7 +78,7 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
   const TeamPlan plan = plan_team(topology, host, spec);
   const int n = sizes.threads;
   const auto un = static_cast<std::size_t>(n);
-  const std::vector<std::vector<int>> visit = consumer_visits(plan.model_threads, spec.algorithm, spec.seed);
+  const std::vector<std::vector<int>> visit = consumer_visits(plan.model_threads, spec.algorithm, spec.seed, spec.producer_orders);
   const bool tight = spec.sync == sim::SyncMode::kTight;
   const bool migration = spec.strategy != sim::PartitionStrategy::kShuffle;
   const bool copy = spec.strategy == sim::PartitionStrategy::kMigrationAndCopy;
@@ -163,10 +166,17 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
     }
   }
 
+  // The steps run through libnumatwin-shuffle (shuffle/runner.hpp), as the shuffle's do: piece
+  // (p -> c) is partition c of p's chunk, an unequal piece, so the layout gives its offsets.
   struct alignas(64) Worker {
+    std::size_t step = 0;
+    model::NodeIndex here = 0;
+    GroupEntry* table = nullptr;
     std::size_t used = 0;
     bool overflow = false;
     GroupEntry* final_table = nullptr;
+    int cpu_at_start = -1;
+    int cpu_at_end = -1;
   };
   std::vector<Worker> workers(un);
   PinErrors pins;
@@ -174,48 +184,61 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
   std::uint64_t digest = 0;
   bool have_digest = false;
 
+  static_assert(shuffle::kUnpinned == kUnpinned, "unpinned threads mean the same in both libraries");
+  shuffle::Runner runner(plan.os_cpus);
+  const shuffle::Schedule schedule = shuffle::Schedule::from_orders(visit);
+  shuffle::PieceLayout pieces;
+  pieces.buffers.assign(un, reinterpret_cast<const std::byte*>(tuples));
+  for (const std::vector<std::size_t>& o : offsets) {
+    std::vector<std::size_t> bytes;
+    for (std::size_t t : o) bytes.push_back(t * sizeof(Tuple));
+    pieces.offsets.push_back(std::move(bytes));
+  }
+  const shuffle::Consumer consume = [&](int w, const std::byte* piece, std::size_t bytes) {
+    const auto uw = static_cast<std::size_t>(w);
+    Worker& me = workers[uw];
+    if (me.step == 0) me.cpu_at_start = sched_getcpu();
+    if (migration) {
+      const model::NodeIndex target = data_node[static_cast<std::size_t>(visit[uw][me.step])];
+      if (target != me.here && topology.nodes[static_cast<std::size_t>(target)].has_cores()) {
+        if (copy) {
+          GroupEntry* there = copies[static_cast<std::size_t>(target)]->as<GroupEntry>() + uw * sizes.stride_entries;
+          std::memcpy(static_cast<void*>(there), me.table, table_bytes);
+          me.table = there;
+        }
+        const int cpu = cores->move(w, target);
+        if (cpu != kStay) pins.pin(cpu);
+        me.here = target;
+      }
+    }
+    aggregate_piece(reinterpret_cast<const Tuple*>(piece), bytes / sizeof(Tuple),
+                    AggregationTable{me.table, sizes.slots - 1, &me.used, &me.overflow});
+    ++me.step;
+  };
+
   RealRun run;
   auto repetition = [&](std::vector<PhaseTime>& phases) -> double {
     if (cores) cores->reset();
-    RepetitionClock clock(n, n);
-    team.run([&](int w) {
+    runner.on_each_thread([&](int w) {  // untimed: every worker starts at home with an empty table
       const auto uw = static_cast<std::size_t>(w);
       Worker& me = workers[uw];
-      GroupEntry* table = table_data + uw * sizes.stride_entries;
-      std::memset(static_cast<void*>(table), 0, table_bytes);
-      me.used = 0;
-      me.overflow = false;
-      model::NodeIndex here = thread_nodes[uw];
-      team.barrier();
-      if (w == 0) clock.start_s = now_seconds();
-      for (int k = 0; k < n; ++k) {
-        const auto p = static_cast<std::size_t>(visit[uw][static_cast<std::size_t>(k)]);
-        if (migration) {
-          const model::NodeIndex target = data_node[p];
-          if (target != here && topology.nodes[static_cast<std::size_t>(target)].has_cores()) {
-            if (copy) {
-              GroupEntry* there = copies[static_cast<std::size_t>(target)]->as<GroupEntry>() + uw * sizes.stride_entries;
-              std::memcpy(static_cast<void*>(there), table, table_bytes);
-              table = there;
-            }
-            const int cpu = cores->move(w, target);
-            if (cpu != kStay) pins.pin(cpu);
-            here = target;
-          }
-        }
-        const std::size_t begin = offsets[p][uw];
-        aggregate_piece(tuples + begin, offsets[p][uw + 1] - begin,
-                        AggregationTable{table, sizes.slots - 1, &me.used, &me.overflow});
-        if (tight) {
-          team.barrier();
-          if (w == 0) clock.step_end_s[static_cast<std::size_t>(k)] = now_seconds();
-        }
-      }
-      clock.end_s[uw].seconds = now_seconds();
-      me.final_table = table;
+      me = Worker{};
+      me.here = thread_nodes[uw];
+      me.table = table_data + uw * sizes.stride_entries;
+      std::memset(static_cast<void*>(me.table), 0, table_bytes);
+    });
+    const shuffle::RunTiming timing =
+        runner.run(schedule, pieces, tight ? shuffle::Sync::kTight : shuffle::Sync::kLoose, consume);
+    runner.on_each_thread([&](int w) {  // untimed: migrating workers go home
+      const auto uw = static_cast<std::size_t>(w);
+      workers[uw].final_table = workers[uw].table;
       if (migration) pins.pin(plan.os_cpus[uw]);
+      workers[uw].cpu_at_end = sched_getcpu();
     });
     pins.rethrow();
+    RepetitionClock clock(n, tight ? n : 0);
+    clock.step_end_s = timing.step_end_seconds;
+    for (std::size_t w = 0; w < un; ++w) clock.end_s[w].seconds = timing.thread_end_seconds[w];
     const double seconds = clock.finish(tight, phases);
     // Digest and invariants of every table; the full reference on small inputs.
     std::uint64_t this_digest = 0;
@@ -271,6 +294,11 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
   for (const auto& c : copies)
     if (c) observed.push_back(c.get());
   record_observations(plan, team, observed, run);
+  for (std::size_t w = 0; w < un; ++w) {  // where the library's threads ran
+    run.threads[w].cpu_at_start = workers[w].cpu_at_start;
+    run.threads[w].cpu_at_end = workers[w].cpu_at_end;
+    run.threads[w].node_at_end = node_of_cpu(workers[w].cpu_at_end);
+  }
   run.huge_pages = options.huge_pages;
   return run;
 }

@@ -1,11 +1,14 @@
 #include "numatwin/validate/shuffle_run.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
+#include "numatwin/shuffle/runner.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/migration_cores.hpp"
@@ -120,7 +123,7 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   const TeamPlan plan = plan_team(topology, host, spec);
   const int n = layout.threads;
   const auto un = static_cast<std::size_t>(n);
-  const std::vector<std::vector<int>> visit = consumer_visits(plan.model_threads, spec.algorithm, spec.seed);
+  const std::vector<std::vector<int>> visit = consumer_visits(plan.model_threads, spec.algorithm, spec.seed, spec.producer_orders);
   const bool migration = migrates(spec.kind);
   const bool copy = spec.kind == sim::WorkloadKind::kMigrationAndCopy;
   const bool tight = spec.sync == sim::SyncMode::kTight;
@@ -167,6 +170,19 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
     return states[static_cast<std::size_t>(node)]->as<std::uint64_t>() + static_cast<std::size_t>(thread) * layout.state_slot_words;
   };
 
+  // The timed part runs through libnumatwin-shuffle (shuffle/): its threads, pinned as the
+  // team's, execute the visiting orders as a schedule (steps[k][c] = visit[c][k]); the consumer
+  // sums its piece and, for the migration kinds, moves first. What a consumer carries between
+  // its steps is in its own cache line.
+  struct alignas(64) Consumer {
+    std::size_t step = 0;
+    model::NodeIndex here = 0;
+    std::uint64_t* state = nullptr;
+    std::uint64_t sum = 0;
+    int cpu_at_start = -1;
+    int cpu_at_end = -1;
+  };
+  std::vector<Consumer> consumers(un);
   struct alignas(64) Result {
     std::uint64_t checksum = 0;
     bool state_consistent = true;
@@ -181,54 +197,67 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
       expected_total += expected[p * un + c];
     }
 
+  static_assert(shuffle::kUnpinned == kUnpinned, "unpinned threads mean the same in both libraries");
+  shuffle::Runner runner(plan.os_cpus);
+  const shuffle::Schedule schedule = shuffle::Schedule::from_orders(visit);
+  shuffle::PieceLayout pieces;
+  for (std::size_t p = 0; p < un; ++p) pieces.buffers.push_back(reinterpret_cast<const std::byte*>(data + p * layout.stride_elements));
+  pieces.piece_bytes = layout.piece_elements * 8;
+  pieces.stride = pieces.piece_bytes;
+  const shuffle::Consumer consume = [&](int t, const std::byte* piece, std::size_t bytes) {
+    Consumer& me = consumers[static_cast<std::size_t>(t)];
+    if (me.step == 0) me.cpu_at_start = sched_getcpu();
+    if (migration) {
+      const model::NodeIndex source = node_of[static_cast<std::size_t>(visit[static_cast<std::size_t>(t)][me.step])];
+      if (source != me.here) {
+        if (copy && me.state != nullptr) {
+          std::uint64_t* there = state_slot(source, t);
+          std::memcpy(there, me.state, layout.state_words * 8);
+          me.state = there;
+        }
+        const int cpu = cores->move(t, source);
+        if (cpu != kStay) pins.pin(cpu);
+        me.here = source;
+      }
+    }
+    const std::uint64_t piece_sum = sum_elements(reinterpret_cast<const std::uint64_t*>(piece), bytes / 8);
+    if (me.state != nullptr) {
+      for (std::size_t i = 0; i < layout.state_words; ++i) me.state[i] += piece_sum;
+    } else {
+      me.sum += piece_sum;
+    }
+    ++me.step;
+  };
+
   RealRun run;
   auto repetition = [&](std::vector<PhaseTime>& phases) -> double {
     if (cores) cores->reset();
-    detail::RepetitionClock clock(n, n);
-    team.run([&](int t) {
-      const auto ut = static_cast<std::size_t>(t);
-      const model::NodeIndex home = node_of[ut];
-      std::uint64_t* state = layout.state_words > 0 ? state_slot(home, t) : nullptr;
-      if (state != nullptr) std::fill(state, state + layout.state_words, std::uint64_t{0});
-      model::NodeIndex here = home;
-      std::uint64_t sum = 0;
-      team.barrier();
-      if (t == 0) clock.start_s = now_seconds();
-      for (int k = 0; k < n; ++k) {
-        const int producer = visit[ut][static_cast<std::size_t>(k)];
-        const model::NodeIndex source = node_of[static_cast<std::size_t>(producer)];
-        if (migration && source != here) {
-          if (copy && state != nullptr) {
-            std::uint64_t* there = state_slot(source, t);
-            std::memcpy(there, state, layout.state_words * 8);
-            state = there;
-          }
-          const int cpu = cores->move(t, source);
-          if (cpu != kStay) pins.pin(cpu);
-          here = source;
-        }
-        const std::uint64_t piece_sum =
-            sum_elements(data + static_cast<std::size_t>(producer) * layout.stride_elements + ut * layout.piece_elements,
-                         layout.piece_elements);
-        if (state != nullptr) {
-          for (std::size_t i = 0; i < layout.state_words; ++i) state[i] += piece_sum;
-        } else {
-          sum += piece_sum;
-        }
-        if (tight) {
-          team.barrier();
-          if (t == 0) clock.step_end_s[static_cast<std::size_t>(k)] = now_seconds();
-        }
+    runner.on_each_thread([&](int t) {  // untimed: every consumer starts at home with a zero state
+      Consumer& me = consumers[static_cast<std::size_t>(t)];
+      me = Consumer{};
+      me.here = node_of[static_cast<std::size_t>(t)];
+      if (layout.state_words > 0) {
+        me.state = state_slot(me.here, t);
+        std::fill(me.state, me.state + layout.state_words, std::uint64_t{0});
       }
-      clock.end_s[ut].seconds = now_seconds();
+    });
+    const shuffle::RunTiming timing =
+        runner.run(schedule, pieces, tight ? shuffle::Sync::kTight : shuffle::Sync::kLoose, consume);
+    runner.on_each_thread([&](int t) {  // untimed: results, and migrating consumers go home
+      const auto ut = static_cast<std::size_t>(t);
+      const Consumer& me = consumers[ut];
       Result& r = results[ut];
-      r.checksum = state != nullptr ? state[0] : sum;
+      r.checksum = me.state != nullptr ? me.state[0] : me.sum;
       r.state_consistent = true;
-      if (state != nullptr)
-        for (std::size_t i = 1; i < layout.state_words; ++i) r.state_consistent = r.state_consistent && state[i] == state[0];
+      if (me.state != nullptr)
+        for (std::size_t i = 1; i < layout.state_words; ++i) r.state_consistent = r.state_consistent && me.state[i] == me.state[0];
       if (migration) pins.pin(plan.os_cpus[ut]);
+      consumers[ut].cpu_at_end = sched_getcpu();
     });
     pins.rethrow();
+    detail::RepetitionClock clock(n, tight ? n : 0);
+    clock.step_end_s = timing.step_end_seconds;
+    for (std::size_t t = 0; t < un; ++t) clock.end_s[t].seconds = timing.thread_end_seconds[t];
     const double seconds = clock.finish(tight, phases);
     // Verification, every repetition (n^2 additions).
     if (options.verify) {
@@ -261,6 +290,11 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   for (const auto& s : states)
     if (s) observed.push_back(s.get());
   record_observations(plan, team, observed, run);
+  for (std::size_t t = 0; t < un; ++t) {  // where the shuffle's own threads ran
+    run.threads[t].cpu_at_start = consumers[t].cpu_at_start;
+    run.threads[t].cpu_at_end = consumers[t].cpu_at_end;
+    run.threads[t].node_at_end = node_of_cpu(consumers[t].cpu_at_end);
+  }
   run.huge_pages = options.huge_pages;
   return run;
 }
@@ -268,8 +302,8 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
 }  // namespace
 
 std::vector<std::vector<int>> consumer_visits(const std::vector<sim::PlacedThread>& threads, sim::ShuffleAlgorithm algorithm,
-                                              std::uint64_t seed) {
-  const sim::ShuffleOrder order = sim::shuffle_order(threads, algorithm, seed);
+                                              std::uint64_t seed, const std::vector<std::vector<int>>& orders) {
+  const sim::ShuffleOrder order = sim::shuffle_order(threads, algorithm, seed, orders);
   std::vector<std::vector<int>> visit(threads.size());
   for (std::size_t o = 0; o < order.outer.size(); ++o) visit[static_cast<std::size_t>(order.outer[o])] = order.producers[o];
   return visit;

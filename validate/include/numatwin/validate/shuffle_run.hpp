@@ -5,6 +5,11 @@
 // Shuffle: N workers, each producer p's buffer (first touch by p, so on p's node) holds N pieces
 // of total_bytes / N^2 bytes (64-bit integers); consumer c pulls piece c of every producer in
 // its order and sums it. Tight: a barrier after every step (phases "step k"); loose: none.
+// The steps run through libnumatwin-shuffle (shuffle/runner.hpp), the library programs use to
+// run a designed schedule, so what is measured is its code: its pinned threads (on the team's
+// CPUs), its barriers and its consumer callback, which sums the piece (and moves first when
+// migrating). The team generates the data (first touch) and records the pages. Partitioned
+// aggregation's steps run through it too, its unequal pieces (key partitions) given by offsets.
 // Migration: before a step the consumer re-pins itself to the producer's node (least busy core,
 // as the simulator) and sums there; its state (state_bytes, it also carries the running sum)
 // stays on its home node and is read and updated every step. Migration & copy: the state is
@@ -36,9 +41,10 @@ namespace numatwin::validate {
 inline constexpr double kReferenceRecords = 1048576.0;
 
 // For each thread (index into `threads`), the producers it visits, step by step: the
-// simulator's sim::shuffle_order indexed by thread instead of outer-ring position.
+// simulator's sim::shuffle_order indexed by thread instead of outer-ring position (for
+// kScheduled, `orders`: the spec's producer_orders, one per thread).
 std::vector<std::vector<int>> consumer_visits(const std::vector<sim::PlacedThread>& threads, sim::ShuffleAlgorithm algorithm,
-                                              std::uint64_t seed);
+                                              std::uint64_t seed, const std::vector<std::vector<int>>& orders = {});
 
 // Bytes a run of a shuffle-family or partitioned-aggregation spec allocates.
 double shuffle_memory_bytes(const sim::WorkloadSpec& spec);
