@@ -112,7 +112,9 @@ void BandwidthModel::add_route(std::vector<ResourceUse>& uses, NodeIndex from, N
 std::vector<LinkIndex> BandwidthModel::build_probe_tree(NodeIndex prober, NodeIndex skipped) const {
   std::vector<bool> in_tree(topology_->links.size(), false);
   for (NodeIndex k = 0; k < static_cast<NodeIndex>(topology_->nodes.size()); ++k) {
-    if (k == prober || k == skipped || topology_->nodes[k].kind == NodeKind::kRouter) continue;
+    // Only nodes with cores hold lines in their caches: routers and CPU-less memory nodes (HBM in
+    // flat mode, CXL expanders) are never probed.
+    if (k == prober || k == skipped || !topology_->nodes[k].has_cores()) continue;
     for (LinkIndex l : routing_->route(prober, k)) in_tree[l] = true;
   }
   std::vector<LinkIndex> tree;
@@ -200,7 +202,7 @@ void BandwidthModel::add_probes(std::vector<ResourceUse>& uses, NodeIndex reques
   }
   if (response > 0.0) {
     for (NodeIndex k = 0; k < n; ++k) {
-      if (k == prober || k == requester || topology_->nodes[k].kind == NodeKind::kRouter) continue;
+      if (k == prober || k == requester || !topology_->nodes[k].has_cores()) continue;  // as the tree
       add_route(uses, k, prober, response * scale);
     }
   }

@@ -72,6 +72,27 @@ std::vector<Stream> readers(const BandwidthModel& m, int threads, NodeIndex memo
   return out;
 }
 
+// A CPU-less node has no cache, so it is never probed: with source snoop at 16 + 16 B per line,
+// s0 reading its own DDR sends nothing over the host-bridge link (before, a probe of 16/64 = 0.25 B
+// per payload byte went to x0 and a response came back), and s0 reading the expander gets the
+// whole 32 GB/s of the link for data (8 cores x 40 lines x 64 B / 320 ns = 64 GB/s would be the
+// cores' bound; with the response charged the link would have given 32 / 1.25 = 25.6 GB/s).
+TEST(MemoryTiersTest, CpuLessNodeIsNeverProbed) {
+  Topology t = cxl_machine();
+  t.coherence.protocol = CoherenceProtocol::kSourceSnoop;
+  t.coherence.probe_bytes_per_line = 16.0;
+  t.coherence.response_bytes_per_line = 16.0;
+  Fixture f(t);
+  const StreamRates& local = f.model.solve(readers(f.model, 8, 0));
+  for (LinkIndex l = 0; l < static_cast<LinkIndex>(f.t.links.size()); ++l) {
+    EXPECT_EQ(local.resource_load_bytes_per_s[f.model.link_resource(l)], 0.0) << "link " << l;
+  }
+  const StreamRates& far = f.model.solve(readers(f.model, 8, 1));
+  double total = 0.0;
+  for (double r : far.rate_bytes_per_s) total += r;
+  EXPECT_NEAR(total / kGB, 32.0, 1e-6);
+}
+
 TEST(MemoryTiersTest, CpuLessNodeIsRoutedAndHasNoCores) {
   Fixture f(cxl_machine());
   EXPECT_FALSE(f.t.nodes[1].has_cores());

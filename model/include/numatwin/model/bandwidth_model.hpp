@@ -25,6 +25,9 @@
 //     home snoop:   prober h (the line's home), probed: NUMA nodes k not in {h, n};
 //                   tree links += p/S, route(k -> h) += q/S;
 //     directory:    as home snoop, scaled by directory_probe_fraction.
+//   Only nodes with cores are probed (and answer): a router or a CPU-less memory node (HBM in flat
+//   mode, a CXL expander) has no cache that could hold the line. The prober is still the home,
+//   also when the home is a CPU-less node (its home agent sits in the socket it is attached to).
 // Request messages are not modelled separately: they are part of p.
 //
 // ── Coherence at 8 and more sockets: what the protocols send, and what the model keeps ───────
