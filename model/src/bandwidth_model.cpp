@@ -188,7 +188,16 @@ void BandwidthModel::add_probes(std::vector<ResourceUse>& uses, NodeIndex reques
   const bool source = c.protocol == CoherenceProtocol::kSourceSnoop;
   const double scale = c.protocol == CoherenceProtocol::kDirectory ? c.directory_probe_fraction.value_or(1.0) : 1.0;
   if (scale <= 0.0) return;
-  const NodeIndex prober = source ? requester : home;
+  // A CPU-less home (HBM in flat mode, a CXL expander) has its home agent in the socket it hangs
+  // off: the first node with cores on its route towards the requester probes for it.
+  NodeIndex agent = home;
+  if (!topology_->nodes[home].has_cores()) {
+    for (LinkIndex l : routing_->route(home, requester)) {
+      agent = topology_->links[l].to;
+      if (topology_->nodes[agent].has_cores()) break;
+    }
+  }
+  const NodeIndex prober = source ? requester : agent;
   const NodeIndex skipped = requester;  // with source snoop the requester is the prober itself
   const int n = static_cast<int>(topology_->nodes.size());
   if (probe > 0.0) {
