@@ -113,7 +113,9 @@ void BandwidthModel::add_route(std::vector<ResourceUse>& uses, NodeIndex from, N
 std::vector<LinkIndex> BandwidthModel::build_probe_tree(NodeIndex prober, NodeIndex skipped) const {
   std::vector<bool> in_tree(topology_->links.size(), false);
   for (NodeIndex k = 0; k < static_cast<NodeIndex>(topology_->nodes.size()); ++k) {
-    if (k == prober || k == skipped || topology_->nodes[k].kind == NodeKind::kRouter) continue;
+    // Only nodes with cores hold lines in their caches: routers and CPU-less memory nodes (HBM in
+    // flat mode, CXL expanders) are never probed.
+    if (k == prober || k == skipped || !topology_->nodes[k].has_cores()) continue;
     for (LinkIndex l : routing_->route(prober, k)) in_tree[l] = true;
   }
   std::vector<LinkIndex> tree;
@@ -193,7 +195,16 @@ void BandwidthModel::add_probes(std::vector<ResourceUse>& uses, NodeIndex reques
   const bool source = c.protocol == CoherenceProtocol::kSourceSnoop;
   const double scale = c.protocol == CoherenceProtocol::kDirectory ? c.directory_probe_fraction.value_or(1.0) : 1.0;
   if (scale <= 0.0) return;
-  const NodeIndex prober = source ? requester : home;
+  // A CPU-less home (HBM in flat mode, a CXL expander) has its home agent in the socket it hangs
+  // off: the first node with cores on its route towards the requester probes for it.
+  NodeIndex agent = home;
+  if (!topology_->nodes[home].has_cores()) {
+    for (LinkIndex l : routing_->route(home, requester)) {
+      agent = topology_->links[l].to;
+      if (topology_->nodes[agent].has_cores()) break;
+    }
+  }
+  const NodeIndex prober = source ? requester : agent;
   const NodeIndex skipped = requester;  // with source snoop the requester is the prober itself
   const int n = static_cast<int>(topology_->nodes.size());
   if (probe > 0.0) {
@@ -207,7 +218,7 @@ void BandwidthModel::add_probes(std::vector<ResourceUse>& uses, NodeIndex reques
   }
   if (response > 0.0) {
     for (NodeIndex k = 0; k < n; ++k) {
-      if (k == prober || k == requester || topology_->nodes[k].kind == NodeKind::kRouter) continue;
+      if (k == prober || k == requester || !topology_->nodes[k].has_cores()) continue;  // as the tree
       add_route(uses, k, prober, response * scale);
     }
   }

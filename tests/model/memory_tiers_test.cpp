@@ -72,6 +72,54 @@ std::vector<Stream> readers(const BandwidthModel& m, int threads, NodeIndex memo
   return out;
 }
 
+// A CPU-less node has no cache, so it is never probed: with source snoop at 16 + 16 B per line,
+// s0 reading its own DDR sends nothing over the host-bridge link (before, a probe of 16/64 = 0.25 B
+// per payload byte went to x0 and a response came back), and s0 reading the expander gets the
+// whole 32 GB/s of the link for data (8 cores x 40 lines x 64 B / 320 ns = 64 GB/s would be the
+// cores' bound; with the response charged the link would have given 32 / 1.25 = 25.6 GB/s).
+TEST(MemoryTiersTest, CpuLessNodeIsNeverProbed) {
+  Topology t = cxl_machine();
+  t.coherence.protocol = CoherenceProtocol::kSourceSnoop;
+  t.coherence.probe_bytes_per_line = 16.0;
+  t.coherence.response_bytes_per_line = 16.0;
+  Fixture f(t);
+  const StreamRates& local = f.model.solve(readers(f.model, 8, 0));
+  for (LinkIndex l = 0; l < static_cast<LinkIndex>(f.t.links.size()); ++l) {
+    EXPECT_EQ(local.resource_load_bytes_per_s[f.model.link_resource(l)], 0.0) << "link " << l;
+  }
+  const StreamRates& far = f.model.solve(readers(f.model, 8, 1));
+  double total = 0.0;
+  for (double r : far.rate_bytes_per_s) total += r;
+  EXPECT_NEAR(total / kGB, 32.0, 1e-6);
+}
+
+// The home agent of a CPU-less node's memory is in the socket it hangs off. Add a second socket s1
+// (8 cores, its own DDR) behind s0 with a 50 GB/s link, home snoop at 16 B of probe per line and
+// no response: s0's 8 threads reading the expander x0 are probed for by s0, so the probe to s1
+// (16 / 64 = 0.25 B per payload byte) crosses only s0 -> s1, and the host-bridge link x0 -> s0
+// carries data alone: 32 GB/s (x0 as prober would have sent the probe over x0 -> s0 too:
+// 32 / 1.25 = 25.6 GB/s), and s0 -> s1 carries 0.25 x 32 = 8 GB/s.
+TEST(MemoryTiersTest, ACpuLessHomeIsProbedForByItsSocket) {
+  Topology t = cxl_machine();
+  Node s1 = t.nodes[0];
+  s1.id = "s1";
+  s1.package = "p1";
+  t.nodes.push_back(s1);
+  t.links.push_back(Link{0, 2, 50.0, 0.0, 1});
+  t.links.push_back(Link{2, 0, 50.0, 0.0, 1});
+  t.coherence.protocol = CoherenceProtocol::kHomeSnoop;
+  t.coherence.probe_bytes_per_line = 16.0;
+  check_topology(t, "cxl-2s");
+  Fixture f(t);
+  const StreamRates& r = f.model.solve(readers(f.model, 8, 1));
+  double total = 0.0;
+  for (double x : r.rate_bytes_per_s) total += x;
+  EXPECT_NEAR(total / kGB, 32.0, 1e-6);
+  EXPECT_NEAR(r.resource_load_bytes_per_s[f.model.link_resource(1)] / kGB, 32.0, 1e-6);  // x0 -> s0
+  EXPECT_NEAR(r.resource_load_bytes_per_s[f.model.link_resource(2)] / kGB, 8.0, 1e-6);   // s0 -> s1
+  EXPECT_NEAR(r.resource_load_bytes_per_s[f.model.link_resource(0)] / kGB, 0.0, 1e-9);   // s0 -> x0
+}
+
 TEST(MemoryTiersTest, CpuLessNodeIsRoutedAndHasNoCores) {
   Fixture f(cxl_machine());
   EXPECT_FALSE(f.t.nodes[1].has_cores());

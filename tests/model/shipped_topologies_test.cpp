@@ -209,6 +209,37 @@ std::vector<Expected> expectations() {
     x.route_bandwidth_gbps_by_hops = {{1, 120.6742}};
     e.push_back(x);
   }
+  // 2 x Xeon Platinum 8480+ (machines-2026.md, datasheet inputs only): 56 cores x 2 threads at
+  // 2.0 GHz, 128 GiB per socket (assumed: 8 x 16 GiB). Predicted by the transfer rule of its notes:
+  // DDR (251.8921 + 249.7019) / 2 x 4800 / 5200 = 231.5049 GB/s; 4 UPI links x 92 / 3 = 122.6668
+  // GB/s per direction; latencies carried over, 111.3 local and 111.3 + 127.3 = 238.6 remote.
+  {
+    Expected x = machine("xeon-platinum-8480-2s", 2, 0, 1, 56, 2, 2.0, 128 * kGiB, 1);
+    x.hops = all_one_hop(2);
+    x.latency_ns_by_hops = {{0, 111.3}, {1, 238.6}};
+    x.local_bandwidth_gbps = 231.5049;
+    x.route_bandwidth_gbps_by_hops = {{1, 122.6668}};
+    e.push_back(x);
+  }
+  // 1 x EPYC 9354P in NPS1 (machines-2026.md and the DRAMHiT lab notes): one node of 32 cores x 2
+  // threads at 3.25 GHz, 24 x 16 GB DIMMs = 384 GiB, no link; MLC idle 113.0 ns, peak read 352.6 GB/s.
+  {
+    Expected x = machine("epyc-9354p-nps1", 1, 0, 0, 32, 2, 3.25, 384 * kGiB, 0);
+    x.hops = {{0}};
+    x.latency_ns_by_hops = {{0, 113.0}};
+    x.local_bandwidth_gbps = 352.6;
+    e.push_back(x);
+  }
+  // The same in NPS4: 4 nodes of 8 cores and 96 GiB, every pair of quadrants linked (6 links, one
+  // hop), 369.3 / 4 = 92.325 GB/s per node and per quadrant link. Latencies differ per node and
+  // pair: ShippedMachines2026Test checks them.
+  {
+    Expected x = machine("epyc-9354p-nps4", 4, 0, 6, 8, 2, 3.25, 96 * kGiB, 1);
+    x.hops = all_one_hop(4);
+    x.local_bandwidth_gbps = 92.325;
+    x.route_bandwidth_gbps_by_hops = {{1, 92.325}};
+    e.push_back(x);
+  }
   return e;
 }
 // clang-format on

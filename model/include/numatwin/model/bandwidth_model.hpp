@@ -25,6 +25,10 @@
 //     home snoop:   prober h (the line's home), probed: NUMA nodes k not in {h, n};
 //                   tree links += p/S, route(k -> h) += q/S;
 //     directory:    as home snoop, scaled by directory_probe_fraction.
+//   Only nodes with cores are probed (and answer): a router or a CPU-less memory node (HBM in flat
+//   mode, a CXL expander) has no cache that could hold the line. When the home h is such a node, its
+//   home agent is in the socket it hangs off, so the prober is the first node with cores on
+//   route(h -> n) (for a CXL expander, its host socket; for an HBM node, its package's cores).
 // Request messages are not modelled separately: they are part of p.
 //
 // ── Coherence at 8 and more sockets: what the protocols send, and what the model keeps ───────
