@@ -17,6 +17,7 @@
 #include "numatwin/model/microbenchmark.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_json.hpp"
+#include "numatwin/validate/hwloc_export.hpp"
 #include "socket_family_options.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
@@ -326,12 +327,20 @@ void register_topo_commands(CLI::App& app) {
     auto name = std::make_shared<std::string>();
     auto format = std::make_shared<std::string>("json");
     auto out = std::make_shared<std::string>();
-    CLI::App* export_cmd = topo->add_subcommand("export", "Write a machine as canonical JSON or Graphviz DOT");
+    CLI::App* export_cmd =
+        topo->add_subcommand("export", "Write a machine as canonical JSON, Graphviz DOT, or hwloc XML with the model's figures as memattrs");
     export_cmd->add_option("topology", *name, "Bundled machine name or topology file")->required();
-    export_cmd->add_option("--format", *format, "json or dot")->check(CLI::IsMember({"json", "dot"}));
+    export_cmd->add_option("--format", *format,
+                           "json, dot, or hwloc-xml (hwloc 2 XML: the machine's tree and the predicted initiator x target "
+                           "Bandwidth, Latency and loaded latency as memory attributes; docs/topology-format.md)")
+        ->check(CLI::IsMember({"json", "dot", "hwloc-xml"}));
     export_cmd->add_option("--out", *out, "Output file (written atomically); default: standard output");
     export_cmd->callback([name, format, out] {
       const Topology t = find_topology(*name);
+      if (*format == "hwloc-xml") {
+        write_output(validate::hwloc_export_xml(t), *out);
+        return;
+      }
       write_output(*format == "dot" ? dot_text(t) : model::topology_to_json_text(t), *out);
     });
   }

@@ -4,6 +4,7 @@
 usage: cli_topo_test.py NUMATWIN_BINARY TOPOLOGY_DIR
 """
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -142,6 +143,26 @@ class TopoCommands(unittest.TestCase):
             self.assertEqual(r.returncode, 1, args)
             self.assertIn(option, r.stderr)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1)
+
+    def test_export_hwloc_xml_carries_the_matrix_as_memattrs(self):
+        # hwloc's own lstopo reads it back (when installed: scripts/setup installs hwloc); the
+        # values are checked against the model in tests/validate/hwloc_export_test.cpp.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "max.xml")
+            r = run("topo", "export", "xeon-max-9462-2s", "--format", "hwloc-xml", "--out", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path) as f:
+                xml = f.read()
+            self.assertTrue(xml.startswith("<?xml"))
+            for name in ("Bandwidth", "Latency", "numatwin_loaded_latency_ns"):
+                self.assertIn('<memattr name="%s"' % name, xml)
+            self.assertEqual(xml.count('<object type="NUMANode"'), 4)
+            self.assertEqual(xml.count('subtype="HBM"'), 2)
+            if shutil.which("lstopo-no-graphics"):
+                lstopo = subprocess.run(["lstopo-no-graphics", "--input", path, "--memattrs"], capture_output=True, text=True)
+                self.assertEqual(lstopo.returncode, 0, lstopo.stderr)
+                self.assertIn("name `Bandwidth'", lstopo.stdout)
+                self.assertIn("from cpuset", lstopo.stdout)
 
     def test_bad_command_line_is_exit_code_2(self):
         r = run("topo", "show")
