@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "numatwin/gui/utilisation_colour.hpp"
+#include "numatwin/model/memory_tiers.hpp"
 
 namespace numatwin::gui {
 namespace {
@@ -160,8 +161,8 @@ InterconnectGeometry InterconnectRenderer::geometry(const QRectF& target) const 
     g.cards[i] = QRectF(g.centres[i].x() - w / 2, g.centres[i].y() - h / 2, w, h);
     if (!router && t.nodes[i].has_memory()) {
       const QRectF& c = g.cards[i];
-      g.controllers[i] = t.nodes[i].has_cores() ? QRectF(c.left() + 3, c.top() + c.height() * 0.52, c.width() - 6, c.height() * 0.48 - 3)
-                                                : c.adjusted(3, 3, -3, -3);
+      // Every card: its name (and cores, or memory kind) above, its controller below.
+      g.controllers[i] = QRectF(c.left() + 3, c.top() + c.height() * 0.52, c.width() - 6, c.height() * 0.48 - 3);
     }
   }
   const double gap = g.lane_width * 0.95;  // half the distance between the two lanes' centres
@@ -196,12 +197,45 @@ void InterconnectRenderer::paint(QPainter& p, const QRectF& target) const {
   p.setRenderHint(QPainter::Antialiasing, true);
   p.setRenderHint(QPainter::TextAntialiasing, true);
   p.fillRect(target, options_.background);
+  paint_packages(p, g);
   paint_lanes(p, g);
   paint_nodes(p, g);
   if (g.lane_labels) paint_lane_labels(p, g);
   if (options_.header) paint_header(p, g);
   if (options_.legend) paint_legend(p, g);
   p.restore();
+}
+
+// A package of several nodes (SNC/NPS halves and quadrants, a socket's DRAM and HBM nodes) as a
+// shaded frame around its cards, named in its corner; left out where the frame would take in a
+// card of another package (the layout put them apart).
+void InterconnectRenderer::paint_packages(QPainter& p, const InterconnectGeometry& g) const {
+  const model::Topology& t = *topology_;
+  std::vector<std::string> packages;
+  for (const model::Node& n : t.nodes) {
+    if (!n.package.empty() && std::find(packages.begin(), packages.end(), n.package) == packages.end()) packages.push_back(n.package);
+  }
+  const double margin = g.card_width * 0.09;
+  for (const std::string& package : packages) {
+    QRectF frame;
+    int members = 0;
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+      if (t.nodes[i].package != package) continue;
+      frame = members == 0 ? g.cards[i] : frame.united(g.cards[i]);
+      ++members;
+    }
+    if (members < 2) continue;
+    frame = frame.adjusted(-margin, -margin - g.font_px, margin, margin);
+    bool overlaps = false;
+    for (std::size_t i = 0; i < t.nodes.size() && !overlaps; ++i) overlaps = t.nodes[i].package != package && frame.intersects(g.cards[i]);
+    if (overlaps) continue;
+    p.setPen(QPen(QColor(150, 156, 170), 1.0, Qt::DashLine));
+    p.setBrush(QColor(232, 236, 244, 150));
+    p.drawRoundedRect(frame, 8, 8);
+    p.setPen(kMutedInk);
+    p.setFont(font_px(g.font_px * 0.8));
+    p.drawText(frame.adjusted(6, 2, -6, -2), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("package %1").arg(QString::fromStdString(package)));
+  }
 }
 
 void InterconnectRenderer::paint_lanes(QPainter& p, const InterconnectGeometry& g) const {
@@ -234,11 +268,21 @@ void InterconnectRenderer::paint_lanes(QPainter& p, const InterconnectGeometry& 
     const QPointF right(-u.y(), u.x());
     const double head_len = std::min(w * 2.8, lane.length() * 0.4);
     const QPointF neck = lane.p2() - u * head_len;
-    // Body: a dark outline stroke, then the colour.
-    p.setPen(QPen(kLaneOutline, w + 2.0, Qt::SolidLine, Qt::FlatCap));
+    // Body: a dark outline stroke, then the colour; a host-bridge link to a CXL expander dashed,
+    // so it reads apart from the socket links.
+    const model::Link& link = t.links[l];
+    auto cxl = [&](model::NodeIndex n) { return t.nodes[n].memory_kind == model::MemoryKind::kCxl; };
+    const bool dashed = cxl(link.from) || cxl(link.to);
+    // Qt's dash lengths are in pen widths: the same pixel pattern for the outline and the body.
+    auto pen = [dashed](const QColor& colour, double width) {
+      QPen lane_pen(colour, width, Qt::SolidLine, Qt::FlatCap);
+      if (dashed) lane_pen.setDashPattern({14.0 / width, 7.0 / width});
+      return lane_pen;
+    };
+    p.setPen(pen(kLaneOutline, w + 2.0));
     p.drawLine(QLineF(lane.p1(), neck + u * 0.5));
-    p.setPen(QPen(fill, w, Qt::SolidLine, Qt::FlatCap));
-    p.drawLine(QLineF(lane.p1() + u * 1.0, neck + u * 1.0));
+    p.setPen(pen(fill, w));
+    p.drawLine(QLineF(lane.p1(), neck + u * 1.0));
     // Arrow head at the destination.
     QPolygonF head;
     head << lane.p2() << neck + right * (w * 1.25) << neck - right * (w * 1.25);
@@ -270,12 +314,26 @@ void InterconnectRenderer::paint_nodes(QPainter& p, const InterconnectGeometry& 
       p.drawText(c, Qt::AlignCenter, QString::fromStdString(node.id));
       continue;
     }
-    p.setPen(QPen(selected ? kSelection.darker(150) : kCardBorder, selected ? 3.0 : 1.4));
+    // A memory-only node (HBM, CXL, far memory) has a dashed border: no cores, memory alone.
+    p.setPen(QPen(selected ? kSelection.darker(150) : kCardBorder, selected ? 3.0 : 1.4, node.has_cores() ? Qt::SolidLine : Qt::DashLine));
     p.setBrush(kCardFill);
     p.drawRoundedRect(c, 5, 5);
     const QRectF mc = g.controllers[i];
-    const QRectF top = mc.isEmpty() || !node.has_cores() ? c : QRectF(c.left(), c.top(), c.width(), mc.top() - c.top());
-    if (node.has_cores()) {
+    const QRectF top = mc.isEmpty() ? c : QRectF(c.left(), c.top(), c.width(), mc.top() - c.top());
+    if (!node.has_cores()) {
+      p.setPen(kInk);
+      p.setFont(title);
+      const QRectF id_box(top.left() + 4, top.top() + 2, top.width() - 8, compact ? top.height() - 4 : top.height() * 0.55);
+      p.drawText(id_box, compact ? Qt::AlignCenter : Qt::AlignHCenter | Qt::AlignBottom,
+                 QFontMetricsF(title).elidedText(QString::fromStdString(node.id), Qt::ElideRight, id_box.width()));
+      if (!compact) {
+        p.setFont(small);
+        p.setPen(kMutedInk);
+        const QString kind = node.memory_kind ? QString::fromUtf8(model::memory_kind_name(*node.memory_kind).data(), static_cast<qsizetype>(model::memory_kind_name(*node.memory_kind).size())) : QStringLiteral("memory");
+        p.drawText(QRectF(top.left() + 2, id_box.bottom(), top.width() - 4, top.bottom() - id_box.bottom()), Qt::AlignHCenter | Qt::AlignTop,
+                   QStringLiteral("%1, no cores").arg(kind));
+      }
+    } else {
       p.setPen(kInk);
       p.setFont(title);
       const QRectF id_box(top.left() + 4, top.top() + 2, top.width() - 8, compact ? top.height() - 4 : top.height() * 0.55);

@@ -15,6 +15,7 @@
 #include "numatwin/gui/simulation_run.hpp"
 #include "numatwin/gui/topology_layout.hpp"
 #include "numatwin/gui/utilisation_colour.hpp"
+#include "numatwin/model/memory_tiers.hpp"
 
 namespace numatwin::gui {
 namespace {
@@ -175,6 +176,50 @@ TEST(InterconnectRenderTest, DrawsEveryBundledMachineWithoutOverlappingCards) {
     }
     const QImage image = render_image(renderer, QSize(1280, 880));
     EXPECT_FALSE(image.isNull());
+  }
+}
+
+}  // namespace
+}  // namespace numatwin::gui
+
+namespace numatwin::gui {
+namespace {
+
+// Machines of today (machine only, no run): a CXL expander's host-bridge lanes are dashed, so
+// along the middle of such a lane some pixels are the background; a socket link's lane is solid.
+// A memory-only node's controller sits in the lower half of its card, as a socket's does.
+TEST(MemoryTierRender, CxlLanesAreDashedAndMemoryOnlyCardsKeepTheirController) {
+  testing::gui_app();
+  const auto t = testing::load_bundled("spr-cxl-2s");
+  InterconnectRenderer renderer(t, layout_topology(*t));
+  renderer.set_colouring(InterconnectColouring::none(*t));
+  const QSize size(1280, 880);
+  const QImage image = render_image(renderer, size);
+  const InterconnectGeometry g = renderer.geometry(QRectF(QPointF(0, 0), QSizeF(size)));
+  const QColor background = image.pixelColor(2, image.height() / 2);
+  auto background_share = [&](int link) {
+    int hits = 0;
+    const int samples = 200;
+    for (int i = 0; i < samples; ++i) {
+      const QPointF p = g.lanes[link].pointAt(0.1 + 0.6 * i / samples);
+      hits += image.pixelColor(static_cast<int>(std::lround(p.x())), static_cast<int>(std::lround(p.y()))) == background ? 1 : 0;
+    }
+    return static_cast<double>(hits) / samples;
+  };
+  int cxl_links = 0;
+  for (std::size_t l = 0; l < t->links.size(); ++l) {
+    const model::Link& link = t->links[l];
+    const bool cxl = t->nodes[link.from].memory_kind == model::MemoryKind::kCxl || t->nodes[link.to].memory_kind == model::MemoryKind::kCxl;
+    if (cxl) {
+      ++cxl_links;
+      EXPECT_GT(background_share(static_cast<int>(l)), 0.15) << t->link_name(static_cast<int>(l));
+    } else {
+      EXPECT_EQ(background_share(static_cast<int>(l)), 0.0) << t->link_name(static_cast<int>(l));
+    }
+  }
+  EXPECT_EQ(cxl_links, 4);
+  for (std::size_t n = 0; n < t->nodes.size(); ++n) {
+    EXPECT_GT(g.controllers[n].top(), g.cards[n].center().y()) << t->nodes[n].id;
   }
 }
 

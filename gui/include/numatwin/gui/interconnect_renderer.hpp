@@ -86,6 +86,7 @@ class InterconnectRenderer {
  private:
   void paint_header(QPainter& p, const InterconnectGeometry& g) const;
   void paint_legend(QPainter& p, const InterconnectGeometry& g) const;
+  void paint_packages(QPainter& p, const InterconnectGeometry& g) const;
   void paint_lanes(QPainter& p, const InterconnectGeometry& g) const;
   void paint_nodes(QPainter& p, const InterconnectGeometry& g) const;
   void paint_lane_labels(QPainter& p, const InterconnectGeometry& g) const;
