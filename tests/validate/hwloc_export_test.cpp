@@ -137,3 +137,44 @@ TEST(HwlocExportTest, EveryShippedMachineLoadsInHwloc) {
 
 }  // namespace
 }  // namespace numatwin::validate
+
+namespace numatwin::validate {
+namespace {
+
+// The distance matrix, worked by hand for the Max 9462 file (idle latencies from socket 0's
+// cores: DDR0 111.3, DDR1 238.6, HBM0 137.7, HBM1 243.2 ns; the lab notes' SLIT row is 10 21 13 23):
+// 10 x 238.6 / 111.3 = 21.4 -> 21, 10 x 137.7 / 111.3 = 12.4 -> 12, 10 x 243.2 / 111.3 = 21.9 -> 22.
+TEST(HwlocExportTest, DistancesAreSlitStyleRelativeLatencies) {
+  const model::Topology t = bundled("xeon-max-9462-2s");
+  const Loaded h(hwloc_export_xml(t));
+  ASSERT_TRUE(h.ok());
+  unsigned count = 1;
+  hwloc_distances_s* distances = nullptr;
+  ASSERT_EQ(hwloc_distances_get_by_name(h.get(), "NUMALatency", &count, &distances, 0), 0);
+  ASSERT_EQ(count, 1U);
+  const unsigned n = distances->nbobjs;
+  ASSERT_EQ(n, 4U);
+  auto at = [&](const std::string& from, const std::string& to) {
+    const auto a = t.find_node(from);
+    const auto b = t.find_node(to);
+    for (unsigned i = 0; i < n; ++i) {
+      for (unsigned j = 0; j < n; ++j) {
+        if (distances->objs[i]->os_index == static_cast<unsigned>(*a) && distances->objs[j]->os_index == static_cast<unsigned>(*b)) {
+          return distances->values[i * n + j];
+        }
+      }
+    }
+    return hwloc_uint64_t{0};
+  };
+  const model::Routing routing(t);
+  const std::string s0 = t.nodes[0].id;
+  for (std::size_t m = 0; m < t.nodes.size(); ++m) {
+    const double expected = m == 0 ? 10.0 : 10.0 * routing.access_latency_ns(0, static_cast<int>(m)) / routing.access_latency_ns(0, 0);
+    EXPECT_EQ(at(s0, t.nodes[m].id), static_cast<hwloc_uint64_t>(std::llround(expected))) << t.nodes[m].id;
+    EXPECT_EQ(at(t.nodes[m].id, t.nodes[m].id), 10U);
+  }
+  hwloc_distances_release(h.get(), distances);
+}
+
+}  // namespace
+}  // namespace numatwin::validate

@@ -144,6 +144,7 @@ class Writer {
     out << body.str();
     out << "  </object>\n";
     out << memattrs();
+    out << distances(package_of);
     out << "</topology>\n";
     return out.str();
   }
@@ -204,6 +205,59 @@ class Writer {
       out << indent << "</object>\n";
     }
     return out.str();
+  }
+
+  // SLIT-style relative distances between the memory nodes (hwloc's "NUMALatency", what Linux
+  // reads from ACPI), 10 = local: a node with cores sees memory j at d(i, j) = 10 x L(i, j) /
+  // L(i, i), L the idle latency from its cores (L(i, i): its own memory). A memory-only node is
+  // seen from the sockets as they see it (d(i, j) = d(j, i) for j with cores) and sees another
+  // memory-only node as its host socket does. hwloc's `length` attributes give each text's length.
+  std::string distances(const std::vector<std::string>& package_of) const {
+    std::vector<int> nodes;
+    for (const auto& [node, gp] : numa_gp_) nodes.push_back(node);
+    const std::size_t n = nodes.size();
+    std::vector<std::vector<long long>> d(n, std::vector<long long>(n, 10));
+    auto relative = [&](int from, int to) {
+      const double local = model_.idle_latency_ns(from, t_.nodes[from].has_memory() ? from : to);
+      return std::max<long long>(10, std::llround(10.0 * model_.idle_latency_ns(from, to) / local));
+    };
+    for (std::size_t a = 0; a < n; ++a) {
+      if (!t_.nodes[nodes[a]].has_cores()) continue;
+      for (std::size_t b = 0; b < n; ++b) d[a][b] = a == b ? 10 : relative(nodes[a], nodes[b]);
+    }
+    for (std::size_t a = 0; a < n; ++a) {
+      if (t_.nodes[nodes[a]].has_cores()) continue;
+      const int host = initiator_of(nodes[a], package_of);
+      for (std::size_t b = 0; b < n; ++b) {
+        if (a == b) continue;
+        d[a][b] = t_.nodes[nodes[b]].has_cores() ? d[b][a] : relative(host, nodes[b]);
+      }
+    }
+    std::string indexes;
+    for (int m : nodes) indexes += std::to_string(m) + " ";
+    std::string values;
+    for (const auto& row : d) {
+      for (long long v : row) values += std::to_string(v) + " ";
+    }
+    std::ostringstream out;
+    out << "  <distances2 type=\"NUMANode\" nbobjs=\"" << n << "\" kind=\"5\" name=\"NUMALatency\" indexing=\"os\">\n";
+    out << "    <indexes length=\"" << indexes.size() << "\">" << indexes << "</indexes>\n";
+    out << "    <u64values length=\"" << values.size() << "\">" << values << "</u64values>\n";
+    out << "  </distances2>\n";
+    return out.str();
+  }
+
+  // The node whose cores stand for `node` as an initiator: itself when it has cores, else the
+  // first node with cores of its package, else the first node with cores.
+  int initiator_of(int node, const std::vector<std::string>& package_of) const {
+    if (t_.nodes[node].has_cores()) return node;
+    int first = -1;
+    for (int k = 0; k < static_cast<int>(t_.nodes.size()); ++k) {
+      if (!t_.nodes[k].has_cores()) continue;
+      if (first < 0) first = k;
+      if (package_of[k] == package_of[node]) return k;
+    }
+    return first;
   }
 
   std::string memattrs() {

@@ -19,7 +19,9 @@
 //                               remote overhead).
 //   numatwin_loaded_latency_ns ns: the latency of that miss while the Bandwidth figure's load
 //                               runs (its streams' mean; the queue terms of bandwidth_model.hpp).
-// Values are rounded to whole units (hwloc stores integers). Machine info attributes name the
+// Values are rounded to whole units (hwloc stores integers). A distance matrix "NUMALatency"
+// (SLIT style, 10 = local) over the memory nodes: 10 x idle latency / the local idle latency,
+// seen from each node's cores; a memory-only node as the sockets see it (hwloc_export.cpp). Machine info attributes name the
 // source: NumatwinTopology (the file's name) and NumatwinFigures ("predicted by the numatwin
 // model from the topology file's figures").
 #pragma once
