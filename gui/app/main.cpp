@@ -4,6 +4,7 @@
 //   --topology T          bundled machine name or topology file to open
 //   --workload W --algorithm A --sync S --threads N   fill the workload form
 //   --strategy S --records N --groups G                 ... and its operator fields
+//   --weights W0,W1,...   what-if weighted interleave, one weight per memory node in file order
 //   --run                 simulate at start;  --step K | all   the step to show
 //   --compare A,B         simulate with algorithms (or partitioned-aggregation strategies) A and B
 //                         into the Compare tab
@@ -17,6 +18,7 @@
 #include <QTimer>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "main_window.hpp"
 #include "numatwin/gui/render_command.hpp"
@@ -37,13 +39,14 @@ int run_window(int argc, char** argv) {
   const QCommandLineOption strategy(QStringLiteral("strategy"), QStringLiteral("Partitioned aggregation: shuffle, migration or migration-copy."), QStringLiteral("S"));
   const QCommandLineOption records(QStringLiteral("records"), QStringLiteral("Operators: input tuples, e.g. 1e8."), QStringLiteral("N"));
   const QCommandLineOption groups(QStringLiteral("groups"), QStringLiteral("Operators: distinct keys, e.g. 1e6."), QStringLiteral("G"));
+  const QCommandLineOption weights(QStringLiteral("weights"), QStringLiteral("Weighted interleave of the operators' data: a weight per memory node, e.g. 1,1,4,4."), QStringLiteral("W,..."));
   const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Simulate at start."));
   const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Step to show (from 0) or all."), QStringLiteral("K"));
   const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare two algorithms (naive,ring) or strategies (shuffle,migration)."), QStringLiteral("A,B"));
   const QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Validator report to open."), QStringLiteral("FILE"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
   const QCommandLineOption ready(QStringLiteral("ready-file"), QStringLiteral("File written once the requested runs are shown."), QStringLiteral("F"));
-  parser.addOptions({topology, workload, algorithm, sync, threads, strategy, records, groups, run, step, compare, report, size, ready});
+  parser.addOptions({topology, workload, algorithm, sync, threads, strategy, records, groups, weights, run, step, compare, report, size, ready});
   parser.process(app);
 
   numatwin::gui::MainWindow window;
@@ -56,6 +59,11 @@ int run_window(int argc, char** argv) {
   if (parser.isSet(topology)) window.open_bundled(parser.value(topology));
   window.set_workload(parser.value(workload), parser.value(algorithm), parser.value(sync), parser.value(threads).toInt());
   window.set_operator(parser.value(strategy), parser.value(records).toDouble(), parser.value(groups).toDouble());
+  if (parser.isSet(weights)) {
+    std::vector<int> w;
+    for (const QString& part : parser.value(weights).split(QLatin1Char(','))) w.push_back(part.toInt());
+    window.set_interleave_weights(w);  // before --run: no run to repeat yet
+  }
   if (parser.isSet(report)) window.open_validation_report(parser.value(report));
 
   int expected = 0;

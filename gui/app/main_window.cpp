@@ -341,6 +341,25 @@ void MainWindow::build_edit_dock() {
   add_form->addRow(add_button);
   layout->addWidget(add);
 
+  // Weighted interleave (Linux 6.9+ MPOL_WEIGHTED_INTERLEAVE) of the operators' data: change a
+  // weight and the form's workload runs again with it (sim/memory_policy.hpp).
+  auto* weights = new QGroupBox(tr("Weighted interleave (operators' data)"), panel);
+  auto* weights_layout = new QVBoxLayout(weights);
+  weights_on_ = new QCheckBox(tr("spread the data by these weights"), weights);
+  weights_on_->setToolTip(tr("Pages go to each memory node in proportion to its weight (0: none), as "
+                             "/sys/kernel/mm/mempolicy/weighted_interleave/nodeN does; `numatwin weights` recommends them"));
+  weights_panel_ = new QWidget(weights);
+  new QFormLayout(weights_panel_);
+  weights_result_ = new QLabel(tr("no weighted run yet"), weights);
+  weights_result_->setWordWrap(true);
+  weights_layout->addWidget(weights_on_);
+  weights_layout->addWidget(weights_panel_);
+  weights_layout->addWidget(weights_result_);
+  connect(weights_on_, &QCheckBox::toggled, this, [this] {
+    if (run_) start_run(RunSlot::kMain);
+  });
+  layout->addWidget(weights);
+
   check_label_ = new QLabel(panel);
   check_label_->setWordWrap(true);
   layout->addWidget(check_label_);
@@ -456,6 +475,7 @@ void MainWindow::set_topology(std::shared_ptr<const model::Topology> topology, c
     add_to_->addItem(QString::fromStdString(n.id));
   }
   if (add_to_->count() > 1) add_to_->setCurrentIndex(1);
+  if (new_machine) rebuild_weights_panel();
   if (!run_ || run_->topology != topology_) resource_model_->clear();
   const auto problem = check_edited_topology(*topology_);
   check_label_->setText(problem ? tr("<span style='color:#b00020'>This machine cannot be simulated or saved: %1</span>")

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "numatwin/gui/simulation_run.hpp"
 #include "numatwin/gui/table_models.hpp"
@@ -87,6 +88,10 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ResourceTableModel* resource_model() const { return resource_model_; }
   [[nodiscard]] RunSummaryModel* summary_model() const { return summary_model_; }
   [[nodiscard]] ThroughputChart* chart() const { return chart_; }
+  // What-if weighted interleave: weights per memory node in file order (0 leaves a node out);
+  // an empty vector switches it off. A valid change re-runs the form's workload at once.
+  void set_interleave_weights(const std::vector<int>& weights);
+  [[nodiscard]] QString weights_result_text() const;
   [[nodiscard]] ReportTableModel* report_model() const { return report_model_; }
   // Called once each time a run lands (after the views are updated).
   void set_run_finished_callback(std::function<void()> callback) { run_finished_ = std::move(callback); }
@@ -113,6 +118,8 @@ class MainWindow : public QMainWindow {
   void refresh_edit_panel();
   void refresh_title();
   void refresh_workload_fields();
+  void rebuild_weights_panel();
+  [[nodiscard]] QString weights_policy_text() const;  // "weighted-interleave:s0n0=3,..." or empty
   void toggle_play();
   void export_dialog(bool chart);
 
@@ -147,6 +154,12 @@ class MainWindow : public QMainWindow {
   QComboBox* strategy_combo_ = nullptr;
   QDoubleSpinBox* records_spin_ = nullptr;  // millions of tuples
   QDoubleSpinBox* groups_spin_ = nullptr;
+  // What-if: weighted interleave of the operators' data (one weight per memory node, 0 = none).
+  QCheckBox* weights_on_ = nullptr;
+  QWidget* weights_panel_ = nullptr;
+  std::vector<QSpinBox*> weight_spins_;
+  std::vector<int> weight_nodes_;
+  QLabel* weights_result_ = nullptr;
   QPushButton* run_button_ = nullptr;
   QLabel* run_status_ = nullptr;
   QToolButton* play_button_ = nullptr;

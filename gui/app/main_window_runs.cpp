@@ -3,6 +3,7 @@
 // main_window_edit.cpp).
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFormLayout>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QSlider>
@@ -19,6 +20,7 @@
 #include "numatwin/gui/interconnect_renderer.hpp"
 #include "numatwin/gui/topology_edit.hpp"
 #include "numatwin/gui/topology_layout.hpp"
+#include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/sim/thread_placement.hpp"
 #include "throughput_chart.hpp"
 
@@ -99,6 +101,53 @@ void MainWindow::refresh_workload_fields() {
   groups_spin_->setEnabled(!shuffle && kind != sim::WorkloadKind::kHashJoin && kind != sim::WorkloadKind::kSortMergeJoin);
 }
 
+void MainWindow::rebuild_weights_panel() {
+  auto* form = static_cast<QFormLayout*>(weights_panel_->layout());
+  while (form->rowCount() > 0) form->removeRow(0);
+  weight_spins_.clear();
+  weight_nodes_.clear();
+  if (!topology_) return;
+  for (std::size_t n = 0; n < topology_->nodes.size(); ++n) {
+    const model::Node& node = topology_->nodes[n];
+    if (!node.has_memory()) continue;
+    auto* spin = new QSpinBox(weights_panel_);
+    spin->setRange(0, 255);
+    spin->setValue(1);
+    spin->setToolTip(tr("weight of %1 (0: no pages there)").arg(QString::fromStdString(node.id)));
+    connect(spin, &QSpinBox::valueChanged, this, [this] {
+      if (weights_on_->isChecked() && run_) start_run(RunSlot::kMain);
+    });
+    form->addRow(QString::fromStdString(node.id), spin);
+    weight_spins_.push_back(spin);
+    weight_nodes_.push_back(static_cast<int>(n));
+  }
+}
+
+QString MainWindow::weights_policy_text() const {
+  if (!weights_on_->isChecked() || !topology_) return {};
+  QStringList parts;
+  for (std::size_t i = 0; i < weight_spins_.size(); ++i) {
+    if (weight_spins_[i]->value() > 0) {
+      parts << QStringLiteral("%1=%2").arg(QString::fromStdString(topology_->nodes[weight_nodes_[i]].id)).arg(weight_spins_[i]->value());
+    }
+  }
+  return QStringLiteral("weighted-interleave:") + parts.join(QLatin1Char(','));
+}
+
+void MainWindow::set_interleave_weights(const std::vector<int>& weights) {
+  for (std::size_t i = 0; i < weights.size() && i < weight_spins_.size(); ++i) {
+    weight_spins_[i]->blockSignals(true);
+    weight_spins_[i]->setValue(weights[i]);
+    weight_spins_[i]->blockSignals(false);
+  }
+  weights_on_->blockSignals(true);
+  weights_on_->setChecked(!weights.empty());
+  weights_on_->blockSignals(false);
+  if (run_) start_run(RunSlot::kMain);
+}
+
+QString MainWindow::weights_result_text() const { return weights_result_->text(); }
+
 std::optional<sim::WorkloadSpec> MainWindow::workload_from_form(QString* error) const {
   if (!topology_) {
     if (error) *error = tr("open a machine first");
@@ -116,6 +165,8 @@ std::optional<sim::WorkloadSpec> MainWindow::workload_from_form(QString* error) 
       spec.strategy = sim::parse_strategy(strategy_combo_->currentText().toStdString());
       spec.data.records = records_spin_->value() * 1e6;
       spec.data.keys.groups = groups_spin_->value();
+      const QString weights = weights_policy_text();
+      if (!weights.isEmpty()) spec.memory = sim::parse_memory_policy(weights.toStdString(), *topology_);
     }
     sim::check_workload(*topology_, spec);
     return spec;
@@ -192,6 +243,15 @@ void MainWindow::on_run_finished(RunSlot slot, std::uint64_t generation, const O
                                     r.uncertainty.time_text(), r.rate_text(), r.uncertainty.basis));
   if (slot == RunSlot::kMain) {
     run_ = outcome.run;
+    const sim::MemoryPolicy& memory = run_->spec.memory;
+    if (memory.kind == sim::MemoryPolicyKind::kWeightedInterleave) {
+      weights_result_->setText(tr("%1: %2 (%3)").arg(QString::fromStdString(sim::memory_policy_name(memory, *run_->topology)), r.rate_text(),
+                                                    r.uncertainty.time_text()));
+    } else if (weights_on_->isChecked() && sim::is_shuffle_family(run_->spec.kind)) {
+      weights_result_->setText(tr("shuffles place their buffers by thread, not by a memory policy: choose an operator"));
+    } else {
+      weights_result_->setText(tr("%1: %2").arg(QString::fromStdString(sim::memory_policy_name(memory, *run_->topology)), r.rate_text()));
+    }
     slider_->blockSignals(true);
     slider_->setRange(0, std::max(0, run_->step_count() - 1));
     slider_->blockSignals(false);

@@ -203,6 +203,34 @@ TEST_F(MainWindowTest, OperatorCompareShowsBandsBasisAndPairedSamples) {
   EXPECT_TRUE(window_->compare_run(0)->uncertainty.basis.contains(QStringLiteral("no operator cost")));
 }
 
+// What-if weighted interleave on a machine with HBM: the weights go into the run's memory policy
+// and a change re-runs at once; all pages on DDR and most pages on HBM predict different times
+// for a latency-bound hash join.
+TEST_F(MainWindowTest, InterleaveWeightsRerunTheOperator) {
+  ASSERT_TRUE(window_->open_bundled(QStringLiteral("xeon-max-9462-2s")));
+  // The hash join's probes wait on memory latency, which HBM has more of than DDR here.
+  window_->set_workload(QStringLiteral("hash-join"), QString(), QString(), 64);
+  window_->set_operator(QString(), 1e7, 1e6);
+  window_->start_run();
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  ASSERT_NE(window_->current_run(), nullptr) << window_->last_error().toStdString();
+  // File order: s0n0, s1n0 (DDR), s0hbm, s1hbm.
+  window_->set_interleave_weights({1, 1, 0, 0});
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  const auto ddr = window_->current_run();
+  ASSERT_EQ(ddr->spec.memory.kind, sim::MemoryPolicyKind::kWeightedInterleave);
+  EXPECT_TRUE(window_->weights_result_text().contains(QStringLiteral("weighted"))) << window_->weights_result_text().toStdString();
+  window_->set_interleave_weights({1, 1, 4, 4});
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  const auto hbm = window_->current_run();
+  ASSERT_NE(hbm, ddr);
+  EXPECT_NE(hbm->result.time_s, ddr->result.time_s);
+  // Off again: the machine's default policy.
+  window_->set_interleave_weights({});
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  EXPECT_NE(window_->current_run()->spec.memory.kind, sim::MemoryPolicyKind::kWeightedInterleave);
+}
+
 TEST_F(MainWindowTest, OpensAValidatorReport) {
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("report.json"));
