@@ -76,6 +76,39 @@ if grep -q qn_kernels=1 /proc/cmdline; then
   check "subarray shares on their loaders' nodes" "array: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/subarray.txt
   echo "QN: KERNELS_EXIT=$ok at uptime $(cut -d' ' -f1 /proc/uptime)s"
 fi
+cpuless=$(sed -n 's/.*qn_cpuless=\([0-9,]*\).*/\1/p' /proc/cmdline)
+if [ -n "$cpuless" ]; then
+  # A node with memory and no CPUs (a CXL expander, HBM in flat mode): discovery keeps it as a
+  # memory-only node, data bound to it lands there page by page, interleave spreads over it,
+  # and weighted interleave is refused clearly where the kernel (6.1 here) lacks it.
+  echo "QN: --- CPU-less node $cpuless"
+  ok=0
+  cl() {  # cl LABEL PATTERN FILE
+    if grep -q "$2" "$3"; then echo "QN: cpuless: $1: ok"; else echo "QN: cpuless: $1: FAIL ($2 not in $3)"; ok=1; fi
+  }
+  numatwin topo show /tmp/skeleton.json >/tmp/skeleton.txt 2>&1
+  cl "discovered without cores" "^n$cpuless  *node  *0 " /tmp/skeleton.txt
+  cl "linked to its nearest socket only" "^n0->n$cpuless " /tmp/skeleton.txt
+  cpu_nodes=$(grep -c '^processor' /proc/cpuinfo)
+  numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
+    --workload count --records 2e5 --groups 1000 --memory-policy "bind:n$cpuless" >/tmp/cl-bind.txt 2>/tmp/cl-bind.err || ok=1
+  cat /tmp/cl-bind.txt /tmp/cl-bind.err
+  cl "bind verified" "verified: yes" /tmp/cl-bind.txt
+  cl "bind puts the input on the CPU-less node" "input: .*pages n$cpuless: 100%" /tmp/cl-bind.txt
+  numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
+    --workload count --records 2e5 --groups 1000 --memory-policy interleave >/tmp/cl-inter.txt 2>/tmp/cl-inter.err || ok=1
+  cat /tmp/cl-inter.txt /tmp/cl-inter.err
+  cl "interleave verified" "verified: yes" /tmp/cl-inter.txt
+  cl "interleave spreads over all three" "input: .*n0: 3[234][.0-9]*%, n1: 3[234][.0-9]*%, n2: 3[234][.0-9]*%" /tmp/cl-inter.txt
+  if numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
+    --workload count --records 2e5 --groups 1000 --memory-policy "weighted-interleave:n0=1,n$cpuless=3" >/tmp/cl-w.txt 2>/tmp/cl-w.err; then
+    echo "QN: cpuless: weighted interleave ran (kernel $(uname -r))"; cat /tmp/cl-w.txt
+  else
+    cat /tmp/cl-w.err
+    cl "weighted interleave refused with a reason" "weighted" /tmp/cl-w.err
+  fi
+  echo "QN: CPULESS_EXIT=$ok at uptime $(cut -d' ' -f1 /proc/uptime)s"
+fi
 sync
 poweroff -f
 reboot -f

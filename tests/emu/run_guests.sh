@@ -100,22 +100,27 @@ echo "emu: initramfs $(du -h --apparent-size "${work}/initramfs.cpio.gz" | cut -
 # ── guests ──
 passed=0
 failed=0
-for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-ladder.txt"; do
+for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-ladder.txt" "${here}/topologies/3-cpuless.txt"; do
   name="$(basename "${topology}" .txt)"
   log="${work}/${name}.log"
   mapfile -t rows < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${topology}")
   links="$(sed -n 's/^# links: *//p' "${topology}")"
   measure="$(sed -n 's/^# measure: *//p' "${topology}")"
   kernels="$(sed -n 's/^# kernels: *//p' "${topology}")"
+  cpuless="$(sed -n 's/^# cpuless: *//p' "${topology}")"  # nodes with memory and no CPUs, e.g. 2 or 2,3
   n=${#rows[@]}
+  cpu_nodes=0
   mem_mb=$((n * 128))
   args=()
   flat=()
   for ((i = 0; i < n; i++)); do
     read -r -a row <<<"${rows[i]}"
     flat+=("${row[@]}")
-    args+=(-object "memory-backend-ram,id=mem${i},size=$((mem_mb / n))M"
-      -numa "node,nodeid=${i},memdev=mem${i}" -numa "cpu,node-id=${i},socket-id=${i}")
+    args+=(-object "memory-backend-ram,id=mem${i},size=$((mem_mb / n))M" -numa "node,nodeid=${i},memdev=mem${i}")
+    if [[ ",${cpuless}," != *",${i},"* ]]; then
+      args+=(-numa "cpu,node-id=${i},socket-id=${cpu_nodes}")
+      cpu_nodes=$((cpu_nodes + 1))
+    fi
   done
   for ((i = 0; i < n; i++)); do
     for ((j = 0; j < n; j++)); do
@@ -125,9 +130,9 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   dist_csv="$(IFS=,; echo "${flat[*]}")"
   guest_start=${SECONDS}
   timeout "${timeout_s}" qemu-system-x86_64 -M pc -accel tcg,thread=multi -cpu qemu64 \
-    -smp "${n},sockets=${n},cores=1,threads=1" -m "${mem_mb}M" "${args[@]}" \
+    -smp "${cpu_nodes},sockets=${cpu_nodes},cores=1,threads=1" -m "${mem_mb}M" "${args[@]}" \
     -kernel "${kernel}" -initrd "${work}/initramfs.cpio.gz" \
-    -append "console=ttyS0 panic=-1 quiet numa_balancing=disable qn_dist=${dist_csv} qn_links=${links} qn_measure=${measure:-0} qn_kernels=${kernels:-0}" \
+    -append "console=ttyS0 panic=-1 quiet numa_balancing=disable qn_dist=${dist_csv} qn_links=${links} qn_measure=${measure:-0} qn_kernels=${kernels:-0} qn_cpuless=${cpuless:-none}" \
     -nodefaults -no-user-config -display none -serial stdio -net none -no-reboot \
     </dev/null >"${log}" 2>&1
   qemu_status=$?
@@ -136,6 +141,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   selfcheck="$(sed -n 's/^QN: SELFCHECK_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
   measured="$(sed -n 's/^QN: MEASURE_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
   kernels_status="$(sed -n 's/^QN: KERNELS_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
+  cpuless_status="$(sed -n 's/^QN: CPULESS_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
   summary="$(grep -E '^selfcheck: [0-9]+ passed, [0-9]+ failed' "${log}" | tail -n 1)"
   verdict=ok
   reason=""
@@ -149,6 +155,8 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
     verdict=FAILED reason="measure --quick exit '${measured:-none}'"
   elif [[ "${kernels:-0}" == 1 && "${kernels_status}" != 0 ]]; then
     verdict=FAILED reason="kernels across nodes: status '${kernels_status:-none}'"
+  elif [[ -n "${cpuless}" && "${cpuless_status}" != 0 ]]; then
+    verdict=FAILED reason="CPU-less node checks: status '${cpuless_status:-none}'"
   fi
   measure_summary="$(sed -n 's/^QN: \(measure: .*\)/\1/p' "${log}" | tail -n 1)"
   echo "RESULT ${name}: ${verdict} (${n} nodes, $((SECONDS - guest_start)) s, ${summary:-no selfcheck summary}${measure_summary:+; ${measure_summary}}${reason:+, ${reason}}) log ${log}"
@@ -157,7 +165,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   else
     failed=$((failed + 1))
     echo "---- failing checks and the last lines of ${log}:"
-    grep -E '^(FAIL|numatwin: error|QN: measure|QN: kernels: .*FAIL)' "${log}" || true
+    grep -E '^(FAIL|numatwin: error|QN: measure|QN: (kernels|cpuless): .*FAIL)' "${log}" || true
     tail -n 25 "${log}"
     echo "----"
   fi

@@ -95,5 +95,26 @@ TEST(LinkInferenceTest, RecoversEveryGeneratedFamilyFromItsDistanceMatrix) {
   }
 }
 
+// Memory-only nodes (worked by hand): sockets 0 and 1 at 20, a CXL node 2 at 14 from socket 0 and
+// 24 from socket 1. The plain rule takes the pairs at 14 (only 0-2) and fails on d(0,1); knowing
+// that node 2 has no CPUs, the sockets' own matrix (one class, 20) gives 0-1 and node 2 hangs off
+// its nearest socket, 0: links 0-1, 0-2, and 1 reaches 2 in two hops.
+TEST(LinkInferenceTest, MemoryOnlyNodesHangOffTheirNearestSocket) {
+  const std::vector<std::vector<int>> d = {{10, 20, 14}, {20, 10, 24}, {14, 24, 10}};
+  EXPECT_FALSE(infer_links(d).consistent);
+  const LinkInference r = infer_links(d, {true, true, false});
+  ASSERT_TRUE(r.consistent) << r.explanation;
+  EXPECT_EQ(r.links, (std::vector<std::pair<int, int>>{{0, 1}, {0, 2}}));
+  EXPECT_EQ(r.hop_matrix[1][2], 2);
+  EXPECT_NE(r.explanation.find("2 to 0 (d = 14)"), std::string::npos) << r.explanation;
+  // Equally near to both sockets: which one it hangs off is not in the matrix.
+  const LinkInference tie = infer_links({{10, 20, 17}, {20, 10, 17}, {17, 17, 10}}, {true, true, false});
+  EXPECT_FALSE(tie.consistent);
+  EXPECT_NE(tie.explanation.find("equally near"), std::string::npos) << tie.explanation;
+  // Every node with CPUs: the plain rule.
+  EXPECT_EQ(infer_links(d, {true, true, true}).consistent, infer_links(d).consistent);
+  EXPECT_THROW(infer_links(d, {true, false}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace numatwin::validate

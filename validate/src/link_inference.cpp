@@ -113,4 +113,68 @@ LinkInference infer_links(const std::vector<std::vector<int>>& distances) {
   return result;
 }
 
+LinkInference infer_links(const std::vector<std::vector<int>>& distances, const std::vector<bool>& has_cpus) {
+  const int n = static_cast<int>(distances.size());
+  if (static_cast<int>(has_cpus.size()) != n) throw std::invalid_argument("infer_links: one has_cpus entry per node is needed");
+  std::vector<int> cpu_nodes;
+  for (int i = 0; i < n; ++i) {
+    if (has_cpus[i]) cpu_nodes.push_back(i);
+  }
+  if (static_cast<int>(cpu_nodes.size()) == n || cpu_nodes.size() < 2) return infer_links(distances);
+  for (const auto& row : distances) {
+    if (static_cast<int>(row.size()) != n) throw std::invalid_argument("infer_links: the distance matrix is not square");
+  }
+  // The nodes with CPUs among themselves.
+  std::vector<std::vector<int>> sub(cpu_nodes.size(), std::vector<int>(cpu_nodes.size()));
+  for (std::size_t a = 0; a < cpu_nodes.size(); ++a) {
+    for (std::size_t b = 0; b < cpu_nodes.size(); ++b) sub[a][b] = distances[cpu_nodes[a]][cpu_nodes[b]];
+  }
+  const LinkInference among = infer_links(sub);
+  LinkInference result;
+  std::set<int> classes;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (i != j) classes.insert(distances[i][j]);
+    }
+  }
+  result.distance_classes.assign(classes.begin(), classes.end());
+  for (const auto& [a, b] : among.links) result.links.emplace_back(cpu_nodes[a], cpu_nodes[b]);
+  if (!among.consistent) {
+    result.explanation = "among the nodes with CPUs, " + among.explanation;
+    result.hop_matrix = hop_matrix_of(n, result.links);
+    return result;
+  }
+  std::string attached;
+  for (int k = 0; k < n; ++k) {
+    if (has_cpus[k]) continue;
+    int host = -1;
+    bool tie = false;
+    for (int c : cpu_nodes) {
+      const int d = std::min(distances[k][c], distances[c][k]);
+      if (host < 0 || d < std::min(distances[k][host], distances[host][k])) {
+        host = c;
+        tie = false;
+      } else if (d == std::min(distances[k][host], distances[host][k])) {
+        tie = true;
+      }
+    }
+    if (tie) {
+      result.explanation = "the matrix does not determine the links: memory-only node " + std::to_string(k) +
+                           " is equally near to several nodes with CPUs (d(" + std::to_string(k) + "," + std::to_string(host) +
+                           ") = " + std::to_string(distances[k][host]) + ")";
+      result.hop_matrix = hop_matrix_of(n, result.links);
+      return result;
+    }
+    result.links.emplace_back(std::min(k, host), std::max(k, host));
+    attached += (attached.empty() ? "" : ", ") + std::to_string(k) + " to " + std::to_string(host) + " (d = " +
+                std::to_string(distances[k][host]) + ")";
+  }
+  std::sort(result.links.begin(), result.links.end());
+  result.hop_matrix = hop_matrix_of(n, result.links);
+  result.consistent = true;
+  result.explanation = "among the nodes with CPUs, " + among.explanation + "; each memory-only node is linked to its nearest node with CPUs: " +
+                       attached;
+  return result;
+}
+
 }  // namespace numatwin::validate

@@ -118,7 +118,9 @@ std::vector<SelfCheck> run_placement_selfcheck(const SelfCheckOptions& options) 
     if (machine.distances.empty()) {
       check("link graph", false, "no distance matrix to infer links from");
     } else {
-      LinkInference inference = infer_links(machine.distances);
+      std::vector<bool> has_cpus;
+      for (const auto& node : machine.nodes) has_cpus.push_back(!node.cpus.empty());
+      LinkInference inference = infer_links(machine.distances, has_cpus);
       std::vector<std::pair<int, int>> got = inference.links;
       std::sort(got.begin(), got.end());
       check("link graph", inference.consistent && got == *options.expected_links,

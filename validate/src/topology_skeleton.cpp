@@ -165,7 +165,9 @@ TopologySkeleton make_topology_skeleton(const DiscoveredMachine& machine, const 
   std::vector<std::vector<int>> distances = machine.distances;
   if (distances.size() != machine.nodes.size()) distances.assign(machine.nodes.size(), std::vector<int>(machine.nodes.size(), 20));
   for (int i = 0; i < n; ++i) distances[i][i] = machine.distances.empty() ? 10 : distances[i][i];
-  skeleton.inference = infer_links(distances);
+  std::vector<bool> has_cpus;
+  for (const auto& node : machine.nodes) has_cpus.push_back(node.cores > 0);
+  skeleton.inference = infer_links(distances, has_cpus);
   if (machine.distances.size() != machine.nodes.size()) {
     skeleton.inference.consistent = false;
     skeleton.inference.explanation = "the source has no distance matrix, so it does not determine the links";

@@ -29,6 +29,14 @@ struct LinkInference {
 // or a diagonal that is not the smallest value of its row, gives consistent == false.
 LinkInference infer_links(const std::vector<std::vector<int>>& distances);
 
+// The same with some nodes known to have no CPUs (memory-only: a CXL expander, HBM in flat
+// mode): their distances say how near their memory is, not where links run (a CXL node at 14
+// from its host socket while the sockets are 20 apart would otherwise make the rule fail). The
+// rule is applied to the nodes with CPUs alone, and each memory-only node is linked to its
+// nearest node with CPUs; a tie for the nearest gives consistent == false, naming the tie.
+// `has_cpus` has one entry per node; with fewer than two nodes with CPUs it is the plain rule.
+LinkInference infer_links(const std::vector<std::vector<int>>& distances, const std::vector<bool>& has_cpus);
+
 // Hop counts of an undirected graph on `node_count` nodes by breadth-first search, -1 when
 // unreachable. Throws std::invalid_argument for a pair outside 0..node_count-1.
 std::vector<std::vector<int>> hop_matrix_of(int node_count, const std::vector<std::pair<int, int>>& links);
