@@ -76,6 +76,35 @@ if grep -q qn_kernels=1 /proc/cmdline; then
   check "subarray shares on their loaders' nodes" "array: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/subarray.txt
   echo "QN: KERNELS_EXIT=$ok at uptime $(cut -d' ' -f1 /proc/uptime)s"
 fi
+if grep -q qn_schedule=1 /proc/cmdline; then
+  # A shuffle order designed for this guest's machine (numatwin schedule), run for real through
+  # libnumatwin-shuffle next to naive, ring and random: every consumer's checksum must equal the
+  # sum of the pieces the schedule gives it (each piece read once, by the right thread), one
+  # thread on each node's CPU, and each producer's buffer on its node (1/n of the pages each).
+  echo "QN: --- numatwin schedule, validate run --schedule"
+  sok=0
+  numatwin schedule --topology /tmp/skeleton.json --threads "$nn" --placement sparse --bytes 4e6 --out /tmp/schedule.json \
+    >/tmp/schedule.txt 2>&1 || sok=1
+  cat /tmp/schedule.txt
+  numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$nn" --placement sparse --workload shuffle \
+    --bytes 4e6 --schedule /tmp/schedule.json >/tmp/sched-run.txt 2>/tmp/sched-run.err || sok=1
+  cat /tmp/sched-run.txt
+  tail -n 3 /tmp/sched-run.err
+  rows=$(grep -cE '^(naive|ring|random|schedule file) .* yes$' /tmp/sched-run.txt)
+  if [ "$rows" = 4 ]; then echo "QN: schedule: 4 orders verified: ok"; else echo "QN: schedule: FAIL ($rows of 4 orders verified)"; sok=1; fi
+  awk '/^shuffle-scheduled/{f=1} f&&/threads ran on CPUs/{print; exit}' /tmp/sched-run.txt >/tmp/sched-cpus
+  if grep -q "threads ran on CPUs $(seq -s, 0 $((nn - 1)))\$" /tmp/sched-cpus; then echo "QN: schedule: one thread per node: ok"
+  else echo "QN: schedule: FAIL (threads: $(cat /tmp/sched-cpus))"; sok=1; fi
+  awk '/^shuffle-scheduled/{f=1} f&&/buffers:/{print; exit}' /tmp/sched-run.txt >/tmp/sched-buf
+  share=$(awk -v n="$nn" 'BEGIN { s = 100 / n; printf (s == int(s) ? "%d" : "%g"), s }')
+  i=0
+  while [ "$i" -lt "$nn" ]; do
+    grep -q "n$i: $share%" /tmp/sched-buf || { echo "QN: schedule: FAIL (buffer pages of n$i not $share %: $(cat /tmp/sched-buf))"; sok=1; }
+    i=$((i + 1))
+  done
+  [ "$sok" = 0 ] && echo "QN: schedule: each node holds its producer's buffer ($share % each): ok"
+  echo "QN: SCHEDULE_EXIT=$sok at uptime $(cut -d' ' -f1 /proc/uptime)s"
+fi
 cpuless=$(sed -n 's/.*qn_cpuless=\([0-9,]*\).*/\1/p' /proc/cmdline)
 if [ -n "$cpuless" ]; then
   # A node with memory and no CPUs (a CXL expander, HBM in flat mode): discovery keeps it as a

@@ -150,5 +150,19 @@ TEST(SelfCheckTest, ExpectationFilesAndLinkListsAreChecked) {
   std::filesystem::remove(file);
 }
 
+// With huge pages a mapping starts on a 2 MiB boundary, so ranges laid out in whole huge pages
+// (one per thread) never share a huge page; without, a base page boundary is enough. Several
+// sizes, since mmap's own placement varies: every one must be aligned.
+TEST(PlacementTest, HugePageMappingsStartOnAHugePageBoundary) {
+  for (std::size_t bytes : {std::size_t{4096}, std::size_t{3} << 20, (std::size_t{16} << 20) + 4096}) {
+    const NodeMemory huge(bytes, MemoryPolicyKind::kLocal, {}, true);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(huge.data()) % kHugePageBytes, 0U) << bytes;
+    EXPECT_GE(huge.bytes(), bytes);
+    huge.data()[huge.bytes() - 1] = std::byte{1};  // the whole range is mapped and writable
+    const NodeMemory small(bytes, MemoryPolicyKind::kLocal, {}, false);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small.data()) % page_bytes(), 0U) << bytes;
+  }
+}
+
 }  // namespace
 }  // namespace numatwin::validate

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -26,8 +27,20 @@ NodeMemory::NodeMemory(std::size_t bytes, MemoryPolicyKind policy, const std::ve
   if (nodes.empty() && policy != MemoryPolicyKind::kLocal) throw std::invalid_argument("NodeMemory: no node given");
   const std::size_t page = page_bytes();
   bytes_ = (bytes + page - 1) / page * page;
-  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::runtime_error(errno_text("mmap of " + std::to_string(bytes_) + " bytes"));
+  // With huge pages the mapping starts on a huge-page boundary: the datasets lay their threads'
+  // ranges out in whole huge pages (shuffle_run.cpp: dataset_page_bytes), and a huge page that
+  // straddled two ranges would go, whole, to whichever thread touched it first (seen in the
+  // 8-node emulated guest: one producer's buffer on its neighbour's node). Over-map by one huge
+  // page and unmap the unaligned head and the tail.
+  const std::size_t align = huge_pages ? kHugePageBytes : page;
+  void* raw = mmap(nullptr, bytes_ + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::runtime_error(errno_text("mmap of " + std::to_string(bytes_ + align) + " bytes"));
+  const auto raw_address = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t start = (raw_address + align - 1) / align * align;
+  if (start > raw_address) munmap(raw, start - raw_address);
+  const std::size_t tail = raw_address + bytes_ + align - (start + bytes_);
+  if (tail > 0) munmap(reinterpret_cast<void*>(start + bytes_), tail);
+  void* p = reinterpret_cast<void*>(start);
   data_ = static_cast<std::byte*>(p);
   madvise(p, bytes_, huge_pages ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   if (policy == MemoryPolicyKind::kLocal) return;

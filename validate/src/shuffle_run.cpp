@@ -50,7 +50,7 @@ void PinErrors::rethrow() {
   if (error) std::rethrow_exception(error);
 }
 
-std::size_t dataset_page_bytes(bool huge_pages) { return huge_pages ? std::size_t{2} << 20 : page_bytes(); }
+std::size_t dataset_page_bytes(bool huge_pages) { return huge_pages ? kHugePageBytes : page_bytes(); }
 
 std::vector<std::unique_ptr<PlacedDataset>> per_node_datasets(const std::string& name, const std::vector<bool>& nodes,
                                                                std::size_t elements, std::size_t element_bytes,

@@ -46,6 +46,9 @@ struct PagePlacement {
 };
 
 [[nodiscard]] std::size_t page_bytes();
+// The transparent huge page size the datasets lay their ranges out in (x86-64: 2 MiB); a
+// NodeMemory with huge pages starts on such a boundary.
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 // The node of each base page of [data, data + bytes), by move_pages(2) with no target nodes;
 // -errno for a page that has none. Throws std::runtime_error when the call fails.
 std::vector<int> page_nodes(const void* data, std::size_t bytes);
