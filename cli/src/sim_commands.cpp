@@ -165,10 +165,7 @@ std::string spread_text(const model::Topology& t, const std::vector<model::NodeS
 }
 
 // The headline rate: GB/s shuffled for shuffles, M input tuples/s for operators.
-double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result) {
-  const Outcome o{spec, result, {}, {}, {}};
-  return sim::is_shuffle_family(spec.kind) ? o.input_gbps() : o.input_mtuples_per_s();
-}
+double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result) { return sim::headline_rate(spec, result.time_s); }
 
 PredictionUncertainty uncertainty_of(const model::Topology& t, const sim::WorkloadSpec& spec, const sim::CostBasis& basis,
                                      int samples) {

@@ -61,7 +61,16 @@ int run_window(int argc, char** argv) {
   window.set_operator(parser.value(strategy), parser.value(records).toDouble(), parser.value(groups).toDouble());
   if (parser.isSet(weights)) {
     std::vector<int> w;
-    for (const QString& part : parser.value(weights).split(QLatin1Char(','))) w.push_back(part.toInt());
+    for (const QString& part : parser.value(weights).split(QLatin1Char(','))) {
+      bool ok = false;
+      const int value = part.trimmed().toInt(&ok);
+      if (!ok || value < 0 || value > 255) {
+        std::fprintf(stderr, "numatwin-gui: --weights \"%s\": expected whole numbers 0..255 separated by commas, got \"%s\"\n",
+                     qPrintable(parser.value(weights)), qPrintable(part));
+        return 2;
+      }
+      w.push_back(value);
+    }
     window.set_interleave_weights(w);  // before --run: no run to repeat yet
   }
   if (parser.isSet(report)) window.open_validation_report(parser.value(report));

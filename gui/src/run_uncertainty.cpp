@@ -32,11 +32,7 @@ std::optional<PairedWins> paired_wins(const RunUncertainty& a, const RunUncertai
   return w;
 }
 
-double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result) {
-  if (!(result.time_s > 0.0)) return 0.0;
-  const sim::WorkloadInput in = sim::workload_input(spec);
-  return sim::is_shuffle_family(spec.kind) ? in.bytes / result.time_s / 1e9 : in.tuples / result.time_s / 1e6;
-}
+double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result) { return sim::headline_rate(spec, result.time_s); }
 
 QString headline_rate_unit(const sim::WorkloadSpec& spec) {
   return sim::is_shuffle_family(spec.kind) ? QStringLiteral("GB/s") : QStringLiteral("M tuples/s");

@@ -10,4 +10,10 @@ WorkloadInput workload_input(const WorkloadSpec& spec) {
   return WorkloadInput{tuples, tuples * spec.data.tuple_bytes};
 }
 
+double headline_rate(const WorkloadSpec& spec, double time_s) {
+  if (!(time_s > 0.0)) return 0.0;
+  const WorkloadInput in = workload_input(spec);
+  return is_shuffle_family(spec.kind) ? in.bytes / time_s / 1e9 : in.tuples / time_s / 1e6;
+}
+
 }  // namespace numatwin::sim

@@ -277,11 +277,15 @@ class Writer {
         model::Measurement m;
         m.metric = model::MeasurementMetric::kReadBandwidthGbps;
         m.streams = {model::MeasurementStream{i, target, initiator.cores * std::max(1, initiator.threads_per_core)}};
-        const double gbps = model::predict_measurement(t_, routing_, model_, m).predicted;
+        // One solve gives both: the bandwidth is the streams' total rate (as predict_measurement
+        // sums it), the loaded latency their mean latency at that load.
         const std::vector<model::Stream> streams = model::measurement_streams(t_, model_, m);
         const model::StreamRates& rates = model_.solve(streams);
+        double total = 0.0;
         double mean_latency = 0.0;
+        for (double r : rates.rate_bytes_per_s) total += r;
         for (double l : rates.latency_ns) mean_latency += l / static_cast<double>(rates.latency_ns.size());
+        const double gbps = total / 1e9;
         bandwidth.push_back({gp, gbps * 1e9 / kBytesPerMiB, cpuset});
         latency.push_back({gp, model_.idle_latency_ns(i, target), cpuset});
         loaded.push_back({gp, mean_latency, cpuset});

@@ -21,4 +21,8 @@ struct WorkloadInput {
 
 [[nodiscard]] WorkloadInput workload_input(const WorkloadSpec& spec);
 
+// The headline work rate of a run that took `time_s`: GB shuffled per second for the shuffle
+// family, M input tuples per second for operators (0 for a time <= 0).
+[[nodiscard]] double headline_rate(const WorkloadSpec& spec, double time_s);
+
 }  // namespace numatwin::sim
