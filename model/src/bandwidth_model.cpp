@@ -9,7 +9,8 @@ namespace numatwin::model {
 namespace {
 
 constexpr double kBytesPerGB = 1e9;
-constexpr double kTolerance = 1e-6;  // on utilisation
+constexpr double kTolerance = 1e-9;  // on utilisation
+constexpr double kSecantMinStep = 1e-12;  // a smaller step gives no usable slope
 constexpr int kMaxRounds = 200;
 
 }  // namespace
@@ -278,8 +279,8 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   // little); a cold start from 0 when there is none.
   std::vector<double>& u = utilisation_guess_;
   u.resize(resources, 0.0);
-  std::vector<double> step(resources, 1.0);
   std::vector<double> last_residual(resources, 0.0);
+  std::vector<double> last_u(resources, 0.0);
   result_.latency_ns.assign(stream_count, 0.0);
   result_.converged = false;
   const MaxMinSolution* solution = nullptr;
@@ -306,10 +307,16 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     for (int r = 0; r < resources; ++r) {
       const double residual = solution->utilisations[r] - u[r];
       worst = std::max(worst, std::abs(residual));
-      // A sign change means the last step overshot the fixed point: halve this resource's step.
-      if (residual * last_residual[r] < 0.0) step[r] *= 0.5;
+      // Secant step on this resource's residual f = util(x(u)) - u; its slope is at most -1
+      // (the map is non-increasing), so -1 (plain iteration) where the estimate says otherwise.
+      double slope = -1.0;
+      if (round > 1) {
+        const double du = u[r] - last_u[r];
+        if (std::abs(du) > kSecantMinStep) slope = std::min(-1.0, (residual - last_residual[r]) / du);
+      }
       last_residual[r] = residual;
-      u[r] += step[r] * residual;
+      last_u[r] = u[r];
+      u[r] = std::max(0.0, u[r] - residual / slope);
     }
     if (worst < kTolerance) {
       result_.converged = true;
