@@ -164,5 +164,38 @@ TEST(PlacementTest, HugePageMappingsStartOnAHugePageBoundary) {
   }
 }
 
+// Weights (2, 1): units 0, 1 on the first node, 2 on the second, then again from 3 (the kernel's
+// "2 pages allocated on node 0 for every 1 page allocated on node 1"). Weights (1, 3, 2): a
+// cycle of 6 laid out 0 | 1 1 1 | 2 2.
+TEST(PlacementTest, WeightedInterleaveLaysUnitsOutInRunsOfTheirWeights) {
+  const std::vector<std::size_t> two_one = {0, 0, 1, 0, 0, 1, 0};
+  for (std::size_t u = 0; u < two_one.size(); ++u) EXPECT_EQ(weighted_interleave_slot(u, {2, 1}), two_one[u]) << u;
+  const std::vector<std::size_t> one_three_two = {0, 1, 1, 1, 2, 2, 0, 1};
+  for (std::size_t u = 0; u < one_three_two.size(); ++u) {
+    EXPECT_EQ(weighted_interleave_slot(u, {1, 3, 2}), one_three_two[u]) << u;
+  }
+  EXPECT_EQ(weighted_interleave_slot(1000, {5}), 0U);
+}
+
+// Two workers' ranges split a region mid-page: each unit is placed once, by the worker whose
+// range holds its first byte, and every page ends up present on this machine's node. On one
+// node both weights name node 0, so this checks the split and the faulting, not the nodes
+// (the emulated CPU-less guest checks the nodes: tests/emu/guest_init.sh).
+TEST(PlacementTest, WeightedPlacementPlacesEveryUnitOnceAcrossRanges) {
+  const std::size_t page = page_bytes();
+  const NodeMemory memory(10 * page, MemoryPolicyKind::kLocal, {}, false);
+  const std::size_t split = 4 * page + 100;  // unit 4 starts before the split: the first range's
+  const std::size_t first = place_weighted(memory.data(), memory.bytes(), 0, split, {0, 0}, {1, 3}, page);
+  const std::size_t second = place_weighted(memory.data(), memory.bytes(), split, memory.bytes(), {0, 0}, {1, 3}, page);
+  EXPECT_EQ(first, 5U);   // units 0..4
+  EXPECT_EQ(second, 5U);  // units 5..9
+  const PagePlacement placement = page_placement(memory.data(), memory.bytes());
+  EXPECT_EQ(placement.pages_not_present, 0U) << placement.text();
+  EXPECT_EQ(placement.pages_per_node.size(), 1U) << placement.text();
+  EXPECT_THROW(place_weighted(memory.data(), memory.bytes(), 0, page, {0}, {0}, page), std::invalid_argument);
+  EXPECT_THROW(place_weighted(memory.data(), memory.bytes(), 0, page, {0, 0}, {1}, page), std::invalid_argument);
+  EXPECT_THROW(place_weighted(memory.data(), memory.bytes(), 0, page, {0}, {256}, page), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace numatwin::validate

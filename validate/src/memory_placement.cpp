@@ -139,6 +139,56 @@ std::size_t move_pages_to(void* data, std::size_t bytes, int node) {
   return static_cast<std::size_t>(std::count(status.begin(), status.end(), node));
 }
 
+std::size_t weighted_interleave_slot(std::size_t unit, const std::vector<int>& weights) {
+  std::size_t total = 0;
+  for (int w : weights) total += static_cast<std::size_t>(w);
+  std::size_t position = unit % total;
+  std::size_t i = 0;
+  while (position >= static_cast<std::size_t>(weights[i])) position -= static_cast<std::size_t>(weights[i++]);
+  return i;
+}
+
+std::size_t place_weighted(std::byte* data, std::size_t bytes, std::size_t first_byte, std::size_t end_byte,
+                           const std::vector<int>& os_nodes, const std::vector<int>& weights, std::size_t unit_bytes) {
+  if (os_nodes.empty() || os_nodes.size() != weights.size()) {
+    throw std::invalid_argument("weighted interleave: " + std::to_string(os_nodes.size()) + " nodes and " +
+                                std::to_string(weights.size()) + " weights (one weight per node, at least one)");
+  }
+  std::size_t total = 0;
+  for (int w : weights) {
+    if (w < 1 || w > 255) throw std::invalid_argument("weighted interleave: weight " + std::to_string(w) + " is not in 1..255");
+    total += static_cast<std::size_t>(w);
+  }
+  const std::size_t page = page_bytes();
+  if (unit_bytes < page || unit_bytes % page != 0) throw std::invalid_argument("weighted interleave: unit is not whole pages");
+  const int max_node = numa_max_possible_node();
+  const auto bits = 8 * sizeof(unsigned long);
+  std::vector<unsigned long> mask(static_cast<std::size_t>(max_node) / bits + 1, 0UL);
+  // Restores the default policy however the placement ends.
+  struct DefaultPolicyAtExit {
+    ~DefaultPolicyAtExit() { set_mempolicy(MPOL_DEFAULT, nullptr, 0); }
+  } restore;
+  end_byte = std::min(end_byte, bytes);
+  std::size_t placed = 0;
+  int bound = -1;
+  for (std::size_t unit = (first_byte + unit_bytes - 1) / unit_bytes; unit * unit_bytes < end_byte; ++unit) {
+    const int node = os_nodes[weighted_interleave_slot(unit, weights)];
+    if (node != bound) {
+      if (node < 0 || node > max_node) throw std::invalid_argument("weighted interleave: node " + std::to_string(node) + " does not exist");
+      std::fill(mask.begin(), mask.end(), 0UL);
+      mask[static_cast<std::size_t>(node) / bits] |= 1UL << (static_cast<std::size_t>(node) % bits);
+      if (set_mempolicy(MPOL_BIND, mask.data(), static_cast<unsigned long>(max_node + 2)) != 0) {
+        throw std::runtime_error(errno_text("set_mempolicy(MPOL_BIND) to node " + std::to_string(node)));
+      }
+      bound = node;
+    }
+    const std::size_t unit_end = std::min(bytes, (unit + 1) * unit_bytes);
+    for (std::size_t at = unit * unit_bytes; at < unit_end; at += page) data[at] = std::byte{0};
+    ++placed;
+  }
+  return placed;
+}
+
 int node_of_cpu(int cpu) { return cpu < 0 ? -1 : numa_node_of_cpu(cpu); }
 int current_cpu() { return sched_getcpu(); }
 

@@ -33,11 +33,12 @@ PlacedDataset::PlacedDataset(std::string name, std::size_t elements, std::size_t
       memory_ = std::make_unique<NodeMemory>(bytes, MemoryPolicyKind::kLocal, std::vector<int>{}, huge_pages);
       break;
     case sim::MemoryPolicyKind::kWeightedInterleave:
-      // The kernel's weights are system-wide sysfs files (one vector for every process), so a
-      // real run would have to set and restore them: not done yet (issue 14, item 3).
-      throw std::invalid_argument("dataset \"" + name_ +
-                                  "\": weighted-interleave is predicted only; the validator does not run it for real yet "
-                                  "(it would have to set and restore /sys/kernel/mm/mempolicy/weighted_interleave/nodeN)");
+      // No kernel policy: initialise() has every worker place its range's pages by its node's
+      // weights before anything is written (place_weighted).
+      memory_ = std::make_unique<NodeMemory>(bytes, MemoryPolicyKind::kLocal, std::vector<int>{}, huge_pages);
+      weighted_host_ = host;
+      weighted_unit_bytes_ = huge_pages ? kHugePageBytes : page_bytes();
+      break;
   }
 }
 
@@ -54,6 +55,7 @@ void PlacedDataset::initialise(ThreadTeam& team, const std::function<void(int, s
     throw std::invalid_argument("dataset \"" + name_ + "\": worker ranges must be " + std::to_string(team.size() + 1) +
                                 " ascending offsets from 0 to " + std::to_string(elements_));
   }
+  if (policy_.kind == sim::MemoryPolicyKind::kWeightedInterleave) place_weighted_ranges(team, bounds);
   const bool by_loader =
       (policy_.kind == sim::MemoryPolicyKind::kFirstTouch && policy_.init == sim::InitThreads::kLoader) ||
       (policy_.kind == sim::MemoryPolicyKind::kLocalAlloc && kind_ == sim::DatasetKind::kShared);
@@ -67,6 +69,34 @@ void PlacedDataset::initialise(ThreadTeam& team, const std::function<void(int, s
     if (begin < end) init(w, begin, end);
   });
   observe();
+}
+
+const sim::InterleaveWeights& PlacedDataset::weights_of_worker(const ThreadTeam& team, int worker) const {
+  if (policy_.by_node.empty()) return policy_.global;
+  const int cpu = team.pinned_cpus()[static_cast<std::size_t>(worker)];
+  for (std::size_t node = 0; node < weighted_host_.node_cpus.size(); ++node) {
+    const std::vector<int>& cpus = weighted_host_.node_cpus[node];
+    if (cpu == kUnpinned || std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) continue;
+    for (const sim::NodeWeights& w : policy_.by_node) {
+      if (w.cpu_node == static_cast<model::NodeIndex>(node)) return w.weights;
+    }
+    throw std::invalid_argument("dataset \"" + name_ + "\": weighted-interleave has no weight vector for worker " +
+                                std::to_string(worker) + "'s node (topology node " + std::to_string(node) +
+                                "); a per-node policy needs one for every node a worker runs on");
+  }
+  throw std::invalid_argument("dataset \"" + name_ + "\": worker " + std::to_string(worker) +
+                              " is not pinned to a CPU of a known node, so no per-node weight vector applies");
+}
+
+void PlacedDataset::place_weighted_ranges(ThreadTeam& team, const std::vector<std::size_t>& bounds) {
+  std::vector<const sim::InterleaveWeights*> weights(static_cast<std::size_t>(team.size()));
+  for (int w = 0; w < team.size(); ++w) weights[static_cast<std::size_t>(w)] = &weights_of_worker(team, w);
+  team.run([&](int w) {
+    const sim::InterleaveWeights& v = *weights[static_cast<std::size_t>(w)];
+    place_weighted(memory_->data(), memory_->bytes(), bounds[static_cast<std::size_t>(w)] * element_bytes_,
+                   w + 1 < team.size() ? bounds[static_cast<std::size_t>(w) + 1] * element_bytes_ : memory_->bytes(),
+                   weighted_host_.os_nodes(v.nodes), v.weights, weighted_unit_bytes_);
+  });
 }
 
 const PagePlacement& PlacedDataset::observe() {

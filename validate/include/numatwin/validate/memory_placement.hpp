@@ -57,6 +57,24 @@ PagePlacement page_placement(const void* data, std::size_t bytes);
 // `node` afterwards. Throws std::runtime_error when the call fails as a whole.
 std::size_t move_pages_to(void* data, std::size_t bytes, int node);
 
+// Weighted interleave, placed page by page by the calling thread: the allocation units
+// (`unit_bytes`: base pages, or huge pages) of [data, data + bytes) are numbered from the
+// region's start, and unit u goes to os_nodes[i] where u mod (sum of weights) falls in node i's
+// run (weights[0] units on os_nodes[0], then weights[1] on os_nodes[1], ...): the layout Linux's
+// MPOL_WEIGHTED_INTERLEAVE gives a region (mm/mempolicy.c, weighted_interleave_nid), without
+// the kernel policy, whose weights are one system-wide sysfs vector and which kernels before
+// 6.9 lack. Only units whose first byte lies in [first_byte, end_byte) are placed, so workers
+// with adjacent ranges place each unit once. Each run is faulted in under a temporary
+// MPOL_BIND of the calling thread (every base page written once); the thread's policy is
+// MPOL_DEFAULT afterwards. Returns the units placed. Throws std::invalid_argument for
+// mismatched or empty lists or a weight outside 1..255, std::runtime_error when the kernel
+// refuses the policy.
+// Which node of the weight list allocation unit `unit` goes to: the i with
+// w_0 + ... + w_{i-1} <= unit mod (w_0 + ... + w_{n-1}) < w_0 + ... + w_i. Weights must be >= 1.
+[[nodiscard]] std::size_t weighted_interleave_slot(std::size_t unit, const std::vector<int>& weights);
+std::size_t place_weighted(std::byte* data, std::size_t bytes, std::size_t first_byte, std::size_t end_byte,
+                           const std::vector<int>& os_nodes, const std::vector<int>& weights, std::size_t unit_bytes);
+
 // The NUMA node of a CPU (libnuma), -1 when unknown.
 int node_of_cpu(int cpu);
 // The CPU this thread runs on now (sched_getcpu), -1 when unknown.

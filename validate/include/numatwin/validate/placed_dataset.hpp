@@ -7,6 +7,11 @@
 //                                 0) writes everything;
 //   localalloc                    partitioned and private data as first-touch:workers, shared
 //                                 data by the loader (the main thread allocates it).
+//   weighted-interleave           no mbind; before anything is written, worker w places the
+//                                 pages of its range by the weight vector of its node (the one
+//                                 vector, or its node's), page by page as Linux lays out
+//                                 MPOL_WEIGHTED_INTERLEAVE (memory_placement.hpp: place_weighted),
+//                                 in huge pages when huge pages are on.
 // Chunks are [w * n / W, (w + 1) * n / W) of the dataset's elements, as in the simulator.
 // The observed placement (pages per Linux node, by move_pages) is recorded after initialising.
 #pragma once
@@ -64,6 +69,12 @@ class PlacedDataset {
   sim::MemoryPolicy policy_;
   std::unique_ptr<NodeMemory> memory_;
   PagePlacement placement_;
+  // weighted-interleave only: the host's nodes and the allocation unit.
+  HostMap weighted_host_;
+  std::size_t weighted_unit_bytes_ = 0;
+
+  [[nodiscard]] const sim::InterleaveWeights& weights_of_worker(const ThreadTeam& team, int worker) const;
+  void place_weighted_ranges(ThreadTeam& team, const std::vector<std::size_t>& bounds);
 };
 
 }  // namespace numatwin::validate
