@@ -1,4 +1,5 @@
 #include "numatwin/validate/validation_suite.hpp"
+#include "numatwin/sim/shuffle_schedule.hpp"
 
 #include <gtest/gtest.h>
 
@@ -134,6 +135,22 @@ TEST(ValidationSuiteTest, SuiteCoversEveryKernelAtOneAndTThreadsWithUniqueIds) {
     EXPECT_NE(comparison_id(t, before), comparison_id(t, suite[i]));
   }
   EXPECT_EQ(radix_threads, (std::set<int>{1, 2}));
+  // The designed shuffle order runs at 1 and T threads, each thread's order a permutation of the
+  // producers and each step one piece per producer (a Latin square: check_schedule).
+  std::set<int> designed_threads;
+  for (const sim::WorkloadSpec& spec : suite) {
+    if (spec.algorithm != sim::ShuffleAlgorithm::kScheduled) continue;
+    designed_threads.insert(spec.threads);
+    EXPECT_EQ(spec.kind, sim::WorkloadKind::kShuffle);
+    sim::ShuffleSchedule schedule;
+    schedule.steps.assign(static_cast<std::size_t>(spec.threads), std::vector<int>(static_cast<std::size_t>(spec.threads)));
+    ASSERT_EQ(spec.producer_orders.size(), static_cast<std::size_t>(spec.threads));
+    for (int c = 0; c < spec.threads; ++c) {
+      for (int k = 0; k < spec.threads; ++k) schedule.steps[k][c] = spec.producer_orders[c][k];
+    }
+    EXPECT_NO_THROW(sim::check_schedule(schedule, spec.threads));
+  }
+  EXPECT_EQ(designed_threads, (std::set<int>{1, 2}));
   for (const sim::WorkloadSpec& spec : switch_subset(suite, 2))
     EXPECT_EQ(spec.join_algorithm, sim::JoinAlgorithm::kNonPartitioned) << comparison_id(t, spec);
 }

@@ -1,5 +1,8 @@
 #include "numatwin/validate/validation_suite.hpp"
 
+#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/thread_placement.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cctype>
@@ -78,7 +81,6 @@ std::string family_of(const std::string& id) {
 }  // namespace
 
 std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, const SuiteOptions& o) {
-  (void)topology;
   if (o.threads < 1) throw std::invalid_argument("suite: --max-threads must be >= 1");
   if (!(o.scale > 0.0)) throw std::invalid_argument("suite: scale must be > 0");
   std::vector<int> counts{1};
@@ -103,6 +105,18 @@ std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, c
       s.algorithm = v.algorithm;
       s.sync = v.sync;
       s.total_bytes = shuffle_bytes;
+      add(s);
+    }
+    {
+      // The order numatwin designs for this machine and placement (sim/shuffle_schedule.hpp),
+      // measured next to naive, ring and random on the same bytes.
+      sim::WorkloadSpec s = base_spec(sim::WorkloadKind::kShuffle, t);
+      s.algorithm = sim::ShuffleAlgorithm::kScheduled;
+      s.sync = sim::SyncMode::kTight;
+      s.total_bytes = shuffle_bytes;
+      const std::vector<sim::PlacedThread> placed = sim::place_threads(topology, t, s.placement);
+      s.producer_orders =
+          sim::design_schedule(topology, placed, shuffle_bytes / (static_cast<double>(t) * t)).schedule.producer_orders();
       add(s);
     }
     const double records = std::max(1e4, std::round(o.operator_records * o.scale));
