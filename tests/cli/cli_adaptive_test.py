@@ -49,15 +49,23 @@ class AdaptiveCommand(unittest.TestCase):
         # TBL1 and TBL2 on s0, TBL3 on s1, TBL4 split over s2 and s3; --table-bytes sets every
         # table's size (TBL4's two parts get half each).
         r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", STUDY_INTRO, "--placer", "off",
-                "--duration", "5", "--table-bytes", "1e9", "--json")
+                "--stealing", "deny", "--duration", "5", "--table-bytes", "1e9", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         d = json.loads(r.stdout)
         self.assertEqual([(p["table"], p["socket"], p["bytes"]) for p in d["final_placement"]],
                          [("TBL1", "s0", 1e9), ("TBL2", "s0", 1e9), ("TBL3", "s1", 1e9), ("TBL4", "s2", 5e8),
                           ("TBL4", "s3", 5e8)])
-        # Nobody scans TBL4: with the placer off, s2 and s3 stay idle.
+        # Nobody scans TBL4: with the placer off and stealing denied, s2 and s3 stay idle.
         self.assertEqual(d["socket_cpu"][2], 0.0)
         self.assertEqual(d["socket_cpu"][3], 0.0)
+        # Adaptive stealing (the scenario's): s2 and s3 take the CPU-bound materialisations of
+        # the low-selectivity scans, never their memory-bound index-vector scans.
+        a = json.loads(run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", STUDY_INTRO, "--placer", "off",
+                           "--duration", "5", "--json").stdout)
+        stolen = {c["name"]: c["stolen_tasks"] for c in a["classes"]}
+        self.assertEqual(stolen["scan"], 0)
+        self.assertGreater(stolen["materialise"], 0)
+        self.assertGreater(a["socket_cpu"][2], 0.0)
         bad = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", STUDY_INTRO, "--table-bytes", "0")
         self.assertEqual(bad.returncode, 1)
         self.assertEqual(bad.stderr.strip(), "numatwin: error: --table-bytes must be > 0")
