@@ -45,10 +45,12 @@ class Reader {
     if (!v.isObject()) fail(at, "expected an object");
     return v.toObject();
   }
-  std::vector<double> shares(const QJsonObject& o, const char* key, const std::string& at, std::size_t sockets) const {
+  std::vector<double> shares(const QJsonObject& o, const char* key, const std::string& at,
+                             std::size_t sockets) const {
     const QJsonArray a = array(o, key, at);
     if (static_cast<std::size_t>(a.size()) != sockets) {
-      fail(at + "/" + key, "expected one value per socket (" + std::to_string(sockets) + "), found " + std::to_string(a.size()));
+      fail(at + "/" + key, "expected one value per socket (" + std::to_string(sockets) +
+                               "), found " + std::to_string(a.size()));
     }
     std::vector<double> out;
     for (qsizetype i = 0; i < a.size(); ++i) {
@@ -70,14 +72,17 @@ AdaptiveTimelineView read_adaptive_timeline(const std::filesystem::path& path) {
   if (!file.open(QIODevice::ReadOnly)) r.fail("", "cannot open the file");
   QJsonParseError error{};
   const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-  if (error.error != QJsonParseError::NoError) r.fail("", "not valid JSON: " + error.errorString().toStdString());
-  if (!doc.isObject()) r.fail("", "expected a JSON object (the output of numatwin adaptive --json)");
+  if (error.error != QJsonParseError::NoError)
+    r.fail("", "not valid JSON: " + error.errorString().toStdString());
+  if (!doc.isObject())
+    r.fail("", "expected a JSON object (the output of numatwin adaptive --json)");
   const QJsonObject root = doc.object();
   AdaptiveTimelineView view;
   view.title = r.string(root, "scenario", "") + " on " + r.string(root, "topology", "");
   const QJsonArray sockets = r.array(root, "sockets", "");
   for (qsizetype i = 0; i < sockets.size(); ++i) {
-    if (!sockets[i].isString()) r.fail("/sockets/" + std::to_string(i), "expected a socket id (a string)");
+    if (!sockets[i].isString())
+      r.fail("/sockets/" + std::to_string(i), "expected a socket id (a string)");
     view.sockets.push_back(sockets[i].toString().toStdString());
   }
   if (view.sockets.empty()) r.fail("/sockets", "expected at least one socket");
@@ -104,7 +109,8 @@ AdaptiveTimelineView read_adaptive_timeline(const std::filesystem::path& path) {
     decision.done_s = done.isNull() ? -1.0 : r.number(d, "done_s", at);
     decision.action = r.string(d, "action", at);
     if (decision.action != "move" && decision.action != "partition" && decision.action != "merge") {
-      r.fail(at + "/action", "expected move, partition or merge, found \"" + decision.action + "\"");
+      r.fail(at + "/action",
+             "expected move, partition or merge, found \"" + decision.action + "\"");
     }
     decision.table = r.string(d, "table", at);
     const QJsonValue from = r.required(d, "from", at);

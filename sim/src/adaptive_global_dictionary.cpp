@@ -14,25 +14,31 @@ namespace numatwin::sim::adaptive_plan {
 
 int dictionary_socket(const std::vector<PlanPart>& parts) { return parts.front().socket; }
 
-void add_dictionary_build(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& table,
-                          const std::vector<PlanPart>& parts, std::vector<PlannedTask>& out) {
+void add_dictionary_build(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                          const AdaptiveTable& table, const std::vector<PlanPart>& parts,
+                          std::vector<PlannedTask>& out) {
   const int d_socket = dictionary_socket(parts);
   for (const PlanPart& p : parts) {
     const double rows = p.bytes / table.row_bytes;
     const double bytes = std::min(table.distinct_values, rows) * sc.mechanisms.value_bytes;
-    out.push_back(PlannedTask{AdaptivePhase::kDictionary, class_of(type, AdaptivePhase::kDictionary), -1, d_socket, p.socket, bytes});
+    out.push_back(PlannedTask{AdaptivePhase::kDictionary,
+                              class_of(type, AdaptivePhase::kDictionary), -1, d_socket, p.socket,
+                              bytes});
   }
 }
 
-void add_dictionary_lookups(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& table,
-                            const std::vector<PlanPart>& parts, std::vector<PlannedTask>& out) {
+void add_dictionary_lookups(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                            const AdaptiveTable& table, const std::vector<PlanPart>& parts,
+                            std::vector<PlannedTask>& out) {
   const int d_socket = dictionary_socket(parts);
   for (const PlanPart& p : parts) {
     const int chunks = chunks_of(p.bytes, sc.task_bytes);
     const double chunk_rows = p.bytes / chunks / table.row_bytes;
     const double bytes = std::min(table.distinct_values, chunk_rows) * sc.mechanisms.line_bytes;
     for (int k = 0; k < chunks; ++k) {
-      out.push_back(PlannedTask{AdaptivePhase::kDictionary, class_of(type, AdaptivePhase::kDictionary), p.part, p.socket, d_socket, bytes});
+      out.push_back(PlannedTask{AdaptivePhase::kDictionary,
+                                class_of(type, AdaptivePhase::kDictionary), p.part, p.socket,
+                                d_socket, bytes});
     }
   }
 }

@@ -22,20 +22,27 @@ int class_of(const AdaptiveQueryType& type, AdaptivePhase phase);
 
 // adaptive_global_dictionary.cpp
 int dictionary_socket(const std::vector<PlanPart>& parts);
-void add_dictionary_build(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& table,
-                          const std::vector<PlanPart>& parts, std::vector<PlannedTask>& out);
-void add_dictionary_lookups(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& table,
-                            const std::vector<PlanPart>& parts, std::vector<PlannedTask>& out);
+void add_dictionary_build(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                          const AdaptiveTable& table, const std::vector<PlanPart>& parts,
+                          std::vector<PlannedTask>& out);
+void add_dictionary_lookups(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                            const AdaptiveTable& table, const std::vector<PlanPart>& parts,
+                            std::vector<PlannedTask>& out);
 // adaptive_remote_merge.cpp
-void add_remote_merges(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& table,
-                       const std::vector<PlanPart>& parts, std::vector<PlannedTask>& out);
+void add_remote_merges(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                       const AdaptiveTable& table, const std::vector<PlanPart>& parts,
+                       std::vector<PlannedTask>& out);
 // adaptive_value_id_mapping.cpp
-void add_value_id_mapping(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& other,
-                          const std::vector<PlanPart>& parts, const std::vector<PlanPart>& other_parts, std::vector<PlannedTask>& out);
-void add_join_results(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& table, bool co_partitioned,
-                      const std::vector<PlanPart>& parts, const std::vector<PlanPart>& other_parts, std::vector<PlannedTask>& out);
+void add_value_id_mapping(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                          const AdaptiveTable& other, const std::vector<PlanPart>& parts,
+                          const std::vector<PlanPart>& other_parts, std::vector<PlannedTask>& out);
+void add_join_results(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                      const AdaptiveTable& table, bool co_partitioned,
+                      const std::vector<PlanPart>& parts, const std::vector<PlanPart>& other_parts,
+                      std::vector<PlannedTask>& out);
 // adaptive_two_phase_scan.cpp
-void add_materialisation(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& table,
-                         const std::vector<PlanPart>& parts, std::vector<PlannedTask>& out);
+void add_materialisation(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                         const AdaptiveTable& table, const std::vector<PlanPart>& parts,
+                         std::vector<PlannedTask>& out);
 
 }  // namespace numatwin::sim::adaptive_plan

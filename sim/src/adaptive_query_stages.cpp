@@ -24,7 +24,8 @@ void Engine::issue_stage(int query_id) {
     }
   }
   for (; q.stage < kAdaptiveQueryStages; ++q.stage) {
-    const std::vector<PlannedTask> planned = plan_adaptive_query_stage(sc_, type, q.table, parts, other, q.stage);
+    const std::vector<PlannedTask> planned =
+        plan_adaptive_query_stage(sc_, type, q.table, parts, other, q.stage);
     if (planned.empty()) continue;
     for (const PlannedTask& pt : planned) {
       int id;

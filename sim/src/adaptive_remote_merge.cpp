@@ -11,12 +11,14 @@
 
 namespace numatwin::sim::adaptive_plan {
 
-void add_remote_merges(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& table,
-                       const std::vector<PlanPart>& parts, std::vector<PlannedTask>& out) {
+void add_remote_merges(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                       const AdaptiveTable& table, const std::vector<PlanPart>& parts,
+                       std::vector<PlannedTask>& out) {
   std::vector<int> holders;
   int results = 0;
   for (const PlanPart& p : parts) {
-    if (std::find(holders.begin(), holders.end(), p.socket) == holders.end()) holders.push_back(p.socket);
+    if (std::find(holders.begin(), holders.end(), p.socket) == holders.end())
+      holders.push_back(p.socket);
     results += chunks_of(p.bytes, sc.task_bytes);
   }
   for (int r = 0; r < results; ++r) {
@@ -25,7 +27,8 @@ void add_remote_merges(const AdaptiveScenario& sc, const AdaptiveQueryType& type
       const int chunks = chunks_of(p.bytes, sc.task_bytes);
       const double entries = std::min(type.groups, p.bytes / chunks / table.row_bytes);
       const double bytes = chunks * entries * sc.mechanisms.hash_entry_bytes / results;
-      out.push_back(PlannedTask{AdaptivePhase::kMerge, class_of(type, AdaptivePhase::kMerge), -1, result_socket, p.socket, bytes});
+      out.push_back(PlannedTask{AdaptivePhase::kMerge, class_of(type, AdaptivePhase::kMerge), -1,
+                                result_socket, p.socket, bytes});
     }
   }
 }

@@ -12,25 +12,32 @@
 
 namespace numatwin::sim::adaptive_plan {
 
-void add_value_id_mapping(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& other,
-                          const std::vector<PlanPart>& parts, const std::vector<PlanPart>& other_parts, std::vector<PlannedTask>& out) {
+void add_value_id_mapping(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                          const AdaptiveTable& other, const std::vector<PlanPart>& parts,
+                          const std::vector<PlanPart>& other_parts, std::vector<PlannedTask>& out) {
   for (const PlanPart& p : parts) {
     for (const PlanPart& u : other_parts) {
-      const double bytes = std::min(other.distinct_values, u.bytes / other.row_bytes) * sc.mechanisms.value_bytes;
-      out.push_back(PlannedTask{AdaptivePhase::kMapping, class_of(type, AdaptivePhase::kMapping), -1, p.socket, u.socket, bytes});
+      const double bytes =
+          std::min(other.distinct_values, u.bytes / other.row_bytes) * sc.mechanisms.value_bytes;
+      out.push_back(PlannedTask{AdaptivePhase::kMapping, class_of(type, AdaptivePhase::kMapping),
+                                -1, p.socket, u.socket, bytes});
     }
   }
 }
 
-void add_join_results(const AdaptiveScenario& sc, const AdaptiveQueryType& type, const AdaptiveTable& table, bool co_partitioned,
-                      const std::vector<PlanPart>& parts, const std::vector<PlanPart>& other_parts, std::vector<PlannedTask>& out) {
+void add_join_results(const AdaptiveScenario& sc, const AdaptiveQueryType& type,
+                      const AdaptiveTable& table, bool co_partitioned,
+                      const std::vector<PlanPart>& parts, const std::vector<PlanPart>& other_parts,
+                      std::vector<PlannedTask>& out) {
   const int cls = class_of(type, AdaptivePhase::kMaterialise);
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const PlanPart& p = parts[i];
-    const double result_bytes = type.selectivity * p.bytes / table.row_bytes * sc.mechanisms.line_bytes;
+    const double result_bytes =
+        type.selectivity * p.bytes / table.row_bytes * sc.mechanisms.line_bytes;
     if (!(result_bytes > 0.0)) continue;
     if (co_partitioned) {
-      out.push_back(PlannedTask{AdaptivePhase::kMaterialise, cls, -1, p.socket, other_parts[i].socket, result_bytes});
+      out.push_back(PlannedTask{AdaptivePhase::kMaterialise, cls, -1, p.socket,
+                                other_parts[i].socket, result_bytes});
       continue;
     }
     for (const PlanPart& u : other_parts) {

@@ -1,6 +1,8 @@
 // The adaptive view (adaptive_timeline.hpp): strips coloured by the utilisation scale where the
 // layout puts them, the throughput chart, placer decisions marked at their time, the reader of
 // `numatwin adaptive --json` with file + JSON pointer errors, and the headless render command.
+#include "numatwin/gui/adaptive_timeline.hpp"
+
 #include <gtest/gtest.h>
 
 #include <QFile>
@@ -11,7 +13,6 @@
 #include <cmath>
 
 #include "gui_test_support.hpp"
-#include "numatwin/gui/adaptive_timeline.hpp"
 #include "numatwin/gui/render_command.hpp"
 #include "numatwin/gui/utilisation_colour.hpp"
 #include "numatwin/model/input_error.hpp"
@@ -26,7 +27,9 @@ AdaptiveTimelineView two_sockets() {
   v.title = "test";
   v.sockets = {"s0", "s1"};
   const double q[] = {10.0, 20.0, 20.0, 10.0};
-  for (int k = 0; k < 4; ++k) v.bins.push_back(AdaptiveTimelineView::Bin{double(k), double(k + 1), q[k], {1.0, 0.0}, {0.5, 0.25}});
+  for (int k = 0; k < 4; ++k)
+    v.bins.push_back(
+        AdaptiveTimelineView::Bin{double(k), double(k + 1), q[k], {1.0, 0.0}, {0.5, 0.25}});
   v.decisions.push_back(AdaptiveTimelineView::Decision{2.0, 3.0, "move", "T", "s0", "s1"});
   return v;
 }
@@ -39,7 +42,9 @@ QImage draw(const AdaptiveTimelineView& v, QSize size) {
   return image;
 }
 
-QColor at(const QImage& image, double x, double y) { return image.pixelColor(static_cast<int>(x), static_cast<int>(y)); }
+QColor at(const QImage& image, double x, double y) {
+  return image.pixelColor(static_cast<int>(x), static_cast<int>(y));
+}
 
 TEST(AdaptiveTimelineTest, StripsTakeTheUtilisationColourOfTheirBin) {
   const AdaptiveTimelineView v = two_sockets();
@@ -126,8 +131,10 @@ void expect_error(const std::string& text, const std::string& pointer) {
 TEST(AdaptiveTimelineTest, BadRunsNameTheFileAndThePointer) {
   std::string run = kRun;
   expect_error(std::string(run).replace(run.find("[1, 0]"), 6, "[1]"), "/timeline/0/socket_cpu");
-  expect_error(std::string(run).replace(run.find("\"merge\""), 7, "\"swap\""), "/placer_decisions/0/action");
-  expect_error(std::string(run).replace(run.find("\"end_s\": 1"), 10, "\"end_s\": 0"), "/timeline/0/end_s");
+  expect_error(std::string(run).replace(run.find("\"merge\""), 7, "\"swap\""),
+               "/placer_decisions/0/action");
+  expect_error(std::string(run).replace(run.find("\"end_s\": 1"), 10, "\"end_s\": 0"),
+               "/timeline/0/end_s");
   expect_error("[1, 2]", "");
 }
 
@@ -140,15 +147,18 @@ TEST(AdaptiveTimelineTest, RenderCommandDrawsAnAdaptiveRun) {
   QString err_text;
   QTextStream out(&out_text);
   QTextStream err(&err_text);
-  const int status = run_render_command({QStringLiteral("numatwin-gui"), QStringLiteral("--render"), QStringLiteral("--adaptive"),
-                                         QString::fromStdString(run), QStringLiteral("--out"), png},
-                                        out, err);
+  const int status = run_render_command(
+      {QStringLiteral("numatwin-gui"), QStringLiteral("--render"), QStringLiteral("--adaptive"),
+       QString::fromStdString(run), QStringLiteral("--out"), png},
+      out, err);
   EXPECT_EQ(status, 0) << err_text.toStdString();
   EXPECT_EQ(QImage(png).size(), QSize(1280, 880));
-  EXPECT_TRUE(out_text.contains(QStringLiteral("1 bins, 1 placer decisions"))) << out_text.toStdString();
-  const int bad = run_render_command({QStringLiteral("numatwin-gui"), QStringLiteral("--render"), QStringLiteral("--adaptive"),
-                                      dir.filePath(QStringLiteral("missing.json")), QStringLiteral("--out"), png},
-                                     out, err);
+  EXPECT_TRUE(out_text.contains(QStringLiteral("1 bins, 1 placer decisions")))
+      << out_text.toStdString();
+  const int bad = run_render_command(
+      {QStringLiteral("numatwin-gui"), QStringLiteral("--render"), QStringLiteral("--adaptive"),
+       dir.filePath(QStringLiteral("missing.json")), QStringLiteral("--out"), png},
+      out, err);
   EXPECT_EQ(bad, 1);
 }
 
@@ -156,7 +166,8 @@ TEST(AdaptiveTimelineTest, RenderCommandDrawsAnAdaptiveRun) {
 TEST(AdaptiveTimelineTest, ConvertsASimulatedRun) {
   sim::AdaptiveResult r;
   r.sockets = {"a", "b"};
-  r.timeline.push_back(sim::AdaptiveTimelinePoint{0.0, 2.0, 3.0, 0.0, {}, {0.25, 0.75}, {}, {0.1, 0.2}, 0});
+  r.timeline.push_back(
+      sim::AdaptiveTimelinePoint{0.0, 2.0, 3.0, 0.0, {}, {0.25, 0.75}, {}, {0.1, 0.2}, 0});
   sim::AdaptivePlacerEvent e;
   e.decided_s = 1.0;
   e.done_s = 1.5;

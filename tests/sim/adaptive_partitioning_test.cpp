@@ -36,16 +36,20 @@ int class_index(const AdaptiveScenario& sc, const std::string& name) {
   return -1;
 }
 
-AdaptiveQueryType query_type(const AdaptiveScenario& sc, const std::string& name, AdaptiveQueryKind kind) {
+AdaptiveQueryType query_type(const AdaptiveScenario& sc, const std::string& name,
+                             AdaptiveQueryKind kind) {
   AdaptiveQueryType q;
   q.name = name;
   q.kind = kind;
   q.class_of_phase[0] = class_index(sc, adaptive_query_kind_name(kind));
-  for (int ph = 1; ph < kAdaptivePhaseCount; ++ph) q.class_of_phase[ph] = class_index(sc, adaptive_phase_name(static_cast<AdaptivePhase>(ph)));
+  for (int ph = 1; ph < kAdaptivePhaseCount; ++ph)
+    q.class_of_phase[ph] = class_index(sc, adaptive_phase_name(static_cast<AdaptivePhase>(ph)));
   return q;
 }
 
-const AdaptivePhaseStats& phase(const AdaptiveQueryTypeStats& q, AdaptivePhase p) { return q.phases[static_cast<int>(p)]; }
+const AdaptivePhaseStats& phase(const AdaptiveQueryTypeStats& q, AdaptivePhase p) {
+  return q.phases[static_cast<int>(p)];
+}
 
 // A 128 MiB table in 2 parts (s0, s1) of skylake-4114-2s, 1000 groups, stealing denied (every
 // task runs on its queue socket); clients stop issuing at 2 s and the run lasts 20 s, so every
@@ -113,7 +117,8 @@ double join_queries_per_s(int parts, bool co_partitioned) {
   return run_adaptive(t, sc).queries_per_s;
 }
 
-TEST(AdaptivePartitioningTest, SplittingTablesCostsNonCoPartitionedJoinsAndSparesCoPartitionedOnes) {
+TEST(AdaptivePartitioningTest,
+     SplittingTablesCostsNonCoPartitionedJoinsAndSparesCoPartitionedOnes) {
   const double co1 = join_queries_per_s(1, true);
   const double co4 = join_queries_per_s(4, true);
   const double loose1 = join_queries_per_s(1, false);
@@ -147,7 +152,8 @@ TEST(AdaptivePartitioningTest, AdaptiveStealingAllowsTheMaterialisationAndDenies
   sc.clients = {g};
   const AdaptiveResult r = run_adaptive(t, sc);
   const AdaptiveClassStats& scan = r.classes[static_cast<std::size_t>(class_index(sc, "scan"))];
-  const AdaptiveClassStats& mat = r.classes[static_cast<std::size_t>(class_index(sc, "materialise"))];
+  const AdaptiveClassStats& mat =
+      r.classes[static_cast<std::size_t>(class_index(sc, "materialise"))];
   ASSERT_GT(scan.ema_task_bytes_per_s, 1.5e9);
   ASSERT_LT(mat.ema_task_bytes_per_s, 0.71e9);
   EXPECT_GT(scan.tasks, 0);
@@ -156,7 +162,8 @@ TEST(AdaptivePartitioningTest, AdaptiveStealingAllowsTheMaterialisationAndDenies
   EXPECT_FALSE(scan.stealing_allowed_at_end);
   EXPECT_TRUE(mat.stealing_allowed_at_end);
   EXPECT_GT(r.socket_cpu_share[1], 0.0);
-  const AdaptivePhaseStats& m = r.query_types[0].phases[static_cast<int>(AdaptivePhase::kMaterialise)];
+  const AdaptivePhaseStats& m =
+      r.query_types[0].phases[static_cast<int>(AdaptivePhase::kMaterialise)];
   EXPECT_GT(m.remote_bytes, 0.0);  // the stolen ones read s0's dictionary from s1
 }
 

@@ -4,11 +4,12 @@
 //
 // Common sizes: task_bytes 64 MiB, row_bytes 16, distinct values 2^20 = 1048576, line 64 B,
 // value 8 B, hash entry 16 B. A 64 MiB part has 4194304 rows and one chunk.
+#include "numatwin/sim/adaptive_query_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "numatwin/sim/adaptive_query_plan.hpp"
 #include "numatwin/sim/adaptive_scenario.hpp"
 
 namespace numatwin::sim {
@@ -37,7 +38,8 @@ struct Totals {
   int tasks = 0;
 };
 
-Totals phase_totals(const std::vector<PlannedTask>& tasks, const std::vector<PlanPart>& parts, AdaptivePhase phase) {
+Totals phase_totals(const std::vector<PlannedTask>& tasks, const std::vector<PlanPart>& parts,
+                    AdaptivePhase phase) {
   Totals t;
   for (const PlannedTask& p : tasks) {
     if (p.phase != phase) continue;
@@ -88,7 +90,8 @@ TEST(AdaptiveQueryPlanTest, AggregationOverTwoPartsPaysDictionaryAndRemoteMerges
   EXPECT_DOUBLE_EQ(lookups.bytes, 128.0 * kMiB);
   EXPECT_DOUBLE_EQ(lookups.remote, 64.0 * kMiB);
 
-  const Totals merge = phase_totals(plan_adaptive_query_stage(sc, q, 0, kTwoParts, {}, 2), kTwoParts, AdaptivePhase::kMerge);
+  const Totals merge = phase_totals(plan_adaptive_query_stage(sc, q, 0, kTwoParts, {}, 2),
+                                    kTwoParts, AdaptivePhase::kMerge);
   EXPECT_EQ(merge.tasks, 4);
   EXPECT_DOUBLE_EQ(merge.bytes, 32000.0);
   EXPECT_DOUBLE_EQ(merge.remote, 16000.0);
@@ -105,7 +108,8 @@ TEST(AdaptiveQueryPlanTest, UnpartitionedAggregationMergesTheSameBytesLocally) {
   const auto main = plan_adaptive_query_stage(sc, q, 0, kOnePart, {}, 1);
   EXPECT_EQ(phase_totals(main, kOnePart, AdaptivePhase::kDictionary).tasks, 0);
   EXPECT_EQ(phase_totals(main, kOnePart, AdaptivePhase::kScan).tasks, 2);
-  const Totals merge = phase_totals(plan_adaptive_query_stage(sc, q, 0, kOnePart, {}, 2), kOnePart, AdaptivePhase::kMerge);
+  const Totals merge = phase_totals(plan_adaptive_query_stage(sc, q, 0, kOnePart, {}, 2), kOnePart,
+                                    AdaptivePhase::kMerge);
   EXPECT_EQ(merge.tasks, 2);
   EXPECT_DOUBLE_EQ(merge.bytes, 32000.0);
   EXPECT_DOUBLE_EQ(merge.remote, 0.0);
@@ -119,7 +123,10 @@ TEST(AdaptiveQueryPlanTest, MergeBytesGrowWithGroupsUpToTheChunkRows) {
   for (double g : {1.0, 1000.0, 1e6, 4194304.0, 1e8}) {
     q.groups = g;
     const double expected = std::min(g, 4194304.0) * 16.0 * 2.0;
-    EXPECT_DOUBLE_EQ(phase_totals(plan_adaptive_query_stage(sc, q, 0, kOnePart, {}, 2), kOnePart, AdaptivePhase::kMerge).bytes, expected)
+    EXPECT_DOUBLE_EQ(phase_totals(plan_adaptive_query_stage(sc, q, 0, kOnePart, {}, 2), kOnePart,
+                                  AdaptivePhase::kMerge)
+                         .bytes,
+                     expected)
         << g;
   }
 }
@@ -148,8 +155,12 @@ TEST(AdaptiveQueryPlanTest, OnlyJoinsThatAreNotCoPartitionedPayMappingAndRemoteR
   EXPECT_DOUBLE_EQ(mapping.bytes, 32.0 * kMiB);
   EXPECT_DOUBLE_EQ(mapping.remote, 16.0 * kMiB);
   EXPECT_EQ(phase_totals(prepare, all, AdaptivePhase::kDictionary).tasks, 2);
-  EXPECT_EQ(phase_totals(plan_adaptive_query_stage(sc, q, 0, kTwoParts, u, 1), all, AdaptivePhase::kDictionary).tasks, 2);
-  const Totals loose = phase_totals(plan_adaptive_query_stage(sc, q, 0, kTwoParts, u, 2), all, AdaptivePhase::kMaterialise);
+  EXPECT_EQ(phase_totals(plan_adaptive_query_stage(sc, q, 0, kTwoParts, u, 1), all,
+                         AdaptivePhase::kDictionary)
+                .tasks,
+            2);
+  const Totals loose = phase_totals(plan_adaptive_query_stage(sc, q, 0, kTwoParts, u, 2), all,
+                                    AdaptivePhase::kMaterialise);
   EXPECT_EQ(loose.tasks, 4);
   EXPECT_NEAR(loose.bytes, 2.0 * results, 1e-6);
   EXPECT_NEAR(loose.remote, results, 1e-6);
@@ -160,7 +171,8 @@ TEST(AdaptiveQueryPlanTest, OnlyJoinsThatAreNotCoPartitionedPayMappingAndRemoteR
   const auto main = plan_adaptive_query_stage(sc, q, 0, kTwoParts, u, 1);
   EXPECT_EQ(phase_totals(main, all, AdaptivePhase::kDictionary).tasks, 0);
   EXPECT_EQ(phase_totals(main, all, AdaptivePhase::kScan).tasks, 2);
-  const Totals paired = phase_totals(plan_adaptive_query_stage(sc, q, 0, kTwoParts, u, 2), all, AdaptivePhase::kMaterialise);
+  const Totals paired = phase_totals(plan_adaptive_query_stage(sc, q, 0, kTwoParts, u, 2), all,
+                                     AdaptivePhase::kMaterialise);
   EXPECT_EQ(paired.tasks, 2);
   EXPECT_NEAR(paired.bytes, 2.0 * results, 1e-6);
   EXPECT_DOUBLE_EQ(paired.remote, 0.0);
@@ -200,7 +212,8 @@ TEST(AdaptiveQueryPlanTest, MappingGrowsWithThePartsOfBothTables) {
     }
     std::vector<PlanPart> all = t;
     all.insert(all.end(), u.begin(), u.end());
-    const Totals mapping = phase_totals(plan_adaptive_query_stage(sc, q, 0, t, u, 0), all, AdaptivePhase::kMapping);
+    const Totals mapping =
+        phase_totals(plan_adaptive_query_stage(sc, q, 0, t, u, 0), all, AdaptivePhase::kMapping);
     EXPECT_EQ(mapping.tasks, k * k);
     EXPECT_DOUBLE_EQ(mapping.bytes, mib * kMiB) << k;
   }
@@ -217,10 +230,12 @@ TEST(AdaptiveQueryPlanTest, ScanMaterialisesWithTheSelectivityInParallelWhenLarg
   for (const auto& [sigma, tasks] : cases) {
     q.selectivity = sigma;
     EXPECT_TRUE(plan_adaptive_query_stage(sc, q, 0, one, {}, 0).empty());
-    const Totals scan = phase_totals(plan_adaptive_query_stage(sc, q, 0, one, {}, 1), one, AdaptivePhase::kScan);
+    const Totals scan =
+        phase_totals(plan_adaptive_query_stage(sc, q, 0, one, {}, 1), one, AdaptivePhase::kScan);
     EXPECT_EQ(scan.tasks, 1);
     EXPECT_DOUBLE_EQ(scan.bytes, 64.0 * kMiB);
-    const Totals mat = phase_totals(plan_adaptive_query_stage(sc, q, 0, one, {}, 2), one, AdaptivePhase::kMaterialise);
+    const Totals mat = phase_totals(plan_adaptive_query_stage(sc, q, 0, one, {}, 2), one,
+                                    AdaptivePhase::kMaterialise);
     EXPECT_EQ(mat.tasks, tasks) << sigma;
     EXPECT_NEAR(mat.bytes, sigma * 4194304.0 * 64.0, 1e-6);
     EXPECT_DOUBLE_EQ(mat.remote, 0.0);

@@ -2,18 +2,19 @@
 // scenarios/partitioning-overhead-join.json rebuilt in code, 4 parts per table on
 // xeon-e7-4880v2-4s, 10 s, placer off, stealing denied; per type the queries and per phase the
 // task-seconds, bytes and remote bytes. A regression guard, not a proof: the costs are worked by
-// hand in adaptive_query_plan_test.cpp and adaptive_partitioning_test.cpp. Regenerate on purpose with
-//   NUMATWIN_UPDATE_GOLDEN=1 ./build/release/tests/sim_tests --gtest_filter='AdaptiveQueryTypesGoldenTest*'
+// hand in adaptive_query_plan_test.cpp and adaptive_partitioning_test.cpp. Regenerate on purpose
+// with
+//   NUMATWIN_UPDATE_GOLDEN=1 ./build/release/tests/sim_tests
+//   --gtest_filter='AdaptiveQueryTypesGoldenTest*'
 // and review the diff.
 #include <gtest/gtest.h>
-
-#include "golden_json.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "golden_json.hpp"
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/adaptive_engine.hpp"
 
@@ -23,7 +24,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json summarise() {
-  const model::Topology t = model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / "xeon-e7-4880v2-4s.json");
+  const model::Topology t =
+      model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / "xeon-e7-4880v2-4s.json");
   AdaptiveScenario sc;
   sc.duration_s = 10.0;
   sc.seed = 1;
@@ -56,22 +58,32 @@ Json summarise() {
     for (int ph = 0; ph < kAdaptivePhaseCount; ++ph) {
       const AdaptivePhaseStats& p = q.phases[ph];
       phases[adaptive_phase_name(static_cast<AdaptivePhase>(ph))] =
-          Json{{"task_seconds", p.task_seconds}, {"tasks", p.tasks}, {"bytes", p.bytes}, {"remote_bytes", p.remote_bytes}};
+          Json{{"task_seconds", p.task_seconds},
+               {"tasks", p.tasks},
+               {"bytes", p.bytes},
+               {"remote_bytes", p.remote_bytes}};
     }
-    types.push_back(Json{{"name", q.name}, {"queries", q.queries}, {"latency_s", q.latency_s}, {"phases", phases}});
+    types.push_back(Json{
+        {"name", q.name}, {"queries", q.queries}, {"latency_s", q.latency_s}, {"phases", phases}});
   }
-  return Json{{"queries", r.queries}, {"gbps", r.bytes / r.duration_s / 1e9}, {"socket_cpu", r.socket_cpu_share}, {"query_types", types}};
+  return Json{{"queries", r.queries},
+              {"gbps", r.bytes / r.duration_s / 1e9},
+              {"socket_cpu", r.socket_cpu_share},
+              {"query_types", types}};
 }
 
 TEST(AdaptiveQueryTypesGoldenTest, NonCoPartitionedJoinInFourPartsMatchesGoldenFile) {
-  const auto path = std::filesystem::path(NUMATWIN_SOURCE_DIR) / "tests/data/golden/adaptive_join_4_parts_xeon-e7-4880v2-4s.json";
+  const auto path = std::filesystem::path(NUMATWIN_SOURCE_DIR) /
+                    "tests/data/golden/adaptive_join_4_parts_xeon-e7-4880v2-4s.json";
   const Json actual = summarise();
-  if (const char* update = std::getenv("NUMATWIN_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
+  if (const char* update = std::getenv("NUMATWIN_UPDATE_GOLDEN");
+      update != nullptr && std::string(update) == "1") {
     std::ofstream(path) << actual.dump(2) << "\n";
     GTEST_SKIP() << "regenerated " << path;
   }
   std::ifstream in(path);
-  ASSERT_TRUE(in) << "missing golden file " << path << " (generate it with NUMATWIN_UPDATE_GOLDEN=1)";
+  ASSERT_TRUE(in) << "missing golden file " << path
+                  << " (generate it with NUMATWIN_UPDATE_GOLDEN=1)";
   testing_support::expect_close(Json::parse(in), actual, "", 1e-6);
 }
 

@@ -29,7 +29,7 @@ struct AdaptiveTimelineView {
     double done_s = -1.0;  // -1: still running at the end
     std::string action;    // move | partition | merge
     std::string table;
-    std::string from;      // empty for a merge
+    std::string from;  // empty for a merge
     std::string to;
   };
   std::string title;
@@ -38,9 +38,11 @@ struct AdaptiveTimelineView {
   std::vector<Decision> decisions;
 };
 
-AdaptiveTimelineView adaptive_timeline_from_result(const sim::AdaptiveResult& result, const std::string& title);
+AdaptiveTimelineView adaptive_timeline_from_result(const sim::AdaptiveResult& result,
+                                                   const std::string& title);
 
-// `numatwin adaptive ... --json` output. Throws model::InputError (file, JSON pointer, expectation).
+// `numatwin adaptive ... --json` output. Throws model::InputError (file, JSON pointer,
+// expectation).
 AdaptiveTimelineView read_adaptive_timeline(const std::filesystem::path& path);
 
 // Where things are drawn in `area`: the throughput chart, per socket its CPU and memory strips,
@@ -53,11 +55,13 @@ struct AdaptiveTimelineLayout {
   [[nodiscard]] double x_of(double t_s) const;
 };
 
-AdaptiveTimelineLayout adaptive_timeline_layout(const AdaptiveTimelineView& view, const QRectF& area);
+AdaptiveTimelineLayout adaptive_timeline_layout(const AdaptiveTimelineView& view,
+                                                const QRectF& area);
 
 // Colour of a placer decision's marker (one per action).
 QColor adaptive_decision_colour(const std::string& action);
 
-void paint_adaptive_timeline(QPainter& painter, const QRectF& area, const AdaptiveTimelineView& view);
+void paint_adaptive_timeline(QPainter& painter, const QRectF& area,
+                             const AdaptiveTimelineView& view);
 
 }  // namespace numatwin::gui

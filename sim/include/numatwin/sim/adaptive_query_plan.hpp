@@ -4,12 +4,12 @@
 // the tasks.
 //
 // Notation, per live part i of the queried table T: socket s_i, bytes b_i (its index vector,
-// the bytes a scan streams), rows r_i = b_i / row_bytes, chunks c_i = max(1, ceil(b_i / task_bytes)),
-// distinct values in its dictionary d_i = min(d_T, r_i), k = number of parts. L = line_bytes
-// (one cache line per random access), v = value_bytes (a dictionary entry), e = hash_entry_bytes,
-// g = groups, sigma = selectivity. A join's other (build) table U has parts j likewise.
-// Every planned task is one stream: it runs on a worker of its queue socket (or a thief) and
-// reads `bytes` from its read socket (or from its part's socket when it follows a part).
+// the bytes a scan streams), rows r_i = b_i / row_bytes, chunks c_i = max(1, ceil(b_i /
+// task_bytes)), distinct values in its dictionary d_i = min(d_T, r_i), k = number of parts. L =
+// line_bytes (one cache line per random access), v = value_bytes (a dictionary entry), e =
+// hash_entry_bytes, g = groups, sigma = selectivity. A join's other (build) table U has parts j
+// likewise. Every planned task is one stream: it runs on a worker of its queue socket (or a thief)
+// and reads `bytes` from its read socket (or from its part's socket when it follows a part).
 //
 // A query runs three stages, one after the other (a stage with no task is skipped):
 //   0 prepare  - global dictionary (aggregations, and joins that are not co-partitioned, with
@@ -19,7 +19,8 @@
 //              - value-id mapping (joins not co-partitioned): one task per pair (i, j), queued at
 //                s_i, reading U's part dictionary d_Uj x v bytes from s_Uj (cost k_T x k_U x d).
 //   1 main     - one task per chunk of every part, class of the kind (scan: the index-vector
-//                scan; aggregation: scan + local hash table; join: probe), bytes b_i / c_i, from s_i.
+//                scan; aggregation: scan + local hash table; join: probe), bytes b_i / c_i, from
+//                s_i.
 //              - with a global dictionary, per chunk one lookup task at s_i reading
 //                min(d_T, rows of the chunk) x L bytes from D (remote unless s_i = D).
 //   2 finish   - scan: materialisation, per part m_i = sigma x r_i result values, one random
@@ -66,8 +67,9 @@ struct AdaptiveQueryType {
 
 // Sizes the mechanisms need (defaults from the operators' OperatorCosts where one exists).
 struct AdaptiveMechanismParameters {
-  double line_bytes = 64.0;        // one random access reads a cache line (the model's line)
-  double value_bytes = 8.0;        // a dictionary entry (default: an 8-byte value, algorithms.md §1's keys)
+  double line_bytes = 64.0;  // one random access reads a cache line (the model's line)
+  double value_bytes =
+      8.0;  // a dictionary entry (default: an 8-byte value, algorithms.md §1's keys)
   double hash_entry_bytes = 16.0;  // a hash table entry: OperatorCosts::entry_bytes (key + SUM)
 };
 
@@ -81,22 +83,25 @@ struct PlanPart {
 struct PlannedTask {
   AdaptivePhase phase = AdaptivePhase::kScan;
   int task_class = 0;
-  int part = -1;          // >= 0: follows this part (queued at its socket, moves with it)
-  int queue_socket = 0;   // where it is queued when it follows no part
-  int read_socket = -1;   // -1: its part's socket
+  int part = -1;         // >= 0: follows this part (queued at its socket, moves with it)
+  int queue_socket = 0;  // where it is queued when it follows no part
+  int read_socket = -1;  // -1: its part's socket
   double bytes = 0.0;
 };
 
 constexpr int kAdaptiveQueryStages = 3;
 
 // T and U co-partitioned as above (`group` of both tables non-empty and equal).
-bool adaptive_co_partitioned(const AdaptiveScenario& sc, int table, int other, const std::vector<PlanPart>& parts,
+bool adaptive_co_partitioned(const AdaptiveScenario& sc, int table, int other,
+                             const std::vector<PlanPart>& parts,
                              const std::vector<PlanPart>& other_parts);
 
 // The tasks of `stage` (0, 1, 2) of a query of `type` on `table` whose live parts are `parts`
 // (and, for joins, the build table's `other_parts`), in part order.
-std::vector<PlannedTask> plan_adaptive_query_stage(const AdaptiveScenario& sc, const AdaptiveQueryType& type, int table,
-                                                   const std::vector<PlanPart>& parts, const std::vector<PlanPart>& other_parts,
+std::vector<PlannedTask> plan_adaptive_query_stage(const AdaptiveScenario& sc,
+                                                   const AdaptiveQueryType& type, int table,
+                                                   const std::vector<PlanPart>& parts,
+                                                   const std::vector<PlanPart>& other_parts,
                                                    int stage);
 
 }  // namespace numatwin::sim
