@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <random>
 
 #include "numatwin/sim/adaptive_scenario.hpp"
 
@@ -239,6 +241,81 @@ TEST(AdaptiveQueryPlanTest, ScanMaterialisesWithTheSelectivityInParallelWhenLarg
     EXPECT_EQ(mat.tasks, tasks) << sigma;
     EXPECT_NEAR(mat.bytes, sigma * 4194304.0 * 64.0, 1e-6);
     EXPECT_DOUBLE_EQ(mat.remote, 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace numatwin::sim
+
+namespace numatwin::sim {
+namespace {
+
+// Properties over random layouts (fixed seed): k_T, k_U parts on random sockets of 4, random
+// sizes, selectivity and groups.
+//  - every kind's main stage streams exactly the table's bytes;
+//  - a co-partitioned join reads nothing remotely in any stage (no task's read socket differs
+//    from the socket it is queued on) and has no mapping or dictionary tasks;
+//  - a join that is not co-partitioned has k_T x k_U mapping tasks;
+//  - an aggregation merges (total chunks) x g x e bytes while g <= every chunk's rows, whatever
+//    the number of parts.
+TEST(AdaptiveQueryPlanTest, PropertiesOverRandomLayouts) {
+  std::mt19937_64 rng(19);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 200; ++trial) {
+    AdaptiveScenario sc = scenario();
+    const int kt = uniform(1, 8);
+    const bool co = uniform(0, 1) == 1;
+    const int ku = co ? kt : uniform(1, 8);
+    std::vector<PlanPart> t;
+    std::vector<PlanPart> u;
+    double t_bytes = 0.0;
+    for (int i = 0; i < kt; ++i) {
+      t.push_back(PlanPart{i, uniform(0, 3), uniform(1, 300) * kMiB});
+      t_bytes += t.back().bytes;
+    }
+    for (int j = 0; j < ku; ++j) {
+      const int socket = co ? t[static_cast<std::size_t>(j)].socket : uniform(0, 3);
+      u.push_back(PlanPart{kt + j, socket, uniform(1, 100) * kMiB});
+    }
+    if (co) sc.tables[0].group = sc.tables[1].group = "G";
+    std::vector<PlanPart> all = t;
+    all.insert(all.end(), u.begin(), u.end());
+
+    AdaptiveQueryType join = type_of(AdaptiveQueryKind::kJoin);
+    join.join_table = 1;
+    join.selectivity = uniform(0, 100) / 100.0;
+    const bool aligned = adaptive_co_partitioned(sc, 0, 1, t, u);
+    EXPECT_EQ(aligned, co) << trial;
+    for (int stage = 0; stage < kAdaptiveQueryStages; ++stage) {
+      const auto tasks = plan_adaptive_query_stage(sc, join, 0, t, u, stage);
+      if (stage == 1) {
+        EXPECT_NEAR(phase_totals(tasks, all, AdaptivePhase::kScan).bytes, t_bytes, 1e-3) << trial;
+      }
+      if (co) {
+        for (AdaptivePhase ph : {AdaptivePhase::kScan, AdaptivePhase::kMaterialise}) {
+          EXPECT_EQ(phase_totals(tasks, all, ph).remote, 0.0) << trial;
+        }
+        EXPECT_EQ(phase_totals(tasks, all, AdaptivePhase::kMapping).tasks, 0) << trial;
+        EXPECT_EQ(phase_totals(tasks, all, AdaptivePhase::kDictionary).tasks, 0) << trial;
+      } else if (stage == 0) {
+        EXPECT_EQ(phase_totals(tasks, all, AdaptivePhase::kMapping).tasks, kt * ku) << trial;
+      }
+    }
+
+    AdaptiveQueryType agg = type_of(AdaptiveQueryKind::kAggregation);
+    agg.groups = uniform(1, 1000);  // far below a chunk's rows (>= 65536 here)
+    int chunks = 0;
+    for (const PlanPart& p : t)
+      chunks += static_cast<int>(std::ceil(p.bytes / sc.task_bytes - 1e-9));
+    EXPECT_NEAR(
+        phase_totals(plan_adaptive_query_stage(sc, agg, 0, t, {}, 1), t, AdaptivePhase::kScan)
+            .bytes,
+        t_bytes, 1e-3);
+    EXPECT_NEAR(
+        phase_totals(plan_adaptive_query_stage(sc, agg, 0, t, {}, 2), t, AdaptivePhase::kMerge)
+            .bytes,
+        chunks * agg.groups * 16.0, 1e-6)
+        << trial;
   }
 }
 
