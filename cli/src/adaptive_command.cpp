@@ -30,6 +30,7 @@ struct AdaptiveOptions {
   std::optional<std::uint64_t> seed;
   std::optional<double> duration_s;
   std::optional<double> table_bytes;  // every table's size (the study gives rows, not bytes)
+  std::optional<int> parts;           // every table's part count (the overhead of partitioning)
   double bin_s = 1.0;
   bool calibrate = false;
 };
@@ -52,6 +53,48 @@ void print_calibration(const sim::StealingCalibration& cal) {
                    fmt::format("{:+.1f}%", 100.0 * p.gain)});
   }
   std::cout << table.render() << cal.summary << "\n";
+}
+
+// Per query type: queries, mean latency, and per phase the task-seconds per query and the share
+// of its bytes read from another socket than the worker's.
+Json query_types_json(const sim::AdaptiveResult& r) {
+  Json out = Json::array();
+  for (const sim::AdaptiveQueryTypeStats& q : r.query_types) {
+    Json phases = Json::object();
+    for (int ph = 0; ph < sim::kAdaptivePhaseCount; ++ph) {
+      const sim::AdaptivePhaseStats& p = q.phases[ph];
+      const double per_query = q.queries > 0 ? p.task_seconds / static_cast<double>(q.queries) : 0.0;
+      phases[sim::adaptive_phase_name(static_cast<sim::AdaptivePhase>(ph))] =
+          Json{{"task_seconds", p.task_seconds}, {"task_seconds_per_query", per_query}, {"tasks", p.tasks}, {"bytes", p.bytes},
+               {"remote_bytes", p.remote_bytes}, {"remote_share", p.bytes > 0.0 ? Json(p.remote_bytes / p.bytes) : Json(nullptr)}};
+    }
+    out.push_back(Json{{"name", q.name}, {"queries", q.queries}, {"queries_per_s", r.duration_s > 0.0 ? static_cast<double>(q.queries) / r.duration_s : 0.0},
+                       {"mean_latency_s", q.queries > 0 ? Json(q.latency_s / static_cast<double>(q.queries)) : Json(nullptr)},
+                       {"phases", phases}});
+  }
+  return out;
+}
+
+void print_query_types(const sim::AdaptiveResult& r) {
+  if (r.query_types.empty()) return;
+  std::cout << "\nquery types (task-seconds per query by phase, remote share of each phase's bytes):\n";
+  std::vector<std::string> header{"type", "queries", "queries/s", "latency s"};
+  for (int ph = 0; ph < sim::kAdaptivePhaseCount; ++ph) header.push_back(sim::adaptive_phase_name(static_cast<sim::AdaptivePhase>(ph)));
+  TextTable table(header);
+  for (const sim::AdaptiveQueryTypeStats& q : r.query_types) {
+    std::vector<std::string> row{q.name, std::to_string(q.queries), fmt::format("{:.4g}", r.duration_s > 0.0 ? static_cast<double>(q.queries) / r.duration_s : 0.0),
+                                 q.queries > 0 ? fmt::format("{:.3g}", q.latency_s / static_cast<double>(q.queries)) : std::string("-")};
+    for (const sim::AdaptivePhaseStats& p : q.phases) {
+      if (p.tasks == 0 || q.queries == 0) {
+        row.push_back("-");
+        continue;
+      }
+      row.push_back(fmt::format("{:.3g} s ({:.0f}% remote)", p.task_seconds / static_cast<double>(q.queries),
+                                p.bytes > 0.0 ? 100.0 * p.remote_bytes / p.bytes : 0.0));
+    }
+    table.add_row(row);
+  }
+  std::cout << table.render();
 }
 
 std::string gib(double bytes) { return fmt::format("{:.3g} GiB", bytes / 1073741824.0); }
@@ -110,6 +153,7 @@ Json result_json(const model::Topology& t, const sim::AdaptiveScenario& sc, cons
            {"socket_cpu", r.socket_cpu_share},
            {"socket_memory_utilisation", r.socket_memory_utilisation},
            {"classes", classes},
+           {"query_types", query_types_json(r)},
            {"placer_decisions", decisions},
            {"final_placement", placement},
            {"timeline", timeline},
@@ -189,6 +233,7 @@ void print_result(const model::Topology& t, const sim::AdaptiveScenario& sc, con
                      c.stealing_allowed_at_end ? "allowed" : "denied"});
   }
   std::cout << classes.render();
+  print_query_types(r);
 
   std::cout << "\nfinal placement:\n";
   for (const sim::AdaptiveTable& table : sc.tables) {
@@ -230,6 +275,10 @@ void run(const AdaptiveOptions& o) {
     if (!(*o.table_bytes > 0.0) || !std::isfinite(*o.table_bytes)) throw std::invalid_argument("--table-bytes must be > 0");
     for (sim::AdaptiveTable& table : sc.tables) table.size_bytes = *o.table_bytes;
   }
+  if (o.parts) {
+    if (*o.parts < 1 || *o.parts > 64) throw std::invalid_argument("--parts must be from 1 to 64");
+    for (sim::AdaptiveTable& table : sc.tables) table.parts = *o.parts;
+  }
   std::string threshold_source = "not used";
   std::optional<sim::StealingCalibration> cal;
   if (sc.stealing == sim::StealingMode::kAdaptive) {
@@ -268,6 +317,7 @@ void register_adaptive_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "Seed of the clients' choices (default: the scenario's)");
   cmd->add_option("--duration", o->duration_s, "Simulated seconds (default: the scenario's)");
   cmd->add_option("--table-bytes", o->table_bytes, "Every table's size in bytes (default: the scenario's)");
+  cmd->add_option("--parts", o->parts, "Every table's initial part count, spread round robin from its socket (default: the scenario's)");
   cmd->add_option("--timeline-bin", o->bin_s, "Seconds per timeline point")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--calibrate", o->calibrate, "Print the stealing calibration (alone without --scenario)");
   cmd->add_flag("--json", o->json, "Print JSON");

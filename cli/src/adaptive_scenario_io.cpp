@@ -126,6 +126,72 @@ std::vector<sim::WeightedChoice> choices(const Field& f, const std::vector<std::
   return out;
 }
 
+int index_of(const std::vector<std::string>& names, const std::string& name) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// One query type (docs/adaptive.md "Query types"): kind, selectivity, groups, the join's other
+// table, and the task class of each phase (default: the class named after the kind for the scan
+// phase, and the phase's own name for the others).
+sim::AdaptiveQueryType load_query_type(const Field& q, const std::vector<std::string>& tables, const std::vector<std::string>& classes,
+                                       const std::vector<std::string>& earlier) {
+  q.only({"name", "kind", "selectivity", "groups", "join_table", "classes"});
+  sim::AdaptiveQueryType type;
+  type.name = q.required("name").string();
+  if (index_of(earlier, type.name) >= 0 || index_of(classes, type.name) >= 0) {
+    q.field("name").fail("expected a query type name used by no other query type or task class, found \"" + type.name + "\"");
+  }
+  const Field kind = q.required("kind");
+  const std::string k = kind.string();
+  if (k == "scan") {
+    type.kind = sim::AdaptiveQueryKind::kScan;
+  } else if (k == "aggregation") {
+    type.kind = sim::AdaptiveQueryKind::kAggregation;
+  } else if (k == "join") {
+    type.kind = sim::AdaptiveQueryKind::kJoin;
+  } else {
+    kind.fail("expected \"scan\", \"aggregation\" or \"join\", found \"" + k + "\"");
+  }
+  if (const Field f = q.field("selectivity"); f.present()) type.selectivity = f.number(0.0, false, 1.0);
+  if (const Field f = q.field("groups"); f.present()) {
+    if (type.kind != sim::AdaptiveQueryKind::kAggregation) f.fail("expected no groups: only an aggregation has groups");
+    type.groups = f.number(1.0, false);
+  }
+  const Field join = q.field("join_table");
+  if (type.kind == sim::AdaptiveQueryKind::kJoin) {
+    if (!join.present()) q.fail("expected a join_table (the join's other table) for a query type of kind join");
+    const std::string name = join.string();
+    type.join_table = index_of(tables, name);
+    if (type.join_table < 0) join.fail("expected the name of one of the scenario's tables (" + listed(tables) + "), found \"" + name + "\"");
+  } else if (join.present()) {
+    join.fail("expected no join_table: only a join has another table");
+  }
+  const Field given = q.field("classes");
+  if (given.present()) given.only({"scan", "materialise", "dictionary", "merge", "mapping"});
+  for (int ph = 0; ph < sim::kAdaptivePhaseCount; ++ph) {
+    const std::string phase = sim::adaptive_phase_name(static_cast<sim::AdaptivePhase>(ph));
+    std::string name = ph == 0 ? sim::adaptive_query_kind_name(type.kind) : phase;
+    const Field f = given.present() ? given.field(phase) : given;
+    if (given.present() && f.present()) name = f.string();
+    type.class_of_phase[ph] = index_of(classes, name);
+    if (type.class_of_phase[ph] < 0) {
+      const Field& where = given.present() && f.present() ? f : q;
+      where.fail("expected the task class of the " + phase + " phase among the scenario's task classes (" + listed(classes) + "), found no class \"" +
+                 name + "\"");
+    }
+  }
+  return type;
+}
+
 }  // namespace
 
 sim::AdaptiveScenario load_adaptive_scenario(const std::filesystem::path& path, int sockets) {
@@ -141,7 +207,7 @@ sim::AdaptiveScenario load_adaptive_scenario(const std::filesystem::path& path, 
   const Field root(file, "", &document);
   root.only({"$schema", "name", "description", "topology", "duration_s", "seed", "page_bytes", "task_bytes", "workers_per_socket",
              "costs", "task_classes", "tables", "clients", "placer", "tracking", "placer_enabled", "stealing",
-             "stealing_threshold_gbps"});
+             "stealing_threshold_gbps", "query_types", "mechanisms"});
   sim::AdaptiveScenario sc;
   sc.name = root.required("name").string();
   if (const Field f = root.field("description"); f.present()) sc.description = f.string();
@@ -175,6 +241,9 @@ sim::AdaptiveScenario load_adaptive_scenario(const std::filesystem::path& path, 
     }
   } else {
     sc.classes = sim::default_adaptive_task_classes();
+    if (root.field("query_types").present()) {
+      for (const sim::AdaptiveTaskClass& c : sim::default_adaptive_phase_classes()) sc.classes.push_back(c);
+    }
   }
   const Field tables = root.required("tables");
   const std::size_t table_count = tables.array_size("a list of tables");
@@ -182,7 +251,7 @@ sim::AdaptiveScenario load_adaptive_scenario(const std::filesystem::path& path, 
   std::vector<std::string> table_names;
   for (std::size_t i = 0; i < table_count; ++i) {
     const Field t = tables.at(i);
-    t.only({"name", "size_bytes", "socket", "parts"});
+    t.only({"name", "size_bytes", "socket", "parts", "group", "row_bytes", "distinct_values"});
     sim::AdaptiveTable table;
     table.name = t.required("name").string();
     for (const std::string& other : table_names) {
@@ -190,12 +259,33 @@ sim::AdaptiveScenario load_adaptive_scenario(const std::filesystem::path& path, 
     }
     table.size_bytes = t.required("size_bytes").number(0.0, true);
     table.socket = static_cast<int>(t.required("socket").integer(0, sockets - 1));
-    if (const Field p = t.field("parts"); p.present()) table.parts = static_cast<int>(p.integer(1, sockets));
+    if (const Field p = t.field("parts"); p.present()) table.parts = static_cast<int>(p.integer(1, 64));
+    if (const Field g = t.field("group"); g.present()) {
+      table.group = g.string();
+      if (table.group.empty()) g.fail("expected a non-empty table group name, found \"\"");
+    }
+    if (const Field r = t.field("row_bytes"); r.present()) table.row_bytes = r.number(0.0, true);
+    if (const Field d = t.field("distinct_values"); d.present()) table.distinct_values = d.number(1.0, false);
     table_names.push_back(table.name);
     sc.tables.push_back(table);
   }
   std::vector<std::string> class_names;
   for (const sim::AdaptiveTaskClass& c : sc.classes) class_names.push_back(c.name);
+  if (const Field f = root.field("mechanisms"); f.present()) {
+    f.only({"line_bytes", "value_bytes", "hash_entry_bytes"});
+    if (const Field x = f.field("line_bytes"); x.present()) sc.mechanisms.line_bytes = x.number(0.0, true);
+    if (const Field x = f.field("value_bytes"); x.present()) sc.mechanisms.value_bytes = x.number(0.0, true);
+    if (const Field x = f.field("hash_entry_bytes"); x.present()) sc.mechanisms.hash_entry_bytes = x.number(0.0, true);
+  }
+  std::vector<std::string> type_names;
+  if (const Field f = root.field("query_types"); f.present()) {
+    const std::size_t n = f.array_size("a list of query types");
+    if (n == 0) f.fail("expected at least one query type");
+    for (std::size_t i = 0; i < n; ++i) {
+      sc.query_types.push_back(load_query_type(f.at(i), table_names, class_names, type_names));
+      type_names.push_back(sc.query_types.back().name);
+    }
+  }
   const Field clients = root.required("clients");
   const std::size_t client_count = clients.array_size("a list of client groups");
   if (client_count == 0) clients.fail("expected at least one client group");
@@ -205,7 +295,21 @@ sim::AdaptiveScenario load_adaptive_scenario(const std::filesystem::path& path, 
     sim::AdaptiveClientGroup g;
     g.count = static_cast<int>(c.required("count").integer(1, 100000));
     g.tables = choices(c.required("tables"), table_names, "tables");
-    g.classes = choices(c.required("queries"), class_names, "task classes");
+    if (type_names.empty()) {
+      g.classes = choices(c.required("queries"), class_names, "task classes");
+    } else {
+      // Classes and query types share the "queries" object (their names are distinct).
+      std::vector<std::string> both = class_names;
+      both.insert(both.end(), type_names.begin(), type_names.end());
+      for (const sim::WeightedChoice& w : choices(c.required("queries"), both, "task classes or query types")) {
+        const int nc = static_cast<int>(class_names.size());
+        if (w.index < nc) {
+          g.classes.push_back(w);
+        } else {
+          g.query_types.push_back(sim::WeightedChoice{w.index - nc, w.weight});
+        }
+      }
+    }
     if (const Field f = c.field("start_s"); f.present()) g.start_s = f.number(0.0, false);
     if (const Field f = c.field("stop_s"); f.present()) g.stop_s = f.number(g.start_s, true);
     sc.clients.push_back(g);

@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <memory>
 
+#include "numatwin/gui/adaptive_timeline.hpp"
 #include "numatwin/gui/image_export.hpp"
 #include "numatwin/gui/interconnect_renderer.hpp"
 #include "numatwin/gui/simulation_run.hpp"
@@ -30,12 +31,14 @@ struct Options {
                           QStringLiteral("K"), QStringLiteral("0")};
   QCommandLineOption width{QStringLiteral("width"), QStringLiteral("Picture width in pixels."), QStringLiteral("PX"), QStringLiteral("1280")};
   QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Picture height in pixels."), QStringLiteral("PX"), QStringLiteral("880")};
+  QCommandLineOption adaptive{QStringLiteral("adaptive"), QStringLiteral("Draw the timeline of a `numatwin adaptive ... --json` run instead of a machine."),
+                              QStringLiteral("RUN.json")};
   QCommandLineOption out{QStringLiteral("out"), QStringLiteral("Output file, .png or .svg."), QStringLiteral("FILE")};
   QCommandLineOption help{QStringList{QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help.")};
 
   void add_to(QCommandLineParser& p) const {
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    p.addOptions({render, topology, workload, algorithm, sync, threads, placement, bytes, seed, step, width, height, out, help});
+    p.addOptions({render, topology, workload, algorithm, sync, threads, placement, bytes, seed, step, width, height, adaptive, out, help});
   }
 };
 
@@ -68,7 +71,11 @@ RenderRequest parse_render_arguments(const QStringList& arguments) {
     throw UsageError(("unexpected argument \"" + parser.positionalArguments().front() + "\"").toStdString());
   }
   RenderRequest r;
-  if (!parser.isSet(o.topology)) throw UsageError("--topology is required (a bundled machine name or a topology file)");
+  if (parser.isSet(o.adaptive)) {
+    r.adaptive_json = parser.value(o.adaptive).toStdString();
+    r.simulate = false;
+  }
+  if (!parser.isSet(o.topology) && r.adaptive_json.empty()) throw UsageError("--topology is required (a bundled machine name or a topology file)");
   if (!parser.isSet(o.out)) throw UsageError("--out is required (a .png or .svg file)");
   r.topology = parser.value(o.topology).toStdString();
   r.out = parser.value(o.out);
@@ -77,7 +84,7 @@ RenderRequest parse_render_arguments(const QStringList& arguments) {
     throw UsageError(("--out \"" + r.out + "\": expected a file name ending in .png or .svg").toStdString());
   }
   const QString workload = parser.value(o.workload);
-  r.simulate = workload != QStringLiteral("none");
+  r.simulate = r.adaptive_json.empty() && workload != QStringLiteral("none");
   r.workload = workload.toStdString();
   r.algorithm = parser.value(o.algorithm).toStdString();
   r.sync = parser.value(o.sync).toStdString();
@@ -105,6 +112,17 @@ RenderRequest parse_render_arguments(const QStringList& arguments) {
 }
 
 QString execute_render(const RenderRequest& request, const std::filesystem::path& topology_dir) {
+  if (!request.adaptive_json.empty()) {
+    const AdaptiveTimelineView view = read_adaptive_timeline(request.adaptive_json);
+    save_picture([&view](QPainter& painter, const QRectF& area) { paint_adaptive_timeline(painter, area, view); }, request.size, request.out,
+                 QString::fromStdString(view.title));
+    return QStringLiteral("wrote %1 (adaptive timeline of %2: %3 bins, %4 placer decisions, %5x%6)")
+        .arg(request.out, QString::fromStdString(view.title))
+        .arg(view.bins.size())
+        .arg(view.decisions.size())
+        .arg(request.size.width())
+        .arg(request.size.height());
+  }
   auto topology = std::make_shared<const model::Topology>(find_topology(request.topology, topology_dir));
   InterconnectRenderer renderer(topology, layout_topology(*topology));
   RenderOptions options;

@@ -45,7 +45,7 @@ std::optional<int> Engine::pop_oldest(int socket, bool stealing) {
 void Engine::start_task(int task_id, int worker_socket) {
   Task& task = tasks_[task_id];
   task.worker_socket = worker_socket;
-  task.data_socket = parts_[task.part].socket;
+  task.data_socket = task.read_socket >= 0 ? task.read_socket : parts_[task.part].socket;
   task.start_s = now_;
   running_.push_back(task_id);
   ++running_on_[worker_socket];

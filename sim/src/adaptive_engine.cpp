@@ -51,8 +51,26 @@ void Engine::check() const {
       throw std::invalid_argument("adaptive: table " + table.name + " has a bad socket, part count or size");
     }
   }
+  for (const AdaptiveQueryType& type : sc_.query_types) {
+    for (int c : type.class_of_phase) {
+      if (c < 0 || c >= C_) throw std::invalid_argument("adaptive: query type " + type.name + " names a class that does not exist");
+    }
+    if (type.kind == AdaptiveQueryKind::kJoin && (type.join_table < 0 || type.join_table >= static_cast<int>(sc_.tables.size()))) {
+      throw std::invalid_argument("adaptive: join type " + type.name + " names no other table");
+    }
+  }
+  for (const AdaptiveTable& table : sc_.tables) {
+    if (!(table.row_bytes > 0.0) || !(table.distinct_values >= 1.0)) {
+      throw std::invalid_argument("adaptive: table " + table.name + " needs row_bytes > 0 and distinct_values >= 1");
+    }
+  }
   for (const AdaptiveClientGroup& group : sc_.clients) {
-    if (group.tables.empty() || group.classes.empty()) throw std::invalid_argument("adaptive: a client group without tables or classes");
+    for (const WeightedChoice& q : group.query_types) {
+      if (q.index < 0 || q.index >= static_cast<int>(sc_.query_types.size()) || !(q.weight > 0.0)) {
+        throw std::invalid_argument("adaptive: a client names a query type that does not exist");
+      }
+    }
+    if (group.tables.empty() || (group.classes.empty() && group.query_types.empty())) throw std::invalid_argument("adaptive: a client group without tables or classes");
     for (const WeightedChoice& c : group.tables) {
       if (c.index < 0 || c.index >= static_cast<int>(sc_.tables.size()) || !(c.weight > 0.0)) {
         throw std::invalid_argument("adaptive: a client names a table that does not exist");
@@ -96,6 +114,11 @@ void Engine::initialise() {
   for (int c = 0; c < C_; ++c) {
     classes_.ema.emplace_back(sc_.tracking.class_ema_weight);
     classes_.stats.push_back(AdaptiveClassStats{sc_.classes[c].name});
+  }
+  for (const AdaptiveQueryType& type : sc_.query_types) {
+    AdaptiveQueryTypeStats st;
+    st.name = type.name;
+    query_types_.stats.push_back(st);
   }
   classes_.task_seconds.assign(C_, 0.0);
   classes_.bytes.assign(C_, 0.0);
@@ -149,9 +172,12 @@ void Engine::advance(const CachedRates& r, const NextEvent& event) {
     const double rate = r.group_rate[(task.worker_socket * S_ + task.data_socket) * C_ + task.task_class];
     const double bytes = std::min(task.remaining, rate * dt);
     task.remaining -= bytes;
-    Part& part = parts_[task.part];
-    part.cpu_integral += dt;
-    part.memory_integral += bytes;
+    if (task.part >= 0) {
+      Part& part = parts_[task.part];
+      part.cpu_integral += dt;
+      part.memory_integral += bytes;
+    }
+    if (task.query_type >= 0) account_phase(task, dt, bytes);
     bin_.bytes += bytes;
     result_.bytes += bytes;
     classes_.task_seconds[task.task_class] += dt;

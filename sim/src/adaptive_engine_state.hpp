@@ -7,6 +7,8 @@
 //     adaptive_rates.cpp       task and copy rates from the bandwidth model, cached per counts
 //     adaptive_operations.cpp  the Data Placer's snapshots and operations (move, partition, merge)
 //     adaptive_timeline.cpp    utilisation samples, timeline bins, the run's summary
+//     adaptive_query_stages.cpp query types: their stages' tasks (adaptive_query_plan.hpp) and
+//                              the per-type, per-phase accounting
 // Sockets are numbered 0 .. S-1 (adaptive_sockets); a (worker socket w, data socket d, class c)
 // group has index (w x S + d) x C + c in group_count_ and CachedRates::group_rate.
 #pragma once
@@ -44,7 +46,10 @@ struct Part {
 
 struct Task {
   int query = 0;
-  int part = 0;
+  int part = 0;  // -1: a query type's task that follows no part (dictionary build, merge, mapping, results)
+  int query_type = -1;  // -1: a plain class query
+  int phase = 0;        // AdaptivePhase of a query type's task
+  int read_socket = -1; // -1: its part's socket
   int task_class = 0;
   double bytes = 0.0;
   double remaining = 0.0;
@@ -57,8 +62,18 @@ struct Task {
 
 struct Query {
   int client = 0;
-  int task_class = 0;
+  int task_class = 0;  // -1: a query type's query
   int tasks_left = 0;
+  int query_type = -1;
+  int table = 0;
+  int stage = 0;
+  double issued_s = 0.0;
+};
+
+// Per query type: queries, their latency, and per phase the task-seconds, bytes and the bytes
+// read from another socket than the worker's (adaptive_query_stages.cpp).
+struct QueryTypeTracking {
+  std::vector<AdaptiveQueryTypeStats> stats;
 };
 
 struct Client {
@@ -157,6 +172,10 @@ class Engine {
   void start_due_clients();
   void issue_query(int client);
   void finish_task(int task_id);
+  // adaptive_query_stages.cpp
+  void issue_stage(int query_id);
+  void account_phase(const Task& task, double dt, double bytes);
+  void finish_query_type(const Query& q);
   // adaptive_dispatch.cpp
   void enqueue(int task_id, int socket);
   void dispatch();
@@ -208,6 +227,7 @@ class Engine {
 
   RateCache rate_cache_;
   ClassTracking classes_;
+  QueryTypeTracking query_types_;
   SocketSamples samples_;
   TimelineBin bin_;
   RunTotals totals_;

@@ -9,7 +9,8 @@
 // queued in class c's queue at the part's socket (adaptive_dispatch.cpp). The query completes
 // when its last task does, and its client issues the next one at once (a closed system). A
 // finished task adds bytes / run time to its class's moving average (adaptive_utilisation.hpp),
-// which adaptive stealing reads.
+// which adaptive stealing reads. A query of a query type runs its stages instead
+// (adaptive_query_stages.cpp); it completes when the last task of its last stage does.
 #include <algorithm>
 #include <cmath>
 
@@ -47,7 +48,16 @@ void Engine::issue_query(int client) {
   const AdaptiveClientGroup& group = sc_.clients[clients_[client].group];
   if (now_ >= group.stop_s) return;
   const int table = draw(rng_, group.tables);
-  const int task_class = draw(rng_, group.classes);
+  // A class or a query type, drawn together: query type q is coded -(q + 1). A group without
+  // query types draws exactly as before they existed.
+  int task_class;
+  if (group.query_types.empty()) {
+    task_class = draw(rng_, group.classes);
+  } else {
+    std::vector<WeightedChoice> both = group.classes;
+    for (const WeightedChoice& q : group.query_types) both.push_back(WeightedChoice{-(q.index + 1), q.weight});
+    task_class = draw(rng_, both);
+  }
   int query_id;
   if (!free_queries_.empty()) {
     query_id = free_queries_.back();
@@ -57,7 +67,12 @@ void Engine::issue_query(int client) {
     queries_.emplace_back();
   }
   Query& q = queries_[query_id];
-  q = Query{client, task_class, 0};
+  if (task_class < 0) {
+    q = Query{client, -1, 0, -(task_class + 1), table, 0, now_};
+    issue_stage(query_id);
+    return;
+  }
+  q = Query{client, task_class, 0, -1, table, 0, now_};
   for (int p = 0; p < static_cast<int>(parts_.size()); ++p) {
     if (!parts_[p].alive || parts_[p].table != table) continue;
     const int chunks = std::max(1, static_cast<int>(std::ceil(parts_[p].bytes / sc_.task_bytes - 1e-9)));
@@ -91,12 +106,23 @@ void Engine::finish_task(int task_id) {
   AdaptiveClassStats& cs = classes_.stats[task.task_class];
   ++cs.tasks;
   if (task.stolen) ++cs.stolen_tasks;
+  if (task.query_type >= 0) ++query_types_.stats[task.query_type].phases[task.phase].tasks;
   --running_on_[task.worker_socket];
   --group_count_[(task.worker_socket * S_ + task.data_socket) * C_ + task.task_class];
   rate_cache_.dirty = true;
   Query& q = queries_[task.query];
   free_tasks_.push_back(task_id);
-  if (--q.tasks_left == 0) {
+  if (--q.tasks_left == 0 && q.query_type >= 0) {
+    if (++q.stage < kAdaptiveQueryStages) {
+      issue_stage(task.query);
+      return;
+    }
+    finish_query_type(q);
+    free_queries_.push_back(task.query);
+    issue_query(q.client);
+    return;
+  }
+  if (q.tasks_left == 0) {
     ++cs.queries;
     ++result_.queries;
     ++bin_.queries;

@@ -16,6 +16,19 @@ std::vector<AdaptiveTaskClass> default_adaptive_task_classes() {
   };
 }
 
+std::vector<AdaptiveTaskClass> default_adaptive_phase_classes() {
+  const OperatorCosts costs;
+  const double line_bytes = 64.0;
+  const double value_bytes = 8.0;
+  const double materialise_cycles_per_value = 200.0;  // a default (docs/adaptive.md)
+  return {
+      AdaptiveTaskClass{"materialise", materialise_cycles_per_value / line_bytes, costs.random_lines_in_flight},
+      AdaptiveTaskClass{"dictionary", costs.merge_cycles_per_tuple / value_bytes, costs.random_lines_in_flight},
+      AdaptiveTaskClass{"merge", costs.group_cycles_per_tuple / costs.entry_bytes, costs.random_lines_in_flight},
+      AdaptiveTaskClass{"mapping", costs.merge_cycles_per_tuple / value_bytes, 0.0},
+  };
+}
+
 StealingMode parse_stealing_mode(const std::string& text) {
   if (text == "allow") return StealingMode::kAllow;
   if (text == "deny") return StealingMode::kDeny;

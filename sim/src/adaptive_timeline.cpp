@@ -86,6 +86,7 @@ AdaptiveResult Engine::summarise() {
     cs.stealing_allowed_at_end = may_steal(c);
   }
   result_.classes = classes_.stats;
+  result_.query_types = query_types_.stats;
   for (int s = 0; s < S_; ++s) {
     result_.socket_cpu_share.push_back(now_ > 0.0 ? totals_.busy[s] / now_ / W_ : 0.0);
     result_.socket_memory_utilisation.push_back(now_ > 0.0 ? totals_.memory_util[s] / now_ : 0.0);

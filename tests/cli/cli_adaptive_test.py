@@ -15,6 +15,7 @@ BINARY = sys.argv[1]
 SCENARIOS = sys.argv[2]
 INTRO = os.path.join(SCENARIOS, "intro-4-tables-2-hot.json")
 STUDY_INTRO = os.path.join(SCENARIOS, "psaroudakis-intro.json")
+JOIN = os.path.join(SCENARIOS, "partitioning-overhead-join.json")
 
 
 def run(*args):
@@ -48,15 +49,23 @@ class AdaptiveCommand(unittest.TestCase):
         # TBL1 and TBL2 on s0, TBL3 on s1, TBL4 split over s2 and s3; --table-bytes sets every
         # table's size (TBL4's two parts get half each).
         r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", STUDY_INTRO, "--placer", "off",
-                "--duration", "5", "--table-bytes", "1e9", "--json")
+                "--stealing", "deny", "--duration", "5", "--table-bytes", "1e9", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         d = json.loads(r.stdout)
         self.assertEqual([(p["table"], p["socket"], p["bytes"]) for p in d["final_placement"]],
                          [("TBL1", "s0", 1e9), ("TBL2", "s0", 1e9), ("TBL3", "s1", 1e9), ("TBL4", "s2", 5e8),
                           ("TBL4", "s3", 5e8)])
-        # Nobody scans TBL4: with the placer off, s2 and s3 stay idle.
+        # Nobody scans TBL4: with the placer off and stealing denied, s2 and s3 stay idle.
         self.assertEqual(d["socket_cpu"][2], 0.0)
         self.assertEqual(d["socket_cpu"][3], 0.0)
+        # Adaptive stealing (the scenario's): s2 and s3 take the CPU-bound materialisations of
+        # the low-selectivity scans, never their memory-bound index-vector scans.
+        a = json.loads(run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", STUDY_INTRO, "--placer", "off",
+                           "--duration", "5", "--json").stdout)
+        stolen = {c["name"]: c["stolen_tasks"] for c in a["classes"]}
+        self.assertEqual(stolen["scan"], 0)
+        self.assertGreater(stolen["materialise"], 0)
+        self.assertGreater(a["socket_cpu"][2], 0.0)
         bad = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", STUDY_INTRO, "--table-bytes", "0")
         self.assertEqual(bad.returncode, 1)
         self.assertEqual(bad.stderr.strip(), "numatwin: error: --table-bytes must be > 0")
@@ -85,8 +94,53 @@ class AdaptiveCommand(unittest.TestCase):
         finally:
             os.unlink(f.name)
 
-    def bad(self, mutate, pointer):
-        with open(INTRO) as f:
+    def test_query_types_break_time_into_phases(self):
+        # The non-co-partitioned join in 4 parts per table: every phase but merge runs; the
+        # mapping reads U's part dictionaries on all four sockets (3 of 4 remote when every
+        # worker runs its own queue's tasks: stealing is denied in the scenario).
+        r = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", JOIN, "--parts", "4",
+                "--duration", "5", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertEqual([p["bytes"] for p in d["final_placement"][:4]], [134217728] * 4)
+        types = d["query_types"]
+        self.assertEqual([t["name"] for t in types], ["c1", "c2", "c3", "c4"])
+        for t in types:
+            self.assertGreater(t["queries"], 0)
+            phases = t["phases"]
+            self.assertEqual(set(phases), {"scan", "materialise", "dictionary", "merge", "mapping"})
+            self.assertEqual(phases["merge"]["tasks"], 0)
+            self.assertIsNone(phases["merge"]["remote_share"])
+            self.assertEqual(phases["scan"]["remote_share"], 0.0)
+            self.assertAlmostEqual(phases["mapping"]["remote_share"], 0.75, places=6)
+        text = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", JOIN, "--duration", "2")
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("query types (task-seconds per query by phase", text.stdout)
+        bad = run("adaptive", "--topology", "xeon-e7-4880v2-4s", "--scenario", JOIN, "--parts", "0")
+        self.assertEqual(bad.returncode, 1)
+        self.assertEqual(bad.stderr.strip(), "numatwin: error: --parts must be from 1 to 64")
+
+    def test_bad_query_types_give_one_line_with_file_and_pointer(self):
+        self.bad(lambda d: d["query_types"][0].update(kind="sort"), "/query_types/0/kind", JOIN)
+        self.bad(lambda d: d["query_types"][1].pop("join_table"), "/query_types/1", JOIN)
+        self.bad(lambda d: d["query_types"][2].update(join_table="S9"), "/query_types/2/join_table", JOIN)
+        self.bad(lambda d: d["query_types"][0].update(groups=10), "/query_types/0/groups", JOIN)
+        self.bad(lambda d: d["query_types"][0].update(selectivity=1.5), "/query_types/0/selectivity", JOIN)
+        self.bad(lambda d: d["query_types"][0].update(classes={"mapping": "nope"}), "/query_types/0/classes/mapping", JOIN)
+        self.bad(lambda d: d["query_types"][0].update(classes={"sort": "scan"}), "/query_types/0/classes/sort", JOIN)
+        self.bad(lambda d: d["query_types"][3].update(name="c1"), "/query_types/3/name", JOIN)
+        self.bad(lambda d: d["query_types"][3].update(name="scan"), "/query_types/3/name", JOIN)
+        self.bad(lambda d: d["tables"][0].update(group=""), "/tables/0/group", JOIN)
+        self.bad(lambda d: d["tables"][0].update(distinct_values=0), "/tables/0/distinct_values", JOIN)
+        self.bad(lambda d: d["mechanisms"].update(line_bytes=0) if "mechanisms" in d else d.update(mechanisms={"line_bytes": 0}),
+                 "/mechanisms/line_bytes", JOIN)
+        self.bad(lambda d: d["clients"][0]["queries"].update(c9=1), "/clients/0/queries/c9", JOIN)
+        # Without task_classes the phase classes come with the query types; a scenario that defines
+        # its own classes must define the phases' too.
+        self.bad(lambda d: d.update(task_classes=[{"name": "join", "cycles_per_byte": 2.5}]), "/query_types/0", JOIN)
+
+    def bad(self, mutate, pointer, scenario=INTRO):
+        with open(scenario) as f:
             doc = json.load(f)
         mutate(doc)
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:

@@ -6,6 +6,8 @@
 //                [--algorithm naive|ring|random] [--sync tight|loose] [--threads N]
 //                [--placement dense|sparse|CPU-LIST] [--bytes B] [--seed S]
 //                [--step K|all] [--width PX] [--height PX] --out FILE.png|FILE.svg
+//   numatwin-gui --render --adaptive RUN.json [--width PX] [--height PX] --out FILE.png|FILE.svg
+//     (the adaptive view of a `numatwin adaptive ... --json` run: adaptive_timeline.hpp)
 // Exit status: 0 written, 1 bad input (topology, workload, unwritable file), 2 bad command line.
 #pragma once
 
@@ -33,6 +35,7 @@ struct RenderRequest {
   int step = 0;               // -1: the whole run's mean
   QSize size{1280, 880};
   QString out;
+  std::string adaptive_json;  // non-empty: draw this adaptive run's timeline instead of a machine
 };
 
 // Thrown for a bad command line (exit status 2).

@@ -78,6 +78,23 @@ struct AdaptiveClassStats {
   bool stealing_allowed_at_end = true;
 };
 
+// Per query type (adaptive_query_plan.hpp): what its queries cost, phase by phase. Seconds are
+// task-seconds (worker time, summed over the tasks); remote bytes were read from another socket
+// than the one of the worker that ran the task.
+struct AdaptivePhaseStats {
+  double task_seconds = 0.0;
+  double bytes = 0.0;
+  double remote_bytes = 0.0;
+  long tasks = 0;
+};
+
+struct AdaptiveQueryTypeStats {
+  std::string name;
+  long queries = 0;
+  double latency_s = 0.0;  // summed over completed queries (issue to last task)
+  AdaptivePhaseStats phases[kAdaptivePhaseCount];
+};
+
 struct AdaptiveResult {
   std::vector<std::string> sockets;  // node ids
   int workers_per_socket = 0;
@@ -92,6 +109,7 @@ struct AdaptiveResult {
   std::vector<AdaptivePlacerEvent> placer_events;
   std::vector<AdaptivePart> final_placement;
   std::vector<AdaptiveClassStats> classes;
+  std::vector<AdaptiveQueryTypeStats> query_types;
   std::vector<double> socket_cpu_share;          // whole-run means
   std::vector<double> socket_memory_utilisation;
 };

@@ -15,7 +15,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "numatwin/sim/adaptive_query_plan.hpp"
 
 namespace numatwin::sim {
 
@@ -31,11 +34,31 @@ struct AdaptiveTaskClass {
 //   join         equi-join probe on the key: hash + compare, 2 x 20 / 16 B            = 2.5 cycles/B
 std::vector<AdaptiveTaskClass> default_adaptive_task_classes();
 
+// The classes of the phases of query types (adaptive_query_plan.hpp), appended to the defaults
+// when a scenario has query types and no task_classes of its own (per unit of work, with
+// OperatorCosts' defaults where one exists; docs/adaptive.md cites each):
+//   materialise  one random dictionary access per result value (one 64-byte line), decoding and
+//                copying it: 200 cycles per value (a default: the study calls it CPU-intensive),
+//                3.125 cycles/B, random_lines_in_flight 4
+//   dictionary   merge of sorted part dictionaries and lookups in the global one:
+//                merge_cycles_per_tuple 10 per 8-byte value = 1.25 cycles/B, 4 lines in flight
+//   merge        hash table merge: group_cycles_per_tuple 20 per 16-byte entry = 1.25 cycles/B,
+//                4 lines in flight
+//   mapping      value-id mapping, a merge of two sorted dictionaries: 10 per 8-byte value =
+//                1.25 cycles/B, streaming
+std::vector<AdaptiveTaskClass> default_adaptive_phase_classes();
+
 struct AdaptiveTable {
+  AdaptiveTable() = default;
+  AdaptiveTable(std::string table_name, double bytes, int on_socket, int part_count = 1)
+      : name(std::move(table_name)), size_bytes(bytes), socket(on_socket), parts(part_count) {}
   std::string name;
   double size_bytes = 0.0;
   int socket = 0;  // where its single initial part lives
   int parts = 1;   // > 1: split evenly over sockets socket, socket+1, ... (mod sockets)
+  std::string group;  // table group (TGP): tables of one group with aligned parts are co-partitioned
+  double row_bytes = 16.0;              // index-vector bytes per row (default: 16-byte tuples, as the classes)
+  double distinct_values = 1048576.0;   // in the column's dictionary (a default: 2^20)
 };
 
 // A query class with a weight: the client draws the next query's class with probability
@@ -49,6 +72,7 @@ struct AdaptiveClientGroup {
   int count = 1;                       // identical clients
   std::vector<WeightedChoice> tables;  // AdaptiveTable indices
   std::vector<WeightedChoice> classes; // AdaptiveTaskClass indices
+  std::vector<WeightedChoice> query_types;  // AdaptiveQueryType indices, drawn with the classes
   double start_s = 0.0;
   double stop_s = 1e300;  // issues no new query after this
 };
@@ -89,6 +113,8 @@ struct AdaptiveScenario {
   std::optional<PageCosts> costs;        // none: derived from the machine (adaptive_engine.hpp)
   std::vector<AdaptiveTaskClass> classes;
   std::vector<AdaptiveTable> tables;
+  std::vector<AdaptiveQueryType> query_types;
+  AdaptiveMechanismParameters mechanisms;
   std::vector<AdaptiveClientGroup> clients;
   PlacerParameters placer;
   TrackingParameters tracking;

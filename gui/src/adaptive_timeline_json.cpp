@@ -1,0 +1,124 @@
+// Reading `numatwin adaptive --json` output for the adaptive view (adaptive_timeline.hpp): the
+// fields it draws (scenario, topology, sockets, timeline[].{begin_s, end_s, queries_per_s,
+// socket_cpu, socket_memory_utilisation}, placer_decisions[].{decided_s, done_s, action, table,
+// from, to}); other fields are ignored (the CLI's output grows). Every error names the file and
+// the JSON pointer.
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+
+#include "numatwin/gui/adaptive_timeline.hpp"
+#include "numatwin/model/input_error.hpp"
+
+namespace numatwin::gui {
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+  [[noreturn]] void fail(const std::string& pointer, const std::string& expectation) const {
+    throw model::InputError(file_, pointer, expectation);
+  }
+  QJsonValue required(const QJsonObject& o, const char* key, const std::string& at) const {
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (v.isUndefined()) fail(at + "/" + key, "expected this required field, found nothing");
+    return v;
+  }
+  double number(const QJsonObject& o, const char* key, const std::string& at) const {
+    const QJsonValue v = required(o, key, at);
+    if (!v.isDouble()) fail(at + "/" + key, "expected a number");
+    return v.toDouble();
+  }
+  std::string string(const QJsonObject& o, const char* key, const std::string& at) const {
+    const QJsonValue v = required(o, key, at);
+    if (!v.isString()) fail(at + "/" + key, "expected a string");
+    return v.toString().toStdString();
+  }
+  QJsonArray array(const QJsonObject& o, const char* key, const std::string& at) const {
+    const QJsonValue v = required(o, key, at);
+    if (!v.isArray()) fail(at + "/" + key, "expected an array");
+    return v.toArray();
+  }
+  QJsonObject object(const QJsonValue& v, const std::string& at) const {
+    if (!v.isObject()) fail(at, "expected an object");
+    return v.toObject();
+  }
+  std::vector<double> shares(const QJsonObject& o, const char* key, const std::string& at,
+                             std::size_t sockets) const {
+    const QJsonArray a = array(o, key, at);
+    if (static_cast<std::size_t>(a.size()) != sockets) {
+      fail(at + "/" + key, "expected one value per socket (" + std::to_string(sockets) +
+                               "), found " + std::to_string(a.size()));
+    }
+    std::vector<double> out;
+    for (qsizetype i = 0; i < a.size(); ++i) {
+      if (!a[i].isDouble()) fail(at + "/" + key + "/" + std::to_string(i), "expected a number");
+      out.push_back(a[i].toDouble());
+    }
+    return out;
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+AdaptiveTimelineView read_adaptive_timeline(const std::filesystem::path& path) {
+  const Reader r(path.string());
+  QFile file(QString::fromStdString(path.string()));
+  if (!file.open(QIODevice::ReadOnly)) r.fail("", "cannot open the file");
+  QJsonParseError error{};
+  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+  if (error.error != QJsonParseError::NoError)
+    r.fail("", "not valid JSON: " + error.errorString().toStdString());
+  if (!doc.isObject())
+    r.fail("", "expected a JSON object (the output of numatwin adaptive --json)");
+  const QJsonObject root = doc.object();
+  AdaptiveTimelineView view;
+  view.title = r.string(root, "scenario", "") + " on " + r.string(root, "topology", "");
+  const QJsonArray sockets = r.array(root, "sockets", "");
+  for (qsizetype i = 0; i < sockets.size(); ++i) {
+    if (!sockets[i].isString())
+      r.fail("/sockets/" + std::to_string(i), "expected a socket id (a string)");
+    view.sockets.push_back(sockets[i].toString().toStdString());
+  }
+  if (view.sockets.empty()) r.fail("/sockets", "expected at least one socket");
+  const QJsonArray timeline = r.array(root, "timeline", "");
+  for (qsizetype i = 0; i < timeline.size(); ++i) {
+    const std::string at = "/timeline/" + std::to_string(i);
+    const QJsonObject p = r.object(timeline[i], at);
+    AdaptiveTimelineView::Bin bin;
+    bin.begin_s = r.number(p, "begin_s", at);
+    bin.end_s = r.number(p, "end_s", at);
+    if (!(bin.end_s > bin.begin_s)) r.fail(at + "/end_s", "expected a time after begin_s");
+    bin.queries_per_s = r.number(p, "queries_per_s", at);
+    bin.cpu = r.shares(p, "socket_cpu", at, view.sockets.size());
+    bin.memory = r.shares(p, "socket_memory_utilisation", at, view.sockets.size());
+    view.bins.push_back(std::move(bin));
+  }
+  const QJsonArray decisions = r.array(root, "placer_decisions", "");
+  for (qsizetype i = 0; i < decisions.size(); ++i) {
+    const std::string at = "/placer_decisions/" + std::to_string(i);
+    const QJsonObject d = r.object(decisions[i], at);
+    AdaptiveTimelineView::Decision decision;
+    decision.decided_s = r.number(d, "decided_s", at);
+    const QJsonValue done = r.required(d, "done_s", at);
+    decision.done_s = done.isNull() ? -1.0 : r.number(d, "done_s", at);
+    decision.action = r.string(d, "action", at);
+    if (decision.action != "move" && decision.action != "partition" && decision.action != "merge") {
+      r.fail(at + "/action",
+             "expected move, partition or merge, found \"" + decision.action + "\"");
+    }
+    decision.table = r.string(d, "table", at);
+    const QJsonValue from = r.required(d, "from", at);
+    decision.from = from.isNull() ? std::string() : r.string(d, "from", at);
+    decision.to = r.string(d, "to", at);
+    view.decisions.push_back(std::move(decision));
+  }
+  return view;
+}
+
+}  // namespace numatwin::gui
