@@ -33,7 +33,7 @@ int run_window(int argc, char** argv) {
   parser.addHelpOption();
   const QCommandLineOption topology(QStringLiteral("topology"), QStringLiteral("Machine to open (bundled name or file)."), QStringLiteral("T"));
   const QCommandLineOption workload(QStringLiteral("workload"), QStringLiteral("shuffle, migration, migration-copy, partitioned-aggregation, count, hash-join or sort-merge-join."), QStringLiteral("W"));
-  const QCommandLineOption algorithm(QStringLiteral("algorithm"), QStringLiteral("naive, ring or random."), QStringLiteral("A"));
+  const QCommandLineOption algorithm(QStringLiteral("algorithm"), QStringLiteral("naive, ring, random or scheduled (the order numatwin designs for the machine)."), QStringLiteral("A"));
   const QCommandLineOption sync(QStringLiteral("sync"), QStringLiteral("tight or loose."), QStringLiteral("S"));
   const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("Threads."), QStringLiteral("N"));
   const QCommandLineOption strategy(QStringLiteral("strategy"), QStringLiteral("Partitioned aggregation: shuffle, migration or migration-copy."), QStringLiteral("S"));

@@ -99,9 +99,13 @@ void MainWindow::build_central() {
   connect(as_a, &QPushButton::clicked, this, [this] { start_run(RunSlot::kCompareA); });
   connect(as_b, &QPushButton::clicked, this, [this] { start_run(RunSlot::kCompareB); });
   connect(naive_ring, &QPushButton::clicked, this, [this] { start_compare(QStringLiteral("naive"), QStringLiteral("ring")); });
+  auto* ring_designed = new QPushButton(tr("Ring vs designed"), compare);
+  ring_designed->setToolTip(tr("Simulate the form's workload with the ring and with the order numatwin designs for this machine"));
+  connect(ring_designed, &QPushButton::clicked, this, [this] { start_compare(QStringLiteral("ring"), QStringLiteral("scheduled")); });
   compare_buttons->addWidget(as_a);
   compare_buttons->addWidget(as_b);
   compare_buttons->addWidget(naive_ring);
+  compare_buttons->addWidget(ring_designed);
   auto* strategies = new QPushButton(tr("Shuffle vs migration"), compare);
   strategies->setToolTip(tr("Partitioned aggregation: simulate the form's workload with the shuffle and the migration strategy"));
   connect(strategies, &QPushButton::clicked, this, [this] {
@@ -221,7 +225,9 @@ void MainWindow::build_workload_dock() {
   workload_combo_->setToolTip(tr("Shuffles move bytes only; the operators also rest on the machine's operator costs, "
                                  "so their figures carry a 90 % interval (a band in the Compare chart)"));
   algorithm_combo_ = new QComboBox(panel);
-  algorithm_combo_->addItems({QStringLiteral("naive"), QStringLiteral("ring"), QStringLiteral("random")});
+  algorithm_combo_->addItems({QStringLiteral("naive"), QStringLiteral("ring"), QStringLiteral("random"), QStringLiteral("scheduled")});
+  algorithm_combo_->setToolTip(tr("scheduled: the order numatwin designs for this machine and placement "
+                                  "(numatwin schedule); step through it to see which links each step loads"));
   sync_combo_ = new QComboBox(panel);
   sync_combo_->addItems({QStringLiteral("tight"), QStringLiteral("loose")});
   threads_spin_ = new QSpinBox(panel);

@@ -21,6 +21,7 @@
 #include "numatwin/gui/topology_edit.hpp"
 #include "numatwin/gui/topology_layout.hpp"
 #include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/shuffle_schedule.hpp"
 #include "numatwin/sim/thread_placement.hpp"
 #include "throughput_chart.hpp"
 
@@ -197,9 +198,14 @@ void MainWindow::start_run(RunSlot slot) {
     on_run_finished(slot, generation, outcome);
   });
   std::shared_ptr<const model::Topology> topology = topology_;
-  const sim::WorkloadSpec s = *spec;
-  watcher->setFuture(QtConcurrent::run([topology, s]() -> Outcome {
+  const sim::WorkloadSpec form_spec = *spec;
+  watcher->setFuture(QtConcurrent::run([topology, form_spec]() -> Outcome {
     try {
+      sim::WorkloadSpec s = form_spec;
+      // The designed order is searched here, off the GUI thread (large machines take seconds).
+      if (s.algorithm == sim::ShuffleAlgorithm::kScheduled && s.producer_orders.empty()) {
+        s.producer_orders = sim::designed_producer_orders(*topology, s);
+      }
       return Outcome{std::make_shared<const SimulationRun>(run_simulation(topology, s)), QString()};
     } catch (const std::exception& e) {
       return Outcome{nullptr, QString::fromUtf8(e.what())};

@@ -188,4 +188,11 @@ ScheduleDesign design_schedule(const model::Topology& topology, const std::vecto
   return d;
 }
 
+std::vector<std::vector<int>> designed_producer_orders(const model::Topology& topology, const WorkloadSpec& spec,
+                                                       const ScheduleOptions& options) {
+  const std::vector<PlacedThread> placed = place_threads(topology, spec.threads, spec.placement);
+  const double piece = spec.total_bytes / (static_cast<double>(spec.threads) * spec.threads);
+  return design_schedule(topology, placed, piece, options).schedule.producer_orders();
+}
+
 }  // namespace numatwin::sim

@@ -1,7 +1,6 @@
 #include "numatwin/validate/validation_suite.hpp"
 
 #include "numatwin/sim/shuffle_schedule.hpp"
-#include "numatwin/sim/thread_placement.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -114,9 +113,7 @@ std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, c
       s.algorithm = sim::ShuffleAlgorithm::kScheduled;
       s.sync = sim::SyncMode::kTight;
       s.total_bytes = shuffle_bytes;
-      const std::vector<sim::PlacedThread> placed = sim::place_threads(topology, t, s.placement);
-      s.producer_orders =
-          sim::design_schedule(topology, placed, shuffle_bytes / (static_cast<double>(t) * t)).schedule.producer_orders();
+      s.producer_orders = sim::designed_producer_orders(topology, s);
       add(s);
     }
     const double records = std::max(1e4, std::round(o.operator_records * o.scale));

@@ -31,6 +31,7 @@
 
 #include "numatwin/model/topology.hpp"
 #include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/workload_spec.hpp"
 
 namespace numatwin::sim {
 
@@ -63,6 +64,11 @@ struct ScheduleOptions {
 // `piece_bytes`. Throws std::invalid_argument for fewer than one thread.
 ScheduleDesign design_schedule(const model::Topology& topology, const std::vector<PlacedThread>& placed, double piece_bytes,
                                const ScheduleOptions& options = {});
+
+// The designed order of a shuffle-family spec (its threads placed as it says, equal pieces of
+// total_bytes / threads^2), as WorkloadSpec::producer_orders for ShuffleAlgorithm::kScheduled.
+std::vector<std::vector<int>> designed_producer_orders(const model::Topology& topology, const WorkloadSpec& spec,
+                                                       const ScheduleOptions& options = {});
 
 // The estimate of a schedule (sum of its steps' T_k), for comparison.
 double schedule_estimate_s(const model::Topology& topology, const std::vector<PlacedThread>& placed, double piece_bytes,
