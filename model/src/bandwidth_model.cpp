@@ -225,6 +225,53 @@ void BandwidthModel::add_probes(std::vector<ResourceUse>& uses, NodeIndex reques
   }
 }
 
+namespace {
+
+// Streams alike in everything the model looks at (node, memory, spreads, misses in flight,
+// rate limit, share of the core's buffers) get the same rate.
+bool same_spread(std::span<const NodeShare> a, std::span<const NodeShare> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const NodeShare& x, const NodeShare& y) { return x.node == y.node && x.fraction == y.fraction; });
+}
+
+}  // namespace
+
+void BandwidthModel::group_streams(std::span<const Stream> streams) {
+  const int stream_count = static_cast<int>(streams.size());
+  class_of_.assign(stream_count, -1);
+  class_first_.clear();
+  class_size_.clear();
+  auto alike = [&](int a, int b) {
+    const Stream& x = streams[a];
+    const Stream& y = streams[b];
+    return node_of_core(x.core) == node_of_core(y.core) && x.read_node == y.read_node && x.write_node == y.write_node &&
+           x.lines_in_flight == y.lines_in_flight && x.rate_limit_bytes_per_s == y.rate_limit_bytes_per_s &&
+           buffers_[a] == buffers_[b] && same_spread(x.read_spread, y.read_spread) &&
+           same_spread(x.write_spread, y.write_spread);
+  };
+  // Candidates of one class share (cpu node, read node, write node): bucket by that key first.
+  const std::size_t n = topology_->nodes.size() + 1;
+  class_bucket_.assign(n * n * n, -1);
+  class_next_.assign(stream_count, -1);
+  for (int s = 0; s < stream_count; ++s) {
+    const Stream& st = streams[s];
+    const std::size_t key = (static_cast<std::size_t>(node_of_core(st.core)) * n + static_cast<std::size_t>(st.read_node + 1)) * n +
+                            static_cast<std::size_t>(st.write_node + 1);
+    int c = class_bucket_[key];
+    while (c >= 0 && !alike(class_first_[c], s)) c = class_next_[c];
+    if (c < 0) {
+      c = static_cast<int>(class_first_.size());
+      class_first_.push_back(s);
+      class_size_.push_back(0.0);
+      class_next_.resize(class_first_.size());
+      class_next_[c] = class_bucket_[key];
+      class_bucket_[key] = c;
+    }
+    class_of_[s] = c;
+    class_size_[c] += 1.0;
+  }
+}
+
 const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   const int stream_count = static_cast<int>(streams.size());
   const int node_count = static_cast<int>(topology_->nodes.size());
@@ -264,14 +311,19 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     ++per_core[st.core];
   }
 
-  problem_.clear_flows();
   buffers_.assign(stream_count, 0.0);
   for (int s = 0; s < stream_count; ++s) {
     const Stream& st = streams[s];
     const NodeIndex n = node_of_core(st.core);
-    problem_.add_flow(stream_terms(st, n));
     buffers_[s] = static_cast<double>(topology_->nodes[n].miss_buffers_per_core) / per_core[st.core];
     if (st.lines_in_flight > 0.0) buffers_[s] = std::min(buffers_[s], st.lines_in_flight);
+  }
+  group_streams(streams);
+  const int class_count = static_cast<int>(class_first_.size());
+  problem_.clear_flows();
+  for (int c = 0; c < class_count; ++c) {
+    const Stream& st = streams[class_first_[c]];
+    problem_.add_flow(stream_terms(st, node_of_core(st.core)), MaxMinProblem::kUnbounded, class_size_[c]);
   }
 
   const int resources = resource_count();
@@ -285,22 +337,25 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   result_.converged = false;
   const MaxMinSolution* solution = nullptr;
   const double line_bytes = topology_->performance.cache_line_bytes;
-  // Bounds of every stream at utilisations `at` (latencies recorded in result_.latency_ns).
+  // Bounds of every class at utilisations `at`: its streams' common bound times their number
+  // (latencies recorded per class in class_latency_).
   auto bounds_at = [&](const std::vector<double>& at, std::vector<double>& bounds) {
-    bounds.resize(stream_count);
+    bounds.resize(class_count);
+    class_latency_.resize(class_count);
     pair_latency_.assign(static_cast<std::size_t>(node_count) * node_count, std::numeric_limits<double>::quiet_NaN());
-    for (int s = 0; s < stream_count; ++s) {
+    for (int c = 0; c < class_count; ++c) {
+      const int s = class_first_[c];
       const Stream& st = streams[s];
       const NodeIndex n = node_of_core(st.core);
       const double latency = stream_latency_cached_ns(st, n, at);
-      result_.latency_ns[s] = latency;
+      class_latency_[c] = latency;
       const double miss_bound = buffers_[s] * line_bytes / (latency * 1e-9);
-      bounds[s] = std::min(miss_bound, st.rate_limit_bytes_per_s);
+      bounds[c] = class_size_[c] * std::min(miss_bound, st.rate_limit_bytes_per_s);
     }
   };
   for (int round = 1; round <= kMaxRounds; ++round) {
     bounds_at(u, bounds_);
-    for (int s = 0; s < stream_count; ++s) problem_.set_rate_bound(s, bounds_[s]);
+    for (int c = 0; c < class_count; ++c) problem_.set_rate_bound(c, bounds_[c]);
     solution = &solver_.solve(problem_);
     result_.rounds = round;
     double worst = 0.0;
@@ -325,13 +380,13 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     // Shortcut: when every stream is held by a saturated resource and stays below its bound at
     // the new utilisations, the bounds cannot change the max-min allocation: x is the fixed point.
     bool resource_bound = true;
-    for (int s = 0; s < stream_count && resource_bound; ++s) resource_bound = solution->bottlenecks[s] >= 0;
+    for (int c = 0; c < class_count && resource_bound; ++c) resource_bound = solution->bottlenecks[c] >= 0;
     if (resource_bound) {
       std::vector<double>& next_u = shortcut_utilisation_;
       next_u.assign(solution->utilisations.begin(), solution->utilisations.end());
       bounds_at(next_u, bounds_);
       bool below = true;
-      for (int s = 0; s < stream_count && below; ++s) below = solution->rates[s] <= bounds_[s];
+      for (int c = 0; c < class_count && below; ++c) below = solution->rates[c] <= bounds_[c];
       if (below) {
         u = next_u;
         result_.converged = true;
@@ -340,18 +395,22 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     }
   }
 
-  result_.rate_bytes_per_s.assign(solution->rates.begin(), solution->rates.end());
+  result_.rate_bytes_per_s.assign(stream_count, 0.0);
   result_.resource_load_bytes_per_s.assign(solution->loads.begin(), solution->loads.end());
   result_.utilisation.assign(solution->utilisations.begin(), solution->utilisations.end());
   result_.limits.assign(stream_count, StreamLimit::kResource);
   result_.bottleneck.assign(stream_count, -1);
   for (int s = 0; s < stream_count; ++s) {
-    const int b = solution->bottlenecks[s];
+    const int c = class_of_[s];
+    const double rate = solution->rates[c] / class_size_[c];
+    result_.rate_bytes_per_s[s] = rate;
+    result_.latency_ns[s] = class_latency_[c];
+    const int b = solution->bottlenecks[c];
     if (b >= 0) {
       result_.bottleneck[s] = b;
     } else {
       const double limit = streams[s].rate_limit_bytes_per_s;
-      result_.limits[s] = solution->rates[s] >= limit ? StreamLimit::kRateLimit : StreamLimit::kMissBuffers;
+      result_.limits[s] = rate >= limit ? StreamLimit::kRateLimit : StreamLimit::kMissBuffers;
     }
   }
   return result_;

@@ -233,6 +233,8 @@ class BandwidthModel {
   [[nodiscard]] std::vector<LinkIndex> build_probe_tree(NodeIndex prober, NodeIndex skipped) const;
   [[nodiscard]] double loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node,
                                          const std::vector<double>& utilisation) const;
+  // Sorts the streams into classes of alike streams (class_of_, class_first_, class_size_).
+  void group_streams(std::span<const Stream> streams);
 
   const Topology* topology_;
   const Routing* routing_;
@@ -258,6 +260,15 @@ class BandwidthModel {
   std::vector<double> bounds_;
   std::vector<double> pair_latency_;  // [cpu node * nodes + memory node], NaN: not yet at these utilisations
   std::vector<std::vector<ResourceUse>> term_cache_;
+  // Alike streams (same node, memory, spreads, misses in flight, rate limit and buffer share)
+  // are one flow of weight m, bound m b and rate m x: max-min gives alike flows equal rates, so
+  // this is the same allocation with fewer flows (sort-merge join: 64 streams, about 16 flows).
+  std::vector<int> class_of_;        // per stream
+  std::vector<int> class_first_;     // per class: its first stream
+  std::vector<double> class_size_;   // per class: its streams
+  std::vector<double> class_latency_;  // per class: loaded latency of one payload line's misses
+  std::vector<int> class_bucket_;    // [(cpu * (N+1) + read+1) * (N+1) + write+1]: a class, or -1
+  std::vector<int> class_next_;      // per class: the next class in its bucket, or -1
   std::vector<ResourceUse> spread_terms_;  // [(cpu * (N+1) + read+1) * (N+1) + write+1]
 };
 
