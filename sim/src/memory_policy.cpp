@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
-#include <map>
 #include <stdexcept>
 
 namespace numatwin::sim {
@@ -38,18 +37,27 @@ const InterleaveWeights& MemoryPolicy::weights_for(model::NodeIndex cpu_node, co
 }
 
 std::vector<model::NodeShare> DataPlacement::spread(double begin_bytes, double end_bytes) const {
-  std::map<model::NodeIndex, double> bytes;
+  // Bytes per node, summed in segment order (a handful of nodes: a vector, sorted at the end).
+  std::vector<model::NodeShare> bytes;
   double total = 0.0;
   for (const Segment& s : segments) {
     const double overlap = std::min(end_bytes, s.end_bytes) - std::max(begin_bytes, s.begin_bytes);
     if (overlap <= 0.0) continue;
-    for (const model::NodeShare& share : s.spread) bytes[share.node] += overlap * share.fraction;
+    for (const model::NodeShare& share : s.spread) {
+      auto it = std::find_if(bytes.begin(), bytes.end(), [&](const model::NodeShare& b) { return b.node == share.node; });
+      if (it == bytes.end()) {
+        bytes.push_back(model::NodeShare{share.node, overlap * share.fraction});
+      } else {
+        it->fraction += overlap * share.fraction;
+      }
+    }
     total += overlap;
   }
   std::vector<model::NodeShare> out;
   if (total <= 0.0) return out;
-  for (const auto& [node, b] : bytes) {
-    if (b > 0.0) out.push_back(model::NodeShare{node, b / total});
+  std::sort(bytes.begin(), bytes.end(), [](const model::NodeShare& a, const model::NodeShare& b) { return a.node < b.node; });
+  for (const model::NodeShare& b : bytes) {
+    if (b.fraction > 0.0) out.push_back(model::NodeShare{b.node, b.fraction / total});
   }
   // Renormalise so that the fractions add up to 1 exactly enough for the model's check.
   double sum = 0.0;
