@@ -1,6 +1,7 @@
 #include "numatwin/sim/memory_policy.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <optional>
 #include <stdexcept>
@@ -40,15 +41,21 @@ std::vector<model::NodeShare> DataPlacement::spread(double begin_bytes, double e
   // Bytes per node, summed in segment order (a handful of nodes: a vector, sorted at the end).
   std::vector<model::NodeShare> bytes;
   double total = 0.0;
-  for (const Segment& s : segments) {
+  assert(std::is_sorted(segments.begin(), segments.end(),
+                        [](const Segment& a, const Segment& b) { return a.end_bytes <= b.begin_bytes && a.begin_bytes < b.begin_bytes; }));
+  // Segments are ascending and disjoint: start at the first one that ends after `begin_bytes`.
+  const auto first = std::partition_point(segments.begin(), segments.end(),
+                                          [&](const Segment& s) { return s.end_bytes <= begin_bytes; });
+  for (auto it = first; it != segments.end() && it->begin_bytes < end_bytes; ++it) {
+    const Segment& s = *it;
     const double overlap = std::min(end_bytes, s.end_bytes) - std::max(begin_bytes, s.begin_bytes);
     if (overlap <= 0.0) continue;
     for (const model::NodeShare& share : s.spread) {
-      auto it = std::find_if(bytes.begin(), bytes.end(), [&](const model::NodeShare& b) { return b.node == share.node; });
-      if (it == bytes.end()) {
+      auto found = std::find_if(bytes.begin(), bytes.end(), [&](const model::NodeShare& b) { return b.node == share.node; });
+      if (found == bytes.end()) {
         bytes.push_back(model::NodeShare{share.node, overlap * share.fraction});
       } else {
-        it->fraction += overlap * share.fraction;
+        found->fraction += overlap * share.fraction;
       }
     }
     total += overlap;

@@ -88,7 +88,7 @@ struct Segment {
 struct DataPlacement {
   std::string name;
   double size_bytes = 0.0;
-  std::vector<Segment> segments;
+  std::vector<Segment> segments;  // ascending and disjoint, as MemoryPlacer lays them out
 
   // Node fractions of the bytes in [begin, end) (merged per node, in node order).
   [[nodiscard]] std::vector<model::NodeShare> spread(double begin_bytes, double end_bytes) const;
