@@ -315,6 +315,14 @@ class Loader {
     text("memory-policy", o.memory_policy);
     text("strategy", o.strategy);
     text("join-algorithm", o.join_algorithm);
+    text("allocation", o.allocation);
+    if (r.has("allocation")) {
+      try {
+        (void)sim::parse_allocation(o.allocation);
+      } catch (const std::invalid_argument&) {
+        r.field("allocation").fail(std::string("expected preallocated, per-group or per-bucket, found \"") + o.allocation + "\"");
+      }
+    }
     number("records", o.records);
     number("build-records", o.build_records);
     count("tuple-bytes", o.tuple_bytes);

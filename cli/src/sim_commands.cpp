@@ -313,6 +313,7 @@ void register_sim_commands(CLI::App& app) {
     CLI::App* predict = app.add_subcommand("predict", "Simulate one workload on a machine: time, bandwidth, utilisation of every link and memory controller");
     o->add_common(predict);
     o->add_algorithm(predict);
+    o->add_allocator(predict);
     predict->add_option("--threads", o->threads, "Threads (default: one per core)");
     predict->add_flag("--steps", *steps, "Print per-step statistics");
     auto phases = std::make_shared<bool>(false);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <thread>
 
+#include "allocator_calibration.hpp"
 #include "allocator_exec.hpp"
 #include "interrupt.hpp"
 #include "numatwin/model/file_io.hpp"
@@ -191,6 +192,7 @@ void register_run(CLI::App& validate_app) {
     const bool shared_line_given = shared_line_option->count() > 0;
     ensure_allocator(o->flags.allocator);
     const model::Topology t = find_topology(o->workload.topology);
+    o->workload.allocator = o->flags.allocator;  // the prediction uses the costs of the allocator that runs
     sim::WorkloadSpec spec = o->workload.spec(t, o->workload.threads);
     const validate::HostMap host = validate::map_this_host(t);
     if (!shared_line_given) {
@@ -556,6 +558,10 @@ void register_allocbench(CLI::App& validate_app) {
     int rounds = 3;
     bool json = false;
     std::string result_file;  // internal: a child writes its result here
+    std::string calibrate;    // a topology to write the allocators' costs into
+    std::string out;
+    int repetitions = 5;
+    std::string costs_file;  // internal: a child writes its allocator's costs here
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = validate_app.add_subcommand(
@@ -568,6 +574,14 @@ void register_allocbench(CLI::App& validate_app) {
   cmd->add_option("--rounds", o->rounds, "Allocate-and-write / read-and-free rounds")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_option("--result-file", o->result_file, "(internal) write one allocator's result here")->group("");
+  cmd->add_option("--calibrate", o->calibrate,
+                  "Measure each allocator's malloc, free, realloc and remote-free costs (1..--threads threads, sizes 16 B..64 KiB) "
+                  "and its overhead, and write them into this topology's /allocator_costs (saved to --out)");
+  cmd->add_option("--out", o->out, "With --calibrate: the topology file to write (atomically)");
+  cmd->add_option("--repetitions", o->repetitions, "With --calibrate: repetitions of each cost point (the median is kept)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--costs-file", o->costs_file, "(internal) write one allocator's costs here")->group("");
   cmd->callback([o] {
     const int threads = o->threads > 0 ? o->threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     validate::AllocatorBenchOptions bench;
@@ -576,6 +590,13 @@ void register_allocbench(CLI::App& validate_app) {
     bench.rounds = o->rounds;
     validate::RunOptions limits;
     validate::check_free_memory(3.0 * bench.bytes_per_thread * threads, limits);  // allocators may hold up to ~3x
+    AllocatorCalibrationOptions calibration{threads, o->mib_per_thread, o->rounds, o->repetitions};
+    if (!o->costs_file.empty()) {  // a child: one allocator's costs to the file
+      ensure_allocator(o->allocator);
+      write_allocator_costs_file(o->costs_file, calibration);
+      return;
+    }
+    if (!o->calibrate.empty() && o->out.empty()) throw std::invalid_argument("--calibrate needs --out (the topology file to write)");
     if (!o->result_file.empty()) {  // a child: one allocator, result to the file
       ensure_allocator(o->allocator);
       model::write_file_atomically(o->result_file, validate::to_json(validate::run_allocator_bench(bench)).dump() + "\n");
@@ -590,6 +611,32 @@ void register_allocbench(CLI::App& validate_app) {
     for (const std::string& name : names) (void)validate::require_allocator_library(validate::allocator_by_name(name));
     const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("numatwin-allocbench-{}", ::getpid());
     std::filesystem::create_directories(dir);
+    if (!o->calibrate.empty()) {
+      model::Topology t = find_topology(o->calibrate);
+      TextTable table({"allocator", "malloc ns (16 B, 1 thr)", "free ns", "realloc ns (64 B)", "remote free ns", "overhead"});
+      for (const std::string& name : names) {
+        std::cerr << "numatwin: measuring " << name << "\n";
+        const std::string file = (dir / (name + "-costs.json")).string();
+        const std::vector<std::string> args = {own_arguments().front(), "validate", "allocbench", "--allocator", name, "--threads",
+                                               std::to_string(threads), "--mib-per-thread", fmt::format("{}", o->mib_per_thread),
+                                               "--rounds", std::to_string(o->rounds), "--repetitions", std::to_string(o->repetitions),
+                                               "--costs-file", file};
+        const std::optional<int> status = run_in_child(name, args);
+        if (status.value_or(1) != 0)
+          throw std::runtime_error("the " + name + " run failed (exit status " + std::to_string(status.value_or(1)) + ")");
+        const model::AllocatorCosts costs = read_allocator_costs_file(file);
+        merge_allocator_costs(t, costs);
+        const model::AllocatorCostAt small = model::allocator_cost_at(&costs, 1, 16);
+        const model::AllocatorCostAt grow = model::allocator_cost_at(&costs, 1, 64);
+        table.add_row({costs.allocator, fmt::format("{:.1f}", small.malloc_ns), fmt::format("{:.1f}", small.free_ns),
+                       fmt::format("{:.1f}", grow.realloc_ns), fmt::format("{:.1f}", small.remote_free_ns),
+                       fmt::format("{:.3f}", costs.overhead_ratio)});
+      }
+      std::filesystem::remove_all(dir);
+      model::save_topology(t, o->out);
+      std::cout << table.render() << "allocator costs written to " << o->out << "\n";
+      return;
+    }
     std::vector<validate::AllocatorBenchResult> results;
     const ProgressBar bar;
     for (std::size_t i = 0; i < names.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "numatwin/validate/hash_join_kernels.hpp"
 #include "numatwin/validate/index_join_kernel.hpp"
 #include "numatwin/validate/operator_data.hpp"
+#include "operator_run_common.hpp"
 #include "numatwin/validate/placed_dataset.hpp"
 #include "numatwin/validate/run_support.hpp"
 #include "numatwin/validate/sort_merge_join_kernel.hpp"
@@ -27,12 +28,16 @@ bool is_aggregation(WorkloadKind kind) {
   return kind == WorkloadKind::kCountAggregation || kind == WorkloadKind::kMedianAggregation;
 }
 
+}  // namespace
+
 std::uint64_t group_count(const sim::WorkloadSpec& spec) {
   const double g = spec.data.keys.groups;
   if (!std::isfinite(g) || g < 1.0 || g > 1e15)
     throw std::invalid_argument("--groups must be >= 1 (and finite)");
   return static_cast<std::uint64_t>(std::llround(g));
 }
+
+namespace {
 
 // Everything that can be wrong with the spec, checked before any allocation.
 void check_operator_spec(const sim::WorkloadSpec& spec) {
@@ -53,6 +58,7 @@ void check_operator_spec(const sim::WorkloadSpec& spec) {
         "--tuple-bytes " + std::to_string(spec.data.tuple_bytes) +
         ": the operator kernels run 16-byte tuples (8-byte key, 8-byte value) only");
   if (spec.threads < 1) throw std::invalid_argument("--threads must be >= 1");
+  sim::check_allocation(spec);
   input_rows(spec);
   if (is_aggregation(spec.kind))
     group_count(spec);
@@ -70,6 +76,8 @@ void check_operator_spec(const sim::WorkloadSpec& spec) {
                                   std::to_string(spec.threads) + " threads");
   }
 }
+
+}  // namespace
 
 void add_dataset(std::vector<std::unique_ptr<PlacedDataset>>& sets, const sim::WorkloadSpec& spec,
                  const HostMap& host, const RunOptions& options, const char* name,
@@ -183,6 +191,8 @@ void check_digest(const GroupDigest& got, const GroupDigest& want, const char* w
                              std::to_string(got.digest) + " (" + std::to_string(want.digest) + ")");
 }
 
+namespace {
+
 RealRun run_aggregation(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
                         const sim::WorkloadSpec& spec, const RunOptions& options) {
   const bool median = spec.kind == WorkloadKind::kMedianAggregation;
@@ -265,6 +275,8 @@ RealRun run_aggregation(ThreadTeam& team, const TeamPlan& plan, const HostMap& h
   return run;
 }
 
+}  // namespace
+
 JoinTotals reference_join(const Tuple* r, std::uint64_t nr, const Tuple* s, std::uint64_t ns,
                           bool rank) {
   std::vector<std::uint64_t> by_key(nr, 0);
@@ -300,6 +312,8 @@ void check_join(const JoinTotals& got, const JoinTotals& want, const char* what)
         " matches (" + std::to_string(want.matches) + " expected), checksum " +
         std::to_string(got.checksum) + " (" + std::to_string(want.checksum) + ")");
 }
+
+namespace {
 
 // The non-partitioned join (no radix_bits) or the radix join on 2^radix_bits partitions.
 RealRun run_hash_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
@@ -562,12 +576,17 @@ double operator_memory_bytes(const sim::WorkloadSpec& spec) {
       // input, table, reference counts
       return n * tuple + 2.0 * g * tuple + g * 8.0;
     case WorkloadKind::kMedianAggregation:
+      // per group: input, table, blocks (at most twice the values, plus headers and the
+      // allocator's share, taken as 3 x), reference
+      if (spec.allocation == sim::Allocation::kPerGroup) return n * tuple + 2.0 * g * tuple + 3.0 * n * 8.0 + 3.0 * g * 8.0 + n * 8.0;
       // input, table, values; reference: counts, starts, cursors, values
       return n * tuple + 2.0 * g * tuple + n * 8.0 + 3.0 * g * 8.0 + n * 8.0;
     case WorkloadKind::kHashJoin:
       // R, S, the partitioned copies (radix; its per-partition tables are cache-sized) or the
       // shared table, the reference
       if (spec.join_algorithm == sim::JoinAlgorithm::kRadix) return 2.0 * (n + r) * tuple + r * 9.0;
+      // per bucket: R, S, at most |R| buckets of 32 B, at most |R| nodes of 32 B (and the allocator's share), reference
+      if (spec.allocation == sim::Allocation::kPerBucket) return (n + r) * tuple + 32.0 * r + 2.0 * 32.0 * r + r * 9.0;
       return (n + r) * tuple + 2.0 * r * tuple + r * 9.0;
     case WorkloadKind::kIndexJoin:
       // S, index; R and its sorted keys; reference: ranks, presence, sorted keys
@@ -589,9 +608,14 @@ RealRun run_operator_workload(const model::Topology& topology, const HostMap& ho
   switch (spec.kind) {
     case WorkloadKind::kCountAggregation:
     case WorkloadKind::kMedianAggregation:
-      run = run_aggregation(team, plan, host, spec, options);
+      run = spec.allocation == sim::Allocation::kPerGroup ? run_per_group_median(team, plan, host, spec, options)
+                                                          : run_aggregation(team, plan, host, spec, options);
       break;
     case WorkloadKind::kHashJoin:
+      if (spec.allocation == sim::Allocation::kPerBucket) {
+        run = run_chained_hash_join(team, plan, host, spec, options);
+        break;
+      }
       run = run_hash_join(team, plan, host, spec, options,
                           spec.join_algorithm == sim::JoinAlgorithm::kRadix
                               ? std::optional<int>(radix_join_bits(topology, spec))
