@@ -32,7 +32,10 @@
 //
 // MEDIAN with --allocation per-group (the kernel: validate/allocating_kernels.hpp), two steps:
 //   append    one pass over the input as the scatter above (a lookup and update of the group's
-//             entry and a write at its block's tail, footprint f' = f + S), plus the allocator's
+//             entry and a write at its block's tail, footprint f' = f + S), except that a tail
+//             beyond the block header's line (allocation_costs.hpp: the share of such values) is a
+//             dependent access (its address needs the header): LLC hit h' as above, the misses one
+//             at a time (OperatorBuilder::dependent_accesses); plus the allocator's
 //             time for the mallocs and reallocs (operators/allocation_costs.hpp: the growth rule
 //             and the expected totals), shared equally by the workers and spread over the batches;
 //   select    each worker reads its slice and its groups' blocks (the values dataset holds the
@@ -121,7 +124,11 @@ void plan_per_group(OperatorBuilder& b) {
     ThreadPlan& tp = b.thread_plan(w);
     const PassHits append = pass_hits(b, w, 2.0 * c.entry_bytes + b.line_bytes());
     if (w == 0) b.note_hit("group entries and block tails (append)", append.llc);
-    update_pass(b, w, append, true, alloc.allocate_s / n);
+    update_pass(b, w, append, false, alloc.allocate_s / n);
+    const double tails = d.records / n * share_beyond_header_line(b.spec());
+    const std::vector<model::NodeShare> blocks = b.dataset("values").spread();
+    b.dependent_accesses(tp, blocks, tails, append.llc, true, Phase::kUpdateTable);
+    OperatorBuilder::write_stream(tp, blocks, tails * 8.0 * append.llc);
     tp.ops.emplace_back(Barrier{});
     const std::vector<model::NodeShare> slice = b.dataset("hash table").chunk(w, n);
     const double values = d.records / n;

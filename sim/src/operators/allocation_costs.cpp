@@ -94,6 +94,30 @@ double expected_overflow_nodes(double build_records) {
   return b * (lambda - 1.0 + std::exp(-lambda));
 }
 
+double dependent_node_visits(double build_records) {
+  const double lambda = build_records / chained_bucket_count(build_records);
+  return ((lambda * lambda - 2.0 * lambda + 2.0) / 2.0 - std::exp(-lambda)) / lambda;
+}
+
+double share_beyond_header_line(const WorkloadSpec& spec) {
+  constexpr double kInHeaderLine = 7.0;
+  const double lambda = spec.data.records / spec.data.keys.groups;
+  if (spec.data.keys.distribution != KeyDistribution::kUniform) {
+    const double k = std::max(1.0, std::round(lambda));
+    return std::max(0.0, k - kInHeaderLine) / k;
+  }
+  // E[max(0, X - 7)] = lambda - sum_{k < 7} k P(k) - 7 P(X >= 7)
+  double below = 0.0;
+  double tail = 1.0;
+  double p = std::exp(-lambda);
+  for (int k = 0; k < 7; ++k) {
+    below += k * p;
+    tail -= p;
+    p *= lambda / (k + 1);
+  }
+  return std::max(0.0, lambda - below - kInHeaderLine * tail) / lambda;
+}
+
 AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers) {
   const model::AllocatorCosts* costs = costs_of(spec);
   const double nodes = expected_overflow_nodes(spec.data.build_records);

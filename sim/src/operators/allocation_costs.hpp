@@ -23,7 +23,17 @@
 // mallocs in the build (malloc_ns(T, 24) each) and as many frees at the end, remote with
 // probability (T - 1) / T as above. A probe of a key that is in R visits, past the inline tuple,
 // as many nodes as the key's position in its bucket's chain: on average over R's tuples
-// E[X (X - 1) / 2] / E[X] = lambda / 2 nodes (Poisson: E[X (X - 1)] = lambda^2).
+// E[X (X - 1) / 2] / E[X] = lambda / 2 nodes (Poisson: E[X (X - 1)] = lambda^2). The kernel
+// prefetches a bucket's first node, so of these a share (lambda - 1 + e^-lambda) / lambda = M / |R|
+// per probe (the key sits at position >= 1) are independent misses; the deeper ones, at
+// positions p >= 2, are dependent (their address is the node before's): per probe
+//     D = E[sum_{p=2..X-1} (p - 1)] / lambda = ((lambda^2 - 2 lambda + 2) / 2 - e^-lambda) / lambda
+// (E[(X - 1)(X - 2)] = lambda^2 - 2 lambda + 2; X = 0 would contribute 1 to it, hence - e^-lambda).
+//
+// MEDIAN's appends: the kernel prefetches a group's block header, so a value whose slot lies in the
+// header's line (index < 7: 8 (1 + i) < 64) costs no further miss; the others write a tail line
+// whose address needs the header (a dependent access). The share of values at index >= 7 of
+// their group: E[max(0, X - 7)] / lambda (Poisson), max(0, k - 7) / k for k = N / G otherwise.
 #pragma once
 
 #include <string>
@@ -45,9 +55,11 @@ struct AllocationSeconds {
 };
 
 AllocationSeconds per_group_allocation(const WorkloadSpec& spec, int workers);
+double share_beyond_header_line(const WorkloadSpec& spec);
 
 double chained_bucket_count(double build_records);
 double expected_overflow_nodes(double build_records);  // M above
+double dependent_node_visits(double build_records);    // D above
 AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers);
 
 }  // namespace numatwin::sim::operators

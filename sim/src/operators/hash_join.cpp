@@ -19,7 +19,9 @@
 //   build    as above over the buckets, plus per worker M / n node writes (a write stream: an
 //            allocator hands a thread's same-sized objects out of the same pages, one after the
 //            other) and the mallocs' time M / n x malloc_ns(T, 24);
-//   probe    as above over the buckets, plus |S| / n x lambda / 2 node reads, random over the M
+//   probe    as above over the buckets, plus per probe M / |R| first-node reads (prefetched:
+//            random misses as the table's) and D dependent deeper-node reads (one at a time:
+//            OperatorBuilder::dependent_accesses), D from allocation_costs.hpp; both over the M
 //            nodes (the LLC hit ratio of uniform accesses over M nodes of 32 bytes);
 //   free     each worker walks its slice's chains (M / n random node reads) and frees the nodes:
 //            M / n x ((1 / n) free_ns + ((n - 1) / n) remote_free_ns).
@@ -63,9 +65,10 @@ void plan_per_bucket(OperatorBuilder& b) {
   const DataPlacement& table = b.dataset("hash table");
   const DataPlacement& nodes = b.dataset("overflow nodes");
   const double buckets = chained_bucket_count(d.build_records);
-  const double lambda = d.build_records / buckets;
+  const double lambda = d.build_records / buckets;  // tuples per bucket
   const double node_count = expected_overflow_nodes(d.build_records);
   const AllocationSeconds alloc = per_bucket_allocation(b.spec(), n);
+  const double deeper = dependent_node_visits(d.build_records);
   b.note(std::string("allocator ") + b.spec().allocator + (alloc.rests_on_defaults ? " (model defaults)" : "") + ": " +
          std::to_string(static_cast<long long>(node_count)) + " overflow nodes expected in " +
          std::to_string(static_cast<long long>(buckets)) + " buckets");
@@ -107,7 +110,9 @@ void plan_per_bucket(OperatorBuilder& b) {
       const double tuples = d.records / n / kBatches;
       b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
                    probe_hit, false, c.join_cycles_per_tuple, -1, 0.0, probe_own);
-      b.table_loop(tp, w, {}, 0.0, 0.0, nodes.spread(), tuples * lambda / 2.0, node_hit, false, 0.0, -1, 0.0, node_own);
+      b.table_loop(tp, w, {}, 0.0, 0.0, nodes.spread(), tuples * node_count / d.build_records, node_hit, false, 0.0, -1, 0.0,
+                   node_own);
+      b.dependent_accesses(tp, nodes.spread(), tuples * deeper, node_hit, false, Phase::kProbeTable);
       b.maybe_os_move(tp);
     }
     tp.ops.emplace_back(Barrier{});
