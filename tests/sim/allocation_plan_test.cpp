@@ -127,6 +127,7 @@ TEST(AllocationPlanTest, AllocationMustFitTheWorkload) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("--allocation per-group"), std::string::npos) << e.what();
   }
+  EXPECT_THROW((void)build_plan(one_node_two_cores(), s, nullptr), std::invalid_argument);
   s = chained_join(1);
   s.join_algorithm = JoinAlgorithm::kRadix;
   EXPECT_THROW(check_allocation(s), std::invalid_argument);
