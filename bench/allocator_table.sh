@@ -2,13 +2,14 @@
 # The allocation-heavy kernels (MEDIAN per group, the chained hash join per bucket) under each
 # allocator and huge pages on/off: measured (validate run, median of the repetitions) and predicted
 # on a topology whose allocator costs come from `validate allocbench --calibrate` alone.
-# Usage: bench/allocator_table.sh NUMATWIN TOPOLOGY [REPETITIONS] > table.md
+# Usage: bench/allocator_table.sh NUMATWIN TOPOLOGY [REPETITIONS] [THREADS] > table.md
 # Prints one markdown row per run: kernel, allocator, huge pages, measured s (median of the
 # repetitions) with the fastest and slowest repetition, predicted s, error.
 set -eu
 numatwin=$1
 topology=$2
 reps=${3:-5}
+threads=${4:-2}
 echo "| kernel | allocator | huge pages | measured s | fastest..slowest s | predicted s | error |"
 echo "|---|---|---|---|---|---|---|"
 for kernel in median hash-join; do
@@ -20,7 +21,7 @@ for kernel in median hash-join; do
   for allocator in glibc jemalloc tcmalloc tbbmalloc; do
     for huge in off on; do
       # shellcheck disable=SC2086
-      "$numatwin" validate run --topology "$topology" $args --threads 2 --allocator "$allocator" --huge-pages "$huge" \
+      "$numatwin" validate run --topology "$topology" $args --threads "$threads" --allocator "$allocator" --huge-pages "$huge" \
         --repetitions "$reps" --json 2>/dev/null |
         python3 -c '
 import json, sys
