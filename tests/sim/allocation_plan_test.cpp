@@ -1,4 +1,4 @@
-// The allocating operators' plans (sim/src/operators/allocation_costs.hpp, aggregation.cpp,
+// The allocating operators' plans (sim/include/numatwin/sim/allocation_costs.hpp, aggregation.cpp,
 // hash_join.cpp): the allocator's time the plan adds, worked by hand from the growth rule and the
 // bucket occupancy, checked as the difference between a prediction with the costs and one with
 // every allocator cost zero (the datasets and traffic are the same, so the difference is the
@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "numatwin/model/generators.hpp"
+#include "numatwin/sim/allocation_costs.hpp"
 #include "numatwin/sim/cost_basis.hpp"
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
@@ -105,6 +106,44 @@ TEST(AllocationPlanTest, PerBucketJoinAddsOneMallocAndOneFreePerExpectedOverflow
   const double m = 512.0 * (1000.0 / 512.0 - 1.0 + std::exp(-1000.0 / 512.0));
   EXPECT_NEAR(m, 560.62, 0.01);
   EXPECT_NEAR(predicted_s(t, with) - predicted_s(t, without), m * 108e-9, 1e-9);
+}
+
+TEST(AllocationCountsTest, GrowthRuleReallocsWorkedByHand) {
+  // Blocks of 32, 64, 128, 256 bytes hold 3, 7, 15, 31 values (an 8-byte header). A group of k
+  // values ends in the first block holding k: reallocs 0 for k <= 3, 1 for 4..7, 2 for 8..15, 3
+  // for 16..31.
+  for (double k : {1.0, 3.0}) EXPECT_EQ(group_reallocs(k), 0) << k;
+  for (double k : {4.0, 7.0}) EXPECT_EQ(group_reallocs(k), 1) << k;
+  for (double k : {8.0, 15.0}) EXPECT_EQ(group_reallocs(k), 2) << k;
+  for (double k : {16.0, 31.0}) EXPECT_EQ(group_reallocs(k), 3) << k;
+  EXPECT_EQ(group_reallocs(32.0), 4);
+}
+
+TEST(AllocationCountsTest, BucketsOverflowNodesAndDependentVisitsWorkedByHand) {
+  // B = the power of two >= |R| / 2.
+  EXPECT_EQ(chained_bucket_count(1.0), 1.0);
+  EXPECT_EQ(chained_bucket_count(1000.0), 512.0);
+  EXPECT_EQ(chained_bucket_count(1024.0), 512.0);
+  EXPECT_EQ(chained_bucket_count(1025.0), 1024.0);
+  // |R| = 1024: B = 512, lambda = 2. M = B (lambda - 1 + e^-2) = 512 (1 + 0.135335) = 581.29;
+  // D = ((4 - 4 + 2) / 2 - e^-2) / 2 = (1 - 0.135335) / 2 = 0.432332.
+  EXPECT_NEAR(expected_overflow_nodes(1024.0), 581.2916, 1e-3);
+  EXPECT_NEAR(dependent_node_visits(1024.0), 0.4323324, 1e-6);
+}
+
+TEST(AllocationCountsTest, ShareOfValuesBeyondTheHeaderLineWorkedByHand) {
+  // Sequential keys: every group holds N / G = 10 values; indices 7, 8, 9 lie beyond the header's
+  // line (8 (1 + i) >= 64): 3 of 10.
+  WorkloadSpec s = per_group_median(1);
+  EXPECT_NEAR(share_beyond_header_line(s), 0.3, 1e-12);
+  // Uniform keys with N = G (lambda = 1): E[max(0, X - 7)] = sum_{k >= 8} (k - 7) e^-1 / k!
+  // = e^-1 (1 / 8! + 2 / 9! + 3 / 10! + 4 / 11! + 5 / 12! + ...)
+  // = 0.367879 x (2.48016e-5 + 5.51146e-6 + 8.26720e-7 + 1.00208e-7 + 1.04384e-8 + ...)
+  // = 0.367879 x 3.12513e-5 = 1.14968e-5, over lambda = 1.
+  s.data.keys.distribution = KeyDistribution::kUniform;
+  s.data.records = 100;
+  s.data.keys.groups = 100;
+  EXPECT_NEAR(share_beyond_header_line(s), 1.14968e-5, 0.0001e-5);
 }
 
 TEST(AllocationPlanTest, PredictionSaysWhatItsAllocatorCostsRestOn) {

@@ -36,7 +36,7 @@
 //             beyond the block header's line (allocation_costs.hpp: the share of such values) is a
 //             dependent access (its address needs the header): LLC hit h' as above, the misses one
 //             at a time (OperatorBuilder::dependent_accesses); plus the allocator's
-//             time for the mallocs and reallocs (operators/allocation_costs.hpp: the growth rule
+//             time for the mallocs and reallocs (sim/allocation_costs.hpp: the growth rule
 //             and the expected totals), shared equally by the workers and spread over the batches;
 //   select    each worker reads its slice and its groups' blocks (the values dataset holds the
 //             blocks' bytes, as allocation_costs.hpp counts them, times the allocator's overhead
@@ -46,7 +46,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "allocation_costs.hpp"
+#include "numatwin/sim/allocation_costs.hpp"
 #include "operator_builder.hpp"
 
 namespace numatwin::sim::operators {

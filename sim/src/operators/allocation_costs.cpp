@@ -1,9 +1,9 @@
-#include "allocation_costs.hpp"
+#include "numatwin/sim/allocation_costs.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace numatwin::sim::operators {
+namespace numatwin::sim {
 namespace {
 
 constexpr double kFirstBlockBytes = 32.0;
@@ -132,4 +132,4 @@ AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers) {
   return out;
 }
 
-}  // namespace numatwin::sim::operators
+}  // namespace numatwin::sim

@@ -13,7 +13,7 @@
 //            distribution over |R| keys (join_cycles_per_tuple), no updates.
 //
 // With --allocation per-bucket (the chained table of validate/allocating_kernels.hpp; counts and
-// costs in operators/allocation_costs.hpp): the table is B buckets of 32 bytes (a key occupies
+// costs in sim/allocation_costs.hpp): the table is B buckets of 32 bytes (a key occupies
 // 32 B / lambda of it, lambda = |R| / B) and the dataset "overflow nodes" holds the M nodes, 32
 // bytes each (their size class) times the allocator's overhead ratio.
 //   build    as above over the buckets, plus per worker M / n node writes (a write stream: an
@@ -27,7 +27,7 @@
 //            M / n x ((1 / n) free_ns + ((n - 1) / n) remote_free_ns).
 #include <algorithm>
 
-#include "allocation_costs.hpp"
+#include "numatwin/sim/allocation_costs.hpp"
 #include "operator_builder.hpp"
 
 namespace numatwin::sim::operators {

@@ -40,7 +40,7 @@
 
 #include "numatwin/sim/workload_spec.hpp"
 
-namespace numatwin::sim::operators {
+namespace numatwin::sim {
 
 // r(k) above; k >= 1.
 int group_reallocs(double values);
@@ -62,4 +62,4 @@ double expected_overflow_nodes(double build_records);  // M above
 double dependent_node_visits(double build_records);    // D above
 AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers);
 
-}  // namespace numatwin::sim::operators
+}  // namespace numatwin::sim
