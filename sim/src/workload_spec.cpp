@@ -112,7 +112,7 @@ PartitionStrategy parse_strategy(const std::string& text) { return parse_name(te
 std::string strategy_name(PartitionStrategy strategy) { return name_of(strategy, kStrategies); }
 JoinAlgorithm parse_join_algorithm(const std::string& text) { return parse_name(text, "join algorithm", kJoinAlgorithms); }
 std::string join_algorithm_name(JoinAlgorithm algorithm) { return name_of(algorithm, kJoinAlgorithms); }
-Allocation parse_allocation(const std::string& text) { return parse_name(text, "allocation", kAllocations); }
+Allocation parse_allocation(const std::string& text) { return parse_name(text, "--allocation", kAllocations); }
 std::string allocation_name(Allocation allocation) { return name_of(allocation, kAllocations); }
 
 std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base) {
