@@ -284,7 +284,7 @@ class Loader {
         "a run {\"topology\", \"workload\", ...} (predict's options without the dashes)");
     r.allow_only({"topology", "workload", "algorithm", "sync", "threads", "placement", "bytes",
                   "element-bytes", "cycles-per-element", "state-bytes", "memory-policy", "strategy",
-                  "join-algorithm", "records", "build-records", "tuple-bytes", "groups",
+                  "join-algorithm", "allocation", "records", "build-records", "tuple-bytes", "groups",
                   "groups-per-partition", "keys", "chunks", "threads-per-chunk", "selectivity"});
     sim::PublishedRun run;
     run.topology = topology_index(r.field("topology"));
