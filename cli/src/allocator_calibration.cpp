@@ -29,7 +29,10 @@ std::string utc_now() {
 
 }  // namespace
 
-void write_allocator_costs_file(const std::string& file, const AllocatorCalibrationOptions& o) {
+void write_allocator_costs_file(const std::string& file, const std::string& allocator, const AllocatorCalibrationOptions& o) {
+  if (validate::built_with_address_sanitizer())
+    throw std::invalid_argument("allocbench --calibrate: this numatwin is built with AddressSanitizer, whose malloc is not " +
+                                allocator + "'s; use a release build (cmake --preset release)");
   // The overhead first: its peak resident set must be this process's first.
   validate::AllocatorBenchOptions overhead;
   overhead.threads = o.threads;
@@ -41,7 +44,7 @@ void write_allocator_costs_file(const std::string& file, const AllocatorCalibrat
   bench.max_threads = o.threads;
   bench.repetitions = o.repetitions;
   model::AllocatorCosts costs;
-  costs.allocator = validate::active_allocator();
+  costs.allocator = allocator;
   costs.points = validate::run_allocator_cost_bench(bench);
   costs.overhead_ratio = peak.overhead;
   const nlohmann::ordered_json host = validate::host_state();

@@ -21,7 +21,9 @@ struct AllocatorCalibrationOptions {
 
 // In the child (already running under its allocator): measures and writes
 // {"<allocator>": {...}} (the topology file's form) to `file`.
-void write_allocator_costs_file(const std::string& file, const AllocatorCalibrationOptions& options);
+// `allocator` is the name the costs are stored under (the child checked that it runs with it).
+// Throws std::invalid_argument in a sanitizer build (its malloc is not the allocator's).
+void write_allocator_costs_file(const std::string& file, const std::string& allocator, const AllocatorCalibrationOptions& options);
 
 // Reads what a child wrote; throws model::InputError naming the field.
 model::AllocatorCosts read_allocator_costs_file(const std::string& file);

@@ -71,7 +71,7 @@ void register_allocbench(CLI::App& validate_app) {
     AllocatorCalibrationOptions calibration{threads, o->mib_per_thread, o->rounds, o->repetitions};
     if (!o->costs_file.empty()) {  // a child: one allocator's costs to the file
       ensure_allocator(o->allocator);
-      write_allocator_costs_file(o->costs_file, calibration);
+      write_allocator_costs_file(o->costs_file, validate::allocator_by_name(o->allocator).name, calibration);
       return;
     }
     if (!o->calibrate.empty() && o->out.empty()) throw std::invalid_argument("--calibrate needs --out (the topology file to write)");
