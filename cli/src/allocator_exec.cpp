@@ -73,4 +73,9 @@ int run_in_child(const std::string& allocator, const std::vector<std::string>& a
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+void ensure_allocator(const std::string& allocator) {
+  const std::optional<int> status = run_under_allocator(allocator, own_arguments());
+  if (status) throw ChildExit{*status};
+}
+
 }  // namespace numatwin::cli

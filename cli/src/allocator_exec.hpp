@@ -28,4 +28,8 @@ std::optional<int> run_under_allocator(const std::string& allocator, const std::
 // `allocator` and returns its exit status. Throws like run_under_allocator.
 int run_in_child(const std::string& allocator, const std::vector<std::string>& arguments);
 
+// Re-runs the whole command under the allocator when needed (run_under_allocator); when it ran in
+// a child, throws ChildExit with the child's status.
+void ensure_allocator(const std::string& allocator);
+
 }  // namespace numatwin::cli

@@ -284,7 +284,7 @@ class Loader {
         "a run {\"topology\", \"workload\", ...} (predict's options without the dashes)");
     r.allow_only({"topology", "workload", "algorithm", "sync", "threads", "placement", "bytes",
                   "element-bytes", "cycles-per-element", "state-bytes", "memory-policy", "strategy",
-                  "join-algorithm", "records", "build-records", "tuple-bytes", "groups",
+                  "join-algorithm", "allocation", "records", "build-records", "tuple-bytes", "groups",
                   "groups-per-partition", "keys", "chunks", "threads-per-chunk", "selectivity"});
     sim::PublishedRun run;
     run.topology = topology_index(r.field("topology"));
@@ -315,6 +315,14 @@ class Loader {
     text("memory-policy", o.memory_policy);
     text("strategy", o.strategy);
     text("join-algorithm", o.join_algorithm);
+    text("allocation", o.allocation);
+    if (r.has("allocation")) {
+      try {
+        (void)sim::parse_allocation(o.allocation);
+      } catch (const std::invalid_argument&) {
+        r.field("allocation").fail(std::string("expected preallocated, per-group or per-bucket, found \"") + o.allocation + "\"");
+      }
+    }
     number("records", o.records);
     number("build-records", o.build_records);
     count("tuple-bytes", o.tuple_bytes);

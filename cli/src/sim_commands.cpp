@@ -220,6 +220,7 @@ void print_predict(const model::Topology& t, const Outcome& o, bool steps, const
       std::cout << fmt::format("  {}: {:.3g} GB on {}\n", d.name, d.size_bytes / 1e9, spread_text(t, d.spread()));
     }
     for (const std::string& note : o.report.notes) std::cout << "  " << note << "\n";
+    if (const std::string basis = sim::allocator_cost_basis(o.spec); !basis.empty()) std::cout << "  " << basis << "\n";
   }
   if (seed_times.size() > 1) {
     std::vector<double> sorted = seed_times;
@@ -313,6 +314,7 @@ void register_sim_commands(CLI::App& app) {
     CLI::App* predict = app.add_subcommand("predict", "Simulate one workload on a machine: time, bandwidth, utilisation of every link and memory controller");
     o->add_common(predict);
     o->add_algorithm(predict);
+    o->add_allocator(predict);
     predict->add_option("--threads", o->threads, "Threads (default: one per core)");
     predict->add_flag("--steps", *steps, "Print per-step statistics");
     auto phases = std::make_shared<bool>(false);

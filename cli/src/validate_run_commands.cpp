@@ -15,6 +15,7 @@
 #include <memory>
 #include <thread>
 
+#include "allocbench_command.hpp"
 #include "allocator_exec.hpp"
 #include "interrupt.hpp"
 #include "numatwin/model/file_io.hpp"
@@ -153,11 +154,6 @@ std::optional<double> measure_shared_line_ns(const validate::HostMap& host, std:
   return std::nullopt;
 }
 
-// Re-runs the whole command under the allocator when needed; exits with the child's status.
-void ensure_allocator(const std::string& allocator) {
-  const std::optional<int> status = run_under_allocator(allocator, own_arguments());
-  if (status) throw ChildExit{*status};
-}
 
 void register_run(CLI::App& validate_app) {
   struct Options {
@@ -191,6 +187,7 @@ void register_run(CLI::App& validate_app) {
     const bool shared_line_given = shared_line_option->count() > 0;
     ensure_allocator(o->flags.allocator);
     const model::Topology t = find_topology(o->workload.topology);
+    o->workload.allocator = o->flags.allocator;  // the prediction uses the costs of the allocator that runs
     sim::WorkloadSpec spec = o->workload.spec(t, o->workload.threads);
     const validate::HostMap host = validate::map_this_host(t);
     if (!shared_line_given) {
@@ -198,6 +195,7 @@ void register_run(CLI::App& validate_app) {
       if (const std::optional<double> ns = measure_shared_line_ns(host, how)) spec.costs.shared_line_transfer_ns = *ns;
       std::cerr << fmt::format("numatwin: shared-line transfer {:.1f} ns ({})\n", spec.costs.shared_line_transfer_ns, how);
     }
+    if (const std::string basis = sim::allocator_cost_basis(spec); !basis.empty()) std::cerr << "numatwin: " << basis << "\n";
     const InterruptScope interrupt;
     validate::ValidationReport report;
     report.machine = t.name;
@@ -545,84 +543,6 @@ void register_suite(CLI::App& validate_app) {
     if (interrupt.requested()) throw std::runtime_error("suite interrupted; the finished kernels are in " + o->out);
     for (const validate::KernelComparison& c : report.kernels)
       if (!c.measured.verified) throw std::runtime_error("kernel " + c.id + " did not verify");
-  });
-}
-
-void register_allocbench(CLI::App& validate_app) {
-  struct Options {
-    std::string allocator = "all";
-    int threads = 0;
-    double mib_per_thread = 256.0;
-    int rounds = 3;
-    bool json = false;
-    std::string result_file;  // internal: a child writes its result here
-  };
-  auto o = std::make_shared<Options>();
-  CLI::App* cmd = validate_app.add_subcommand(
-      "allocbench", "Allocator microbenchmark (Durner et al.): time and memory overhead per allocator, one process each");
-  cmd->add_option("--allocator", o->allocator, "all, glibc, jemalloc, tcmalloc or tbbmalloc")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Threads (default: every usable CPU)");
-  cmd->add_option("--mib-per-thread", o->mib_per_thread, "Requested bytes each thread holds at its peak, MiB")
-      ->check(CLI::Range(1.0, 1e6))
-      ->capture_default_str();
-  cmd->add_option("--rounds", o->rounds, "Allocate-and-write / read-and-free rounds")->check(CLI::Range(1, 1000))->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print JSON");
-  cmd->add_option("--result-file", o->result_file, "(internal) write one allocator's result here")->group("");
-  cmd->callback([o] {
-    const int threads = o->threads > 0 ? o->threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    validate::AllocatorBenchOptions bench;
-    bench.threads = threads;
-    bench.bytes_per_thread = o->mib_per_thread * 1024 * 1024;
-    bench.rounds = o->rounds;
-    validate::RunOptions limits;
-    validate::check_free_memory(3.0 * bench.bytes_per_thread * threads, limits);  // allocators may hold up to ~3x
-    if (!o->result_file.empty()) {  // a child: one allocator, result to the file
-      ensure_allocator(o->allocator);
-      model::write_file_atomically(o->result_file, validate::to_json(validate::run_allocator_bench(bench)).dump() + "\n");
-      return;
-    }
-    std::vector<std::string> names;
-    if (o->allocator == "all") {
-      for (const validate::AllocatorInfo& a : validate::known_allocators()) names.push_back(a.name);
-    } else {
-      names.push_back(validate::allocator_by_name(o->allocator).name);
-    }
-    for (const std::string& name : names) (void)validate::require_allocator_library(validate::allocator_by_name(name));
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("numatwin-allocbench-{}", ::getpid());
-    std::filesystem::create_directories(dir);
-    std::vector<validate::AllocatorBenchResult> results;
-    const ProgressBar bar;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      bar.update(static_cast<int>(i), static_cast<int>(names.size()), 0.0, names[i]);
-      const std::string file = (dir / (names[i] + ".json")).string();
-      std::vector<std::string> args = {own_arguments().front(), "validate", "allocbench", "--allocator", names[i],
-                                       "--threads", std::to_string(threads), "--mib-per-thread", fmt::format("{}", o->mib_per_thread),
-                                       "--rounds", std::to_string(o->rounds), "--result-file", file};
-      // The child must start fresh (its own peak RSS): even glibc runs in a child.
-      const std::optional<int> status = run_in_child(names[i], args);
-      if (status.value_or(1) != 0) throw std::runtime_error("the " + names[i] + " run failed (exit status " + std::to_string(status.value_or(1)) + ")");
-      std::ifstream in(file);
-      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      results.push_back(validate::allocator_bench_from_json(nlohmann::json::parse(text)));
-    }
-    bar.update(static_cast<int>(names.size()), static_cast<int>(names.size()), 0.0, "done");
-    bar.finish();
-    std::filesystem::remove_all(dir);
-    if (o->json) {
-      Json out = Json::array();
-      for (const auto& r : results) out.push_back(validate::to_json(r));
-      std::cout << out.dump(2) << "\n";
-      return;
-    }
-    std::cout << fmt::format("{} threads, {:g} MiB requested per thread at the peak, {} rounds\n", threads, o->mib_per_thread, o->rounds);
-    TextTable table({"allocator", "alloc+write s", "read+free s", "M objects", "peak RSS MiB", "overhead", "verified"});
-    for (const auto& r : results) {
-      table.add_row({r.allocator, fmt::format("{:.3f}", r.alloc_write_seconds), fmt::format("{:.3f}", r.read_free_seconds),
-                     fmt::format("{:.2f}", r.objects / 1e6), fmt::format("{:.0f}", r.peak_rss_bytes / 1048576.0),
-                     fmt::format("{:.3f}", r.overhead), r.verified ? "yes" : "NO"});
-    }
-    std::cout << table.render();
-    std::cout << "overhead = peak resident set / peak requested bytes\n";
   });
 }
 

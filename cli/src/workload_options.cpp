@@ -24,6 +24,10 @@ void WorkloadOptions::add_common(CLI::App* app) {
     app->add_option("--strategy", strategy, "partitioned-aggregation: shuffle, migration or migration-copy")->capture_default_str();
     app->add_option("--join-algorithm", join_algorithm, "hash-join: non-partitioned (shared table) or radix (partitioned first)")
         ->capture_default_str();
+    app->add_option("--allocation", allocation,
+                    "median: preallocated or per-group (each group's values grown through malloc/realloc); hash-join: "
+                    "preallocated or per-bucket (overflow nodes from malloc)")
+        ->capture_default_str();
     app->add_option("--records", records, "Operators: input / probe-side (S) / fact tuples")->capture_default_str();
     app->add_option("--build-records", build_records, "Joins: build-side (R) / dimension tuples")->capture_default_str();
     app->add_option("--tuple-bytes", tuple_bytes, "Operators: bytes per tuple")->capture_default_str();
@@ -54,6 +58,13 @@ void WorkloadOptions::add_algorithm(CLI::App* app) {
     app->add_option("--sync", sync, "tight (barrier per step) or loose")->capture_default_str();
   }
 
+void WorkloadOptions::add_allocator(CLI::App* app) {
+  app->add_option("--allocator", allocator,
+                  "With --allocation per-group or per-bucket: whose malloc/free costs the prediction uses (the topology's "
+                  "/allocator_costs entry, else the model's defaults)")
+      ->capture_default_str();
+}
+
 sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_count) const {
     sim::WorkloadSpec s;
     s.kind = sim::parse_workload_kind(workload);
@@ -72,6 +83,9 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.memory = sim::parse_memory_policy(memory_policy, t);
     s.strategy = sim::parse_strategy(strategy);
     s.join_algorithm = sim::parse_join_algorithm(join_algorithm);
+    s.allocation = sim::parse_allocation(allocation);
+    s.allocator = allocator;
+    if (const model::AllocatorCosts* a = model::find_allocator_costs(t.allocator_costs, allocator)) s.allocator_costs = *a;
     s.data.records = records;
     s.data.build_records = build_records;
     s.data.tuple_bytes = tuple_bytes;

@@ -36,6 +36,10 @@ struct WorkloadOptions {
   std::string memory_policy = "first-touch";
   std::string strategy = "shuffle";
   std::string join_algorithm = "non-partitioned";
+  std::string allocation = "preallocated";
+  // Whose costs a spec that allocates uses (the topology's /allocator_costs entry, else the
+  // defaults); `validate run` sets it from its own --allocator, predict from add_allocator().
+  std::string allocator = "glibc";
   double records = 1e8;
   double build_records = 1.6e7;
   int tuple_bytes = 16;
@@ -49,6 +53,7 @@ struct WorkloadOptions {
 
   void add_common(CLI::App* app);
   void add_algorithm(CLI::App* app);
+  void add_allocator(CLI::App* app);  // --allocator, for commands that only predict
   [[nodiscard]] sim::WorkloadSpec spec(const model::Topology& t, int thread_count) const;
   // The costs the spec's OperatorCosts come from: the machine's, with the given ones marked.
   [[nodiscard]] sim::CostBasis cost_basis(const model::Topology& t) const;

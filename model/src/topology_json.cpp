@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "numatwin/model/allocator_costs_json.hpp"
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/input_json.hpp"
@@ -413,7 +414,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
     root.fail(std::string("expected a topology object at the top level, found ") +
               json_type_name(document));
   root.allow_only({"format_version", "name", "description", "nodes", "links", "routes", "coherence",
-                   "performance", "measurements", "operator_costs", "energy", "provenance"});
+                   "performance", "measurements", "operator_costs", "allocator_costs", "energy", "provenance"});
   const Reader version = root.field("format_version");
   if (version.integer(std::numeric_limits<std::int64_t>::min(),
                       std::numeric_limits<std::int64_t>::max()) != kFormatVersion) {
@@ -466,6 +467,8 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
   }
   if (root.has("operator_costs"))
     topology.operator_costs = read_operator_costs(root.field("operator_costs"));
+  if (root.has("allocator_costs"))
+    topology.allocator_costs = read_allocator_costs(root.field("allocator_costs"));
   if (root.has("energy")) topology.energy = read_energy(root.field("energy"));
   topology.provenance = read_provenance(root.field("provenance"));
   check_topology(topology, source_name);
@@ -549,6 +552,7 @@ std::string topology_to_json_text(const Topology& t) {
     }
     j["operator_costs"] = costs;
   }
+  if (!t.allocator_costs.empty()) j["allocator_costs"] = allocator_costs_json(t.allocator_costs);
   if (t.energy) {
     j["energy"] = OrderedJson{{"dram_pj_per_byte", t.energy->dram_pj_per_byte},
                               {"remote_access_pj_per_byte", t.energy->remote_access_pj_per_byte},

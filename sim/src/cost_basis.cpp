@@ -79,4 +79,14 @@ std::string cost_basis_summary(const CostBasis& basis, const std::vector<std::st
   return out;
 }
 
+std::string allocator_cost_basis(const WorkloadSpec& spec) {
+  if (spec.allocation == Allocation::kPreallocated) return "";
+  if (!spec.allocator_costs || spec.allocator_costs->points.empty())
+    return "allocator costs: " + spec.allocator +
+           ": default (calibrated nowhere: the topology has no /allocator_costs entry for it; `numatwin validate "
+           "allocbench --calibrate` measures it)";
+  const model::AllocatorCosts& a = *spec.allocator_costs;
+  return "allocator costs: " + spec.allocator + ", measured on " + a.host + " at " + a.measured_at;
+}
+
 }  // namespace numatwin::sim

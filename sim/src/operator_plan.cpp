@@ -55,6 +55,7 @@ Plan build_operator_plan(const model::Topology& topology, const WorkloadSpec& sp
 }
 
 Plan build_plan(const model::Topology& topology, const WorkloadSpec& spec, PlanReport* report) {
+  check_allocation(spec);
   if (!is_shuffle_family(spec.kind)) return build_operator_plan(topology, spec, report);
   Plan plan = build_shuffle_plan(topology, spec);
   if (report != nullptr) report->threads = place_threads(topology, spec.threads, spec.placement);

@@ -42,6 +42,8 @@ constexpr std::pair<const char*, PartitionStrategy> kStrategies[] = {
     {"migration-copy", PartitionStrategy::kMigrationAndCopy}};
 constexpr std::pair<const char*, JoinAlgorithm> kJoinAlgorithms[] = {
     {"non-partitioned", JoinAlgorithm::kNonPartitioned}, {"radix", JoinAlgorithm::kRadix}};
+constexpr std::pair<const char*, Allocation> kAllocations[] = {
+    {"preallocated", Allocation::kPreallocated}, {"per-group", Allocation::kPerGroup}, {"per-bucket", Allocation::kPerBucket}};
 constexpr std::pair<const char*, ShuffleAlgorithm> kAlgorithms[] = {
     {"naive", ShuffleAlgorithm::kNaive}, {"ring", ShuffleAlgorithm::kRing}, {"random", ShuffleAlgorithm::kCoordinatedRandom},
     {"scheduled", ShuffleAlgorithm::kScheduled}};
@@ -49,11 +51,30 @@ constexpr std::pair<const char*, SyncMode> kSyncs[] = {{"tight", SyncMode::kTigh
 
 }  // namespace
 
+void check_allocation(const WorkloadSpec& spec) {
+  switch (spec.allocation) {
+    case Allocation::kPreallocated:
+      return;
+    case Allocation::kPerGroup:
+      if (spec.kind != WorkloadKind::kMedianAggregation)
+        throw std::invalid_argument("--allocation per-group: only the median aggregation keeps values per group (workload " +
+                                    workload_kind_name(spec.kind) + ")");
+      return;
+    case Allocation::kPerBucket:
+      if (spec.kind != WorkloadKind::kHashJoin || spec.join_algorithm != JoinAlgorithm::kNonPartitioned)
+        throw std::invalid_argument(
+            "--allocation per-bucket: only the non-partitioned hash join allocates bucket overflow nodes (workload " +
+            workload_kind_name(spec.kind) + ")");
+      return;
+  }
+}
+
 void check_workload(const model::Topology& topology, const WorkloadSpec& spec) {
   place_threads(topology, spec.threads, spec.placement);  // throws for bad counts and CPUs
   if (!(spec.placement.os_move_probability >= 0.0 && spec.placement.os_move_probability <= 1.0)) {
     throw std::invalid_argument("--os-move-probability must be in [0, 1]");
   }
+  check_allocation(spec);
   if (!is_shuffle_family(spec.kind)) return;  // operators check their data in operator_plan
   if (!(spec.total_bytes > 0.0) || !std::isfinite(spec.total_bytes)) {
     throw std::invalid_argument("--bytes must be > 0");
@@ -91,6 +112,8 @@ PartitionStrategy parse_strategy(const std::string& text) { return parse_name(te
 std::string strategy_name(PartitionStrategy strategy) { return name_of(strategy, kStrategies); }
 JoinAlgorithm parse_join_algorithm(const std::string& text) { return parse_name(text, "join algorithm", kJoinAlgorithms); }
 std::string join_algorithm_name(JoinAlgorithm algorithm) { return name_of(algorithm, kJoinAlgorithms); }
+Allocation parse_allocation(const std::string& text) { return parse_name(text, "--allocation", kAllocations); }
+std::string allocation_name(Allocation allocation) { return name_of(allocation, kAllocations); }
 
 std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base) {
   std::vector<WorkloadSpec> out;

@@ -165,6 +165,17 @@ class BadData(unittest.TestCase):
         e["predict"]["terms"][0]["run"]["algorithm"] = "zigzag"
         self.check_fails({"study": "t", "title": "t", "entries": [e]}, "/entries/0/predict/terms/0/run", "zigzag")
 
+    def test_bad_allocation_names_its_field(self):
+        e = self.entry()
+        e["predict"]["terms"][0]["run"].update({"workload": "median", "allocation": "per-tuple", "records": 1e6})
+        self.check_fails({"study": "t", "title": "t", "entries": [e]}, "/entries/0/predict/terms/0/run/allocation",
+                         "expected preallocated, per-group or per-bucket")
+
+    def test_allocation_that_does_not_fit_the_workload_names_the_run(self):
+        e = self.entry()
+        e["predict"]["terms"][0]["run"].update({"workload": "count", "allocation": "per-group", "records": 1e6})
+        self.check_fails({"study": "t", "title": "t", "entries": [e]}, "/entries/0/predict/terms/0/run", "--allocation per-group")
+
     def test_unknown_topology(self):
         e = self.entry()
         e["predict"]["terms"][0]["run"]["topology"] = "no-such-machine"

@@ -184,6 +184,31 @@ class ValidateRun(unittest.TestCase):
         self.assertEqual(result["requested_peak_bytes"], 2 * 8 * 1024 * 1024)
         self.assertGreater(result["overhead"], 0.5)
 
+    def test_allocbench_calibrate_writes_costs_with_provenance_and_a_run_uses_them(self):
+        out = os.path.join(self.dir.name, "alloc.json")
+        r = run("validate", "allocbench", "--allocator", "glibc", "--calibrate", self.host, "--out", out, "--threads", "1",
+                "--mib-per-thread", "8", "--rounds", "1", "--repetitions", "1")
+        if "AddressSanitizer" in r.stderr:
+            self.skipTest("a sanitizer build refuses to measure allocator costs")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out, encoding="utf-8") as f:
+            t = json.load(f)
+        costs = t["allocator_costs"]["glibc"]
+        self.assertRegex(costs["measured_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+        self.assertTrue(costs["host"])
+        self.assertEqual(sorted(p["size_bytes"] for p in costs["points"]), [16, 32, 64, 128, 256, 512, 1024, 4096, 16384, 65536])
+        self.assertEqual({p["threads"] for p in costs["points"]}, {1})
+        self.assertIn("/allocator_costs/glibc", t["provenance"]["measured"])
+        r = run("validate", "run", "--topology", out, "--workload", "median", "--allocation", "per-group", "--records", "2e5",
+                "--groups", "1000", "--threads", "1", "--repetitions", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("verified: yes", r.stdout)
+        self.assertIn("phase append", r.stdout)
+        self.assertIn("allocator costs: glibc, measured on", r.stderr)
+        r = run("validate", "run", "--topology", out, "--workload", "count", "--allocation", "per-bucket", "--records", "2e5")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--allocation per-bucket", r.stderr)
+
     def test_advise_recommends_allocator_and_huge_pages_from_a_report_and_says_they_are_measured(self):
         path = os.path.join(self.dir.name, "switches.json")
         runs = [{"id": "k", "workload": "count", "setting": "allocator", "value": "glibc", "measured_s": 0.100,

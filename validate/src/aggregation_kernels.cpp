@@ -97,6 +97,27 @@ void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t
   }
 }
 
+std::uint64_t twice_median(std::uint64_t* run, std::uint64_t size) {
+  if (size == 1) return 2 * run[0];
+  if (size == 2) return run[0] + run[1];
+  if (size <= 32) {
+    // Small runs (the common case: records / groups values each): insertion sort is cheaper
+    // than nth_element's partitioning.
+    for (std::uint64_t a = 1; a < size; ++a) {
+      const std::uint64_t v = run[a];
+      std::uint64_t b = a;
+      for (; b > 0 && run[b - 1] > v; --b) run[b] = run[b - 1];
+      run[b] = v;
+    }
+    return run[(size - 1) / 2] + run[size / 2];
+  }
+  const std::uint64_t k = (size - 1) / 2;
+  std::nth_element(run, run + k, run + size);
+  const std::uint64_t lo = run[k];
+  const std::uint64_t hi = size % 2 == 1 ? lo : *std::min_element(run + k + 1, run + size);
+  return lo + hi;
+}
+
 void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base,
                    std::uint64_t* values) {
   std::uint64_t start = base;
@@ -104,31 +125,7 @@ void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std:
     TableEntry& e = table.entries[s];
     if (e.key.load(std::memory_order_relaxed) == kEmptyKey) continue;
     const std::uint64_t stop = e.payload.load(std::memory_order_relaxed);
-    std::uint64_t* run = values + start;
-    const std::uint64_t size = stop - start;
-    std::uint64_t result = 0;
-    if (size == 1) {
-      result = 2 * run[0];
-    } else if (size == 2) {
-      result = run[0] + run[1];
-    } else if (size <= 32) {
-      // Small runs (the common case: records / groups values each): insertion sort is cheaper
-      // than nth_element's partitioning.
-      for (std::uint64_t a = 1; a < size; ++a) {
-        const std::uint64_t v = run[a];
-        std::uint64_t b = a;
-        for (; b > 0 && run[b - 1] > v; --b) run[b] = run[b - 1];
-        run[b] = v;
-      }
-      result = run[(size - 1) / 2] + run[size / 2];
-    } else {
-      const std::uint64_t k = (size - 1) / 2;
-      std::nth_element(run, run + k, run + size);
-      const std::uint64_t lo = run[k];
-      const std::uint64_t hi = size % 2 == 1 ? lo : *std::min_element(run + k + 1, run + size);
-      result = lo + hi;
-    }
-    e.payload.store(result, std::memory_order_relaxed);
+    e.payload.store(twice_median(values + start, stop - start), std::memory_order_relaxed);
     start = stop;
   }
 }

@@ -14,6 +14,7 @@
 #include "numatwin/validate/hash_join_kernels.hpp"
 #include "numatwin/validate/index_join_kernel.hpp"
 #include "numatwin/validate/operator_data.hpp"
+#include "operator_run_common.hpp"
 #include "numatwin/validate/placed_dataset.hpp"
 #include "numatwin/validate/run_support.hpp"
 #include "numatwin/validate/sort_merge_join_kernel.hpp"
@@ -27,12 +28,16 @@ bool is_aggregation(WorkloadKind kind) {
   return kind == WorkloadKind::kCountAggregation || kind == WorkloadKind::kMedianAggregation;
 }
 
+}  // namespace
+
 std::uint64_t group_count(const sim::WorkloadSpec& spec) {
   const double g = spec.data.keys.groups;
   if (!std::isfinite(g) || g < 1.0 || g > 1e15)
     throw std::invalid_argument("--groups must be >= 1 (and finite)");
   return static_cast<std::uint64_t>(std::llround(g));
 }
+
+namespace {
 
 // Everything that can be wrong with the spec, checked before any allocation.
 void check_operator_spec(const sim::WorkloadSpec& spec) {
@@ -53,6 +58,7 @@ void check_operator_spec(const sim::WorkloadSpec& spec) {
         "--tuple-bytes " + std::to_string(spec.data.tuple_bytes) +
         ": the operator kernels run 16-byte tuples (8-byte key, 8-byte value) only");
   if (spec.threads < 1) throw std::invalid_argument("--threads must be >= 1");
+  sim::check_allocation(spec);
   input_rows(spec);
   if (is_aggregation(spec.kind))
     group_count(spec);
@@ -70,6 +76,8 @@ void check_operator_spec(const sim::WorkloadSpec& spec) {
                                   std::to_string(spec.threads) + " threads");
   }
 }
+
+}  // namespace
 
 void add_dataset(std::vector<std::unique_ptr<PlacedDataset>>& sets, const sim::WorkloadSpec& spec,
                  const HostMap& host, const RunOptions& options, const char* name,
@@ -137,51 +145,7 @@ void same_result(RealRun& run, std::uint64_t checksum, bool& first) {
   }
 }
 
-// The reference of an aggregation, by direct addressing (keys are in [0, G)): per key the count,
-// or twice the median from its sorted values.
-GroupDigest reference_aggregation(const Tuple* input, std::uint64_t rows, std::uint64_t groups,
-                                  bool median) {
-  std::vector<std::uint64_t> counts(groups + 1, 0);
-  for (std::uint64_t i = 0; i < rows; ++i) {
-    if (input[i].key >= groups)
-      throw std::runtime_error("generated key " + std::to_string(input[i].key) + " outside [0, G)");
-    ++counts[input[i].key];
-  }
-  GroupDigest d;
-  if (!median) {
-    for (std::uint64_t k = 0; k < groups; ++k) {
-      if (counts[k] == 0) continue;
-      ++d.groups;
-      d.digest += group_digest_term(k, counts[k]);
-      d.payload_sum += counts[k];
-    }
-    return d;
-  }
-  std::vector<std::uint64_t> start(groups + 1, 0);
-  for (std::uint64_t k = 0; k < groups; ++k) start[k + 1] = start[k] + counts[k];
-  std::vector<std::uint64_t> values(rows);
-  std::vector<std::uint64_t> cursor(start.begin(), start.end() - 1);
-  for (std::uint64_t i = 0; i < rows; ++i) values[cursor[input[i].key]++] = input[i].value;
-  for (std::uint64_t k = 0; k < groups; ++k) {
-    if (counts[k] == 0) continue;
-    auto* run = values.data() + start[k];
-    std::sort(run, run + counts[k]);
-    const std::uint64_t n = counts[k];
-    const std::uint64_t twice = run[(n - 1) / 2] + run[n / 2];
-    ++d.groups;
-    d.digest += group_digest_term(k, twice);
-    d.payload_sum += twice;
-  }
-  return d;
-}
-
-void check_digest(const GroupDigest& got, const GroupDigest& want, const char* what) {
-  if (got.groups != want.groups || got.digest != want.digest || got.payload_sum != want.payload_sum)
-    throw std::runtime_error(std::string(what) +
-                             " differs from the reference: " + std::to_string(got.groups) +
-                             " groups (" + std::to_string(want.groups) + " expected), digest " +
-                             std::to_string(got.digest) + " (" + std::to_string(want.digest) + ")");
-}
+namespace {
 
 RealRun run_aggregation(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
                         const sim::WorkloadSpec& spec, const RunOptions& options) {
@@ -263,42 +227,6 @@ RealRun run_aggregation(ThreadTeam& team, const TeamPlan& plan, const HostMap& h
                        (median ? "2 x median" : "count") + " + 1))";
   }
   return run;
-}
-
-JoinTotals reference_join(const Tuple* r, std::uint64_t nr, const Tuple* s, std::uint64_t ns,
-                          bool rank) {
-  std::vector<std::uint64_t> by_key(nr, 0);
-  std::vector<bool> present(nr, false);
-  std::vector<std::uint64_t> keys;
-  if (rank) {
-    keys.resize(nr);
-    for (std::uint64_t i = 0; i < nr; ++i) keys[i] = r[i].key;
-    std::sort(keys.begin(), keys.end());
-  }
-  for (std::uint64_t i = 0; i < nr; ++i) {
-    const std::uint64_t k = rank ? keys[i] : r[i].key;
-    if (k >= nr)
-      throw std::runtime_error("generated build key " + std::to_string(k) + " outside [0, |R|)");
-    by_key[k] = rank ? i : r[i].value;
-    present[k] = true;
-  }
-  JoinTotals t;
-  for (std::uint64_t i = 0; i < ns; ++i) {
-    const std::uint64_t k = s[i].key;
-    if (k < nr && present[k]) {
-      ++t.matches;
-      t.checksum += by_key[k] + s[i].value;
-    }
-  }
-  return t;
-}
-
-void check_join(const JoinTotals& got, const JoinTotals& want, const char* what) {
-  if (got.matches != want.matches || got.checksum != want.checksum)
-    throw std::runtime_error(
-        std::string(what) + " differs from the reference: " + std::to_string(got.matches) +
-        " matches (" + std::to_string(want.matches) + " expected), checksum " +
-        std::to_string(got.checksum) + " (" + std::to_string(want.checksum) + ")");
 }
 
 // The non-partitioned join (no radix_bits) or the radix join on 2^radix_bits partitions.
@@ -562,12 +490,17 @@ double operator_memory_bytes(const sim::WorkloadSpec& spec) {
       // input, table, reference counts
       return n * tuple + 2.0 * g * tuple + g * 8.0;
     case WorkloadKind::kMedianAggregation:
+      // per group: input, table, blocks (at most twice the values, plus headers and the
+      // allocator's share, taken as 3 x), reference
+      if (spec.allocation == sim::Allocation::kPerGroup) return n * tuple + 2.0 * g * tuple + 3.0 * n * 8.0 + 3.0 * g * 8.0 + n * 8.0;
       // input, table, values; reference: counts, starts, cursors, values
       return n * tuple + 2.0 * g * tuple + n * 8.0 + 3.0 * g * 8.0 + n * 8.0;
     case WorkloadKind::kHashJoin:
       // R, S, the partitioned copies (radix; its per-partition tables are cache-sized) or the
       // shared table, the reference
       if (spec.join_algorithm == sim::JoinAlgorithm::kRadix) return 2.0 * (n + r) * tuple + r * 9.0;
+      // per bucket: R, S, at most |R| buckets of 32 B, at most |R| nodes of 32 B (and the allocator's share), reference
+      if (spec.allocation == sim::Allocation::kPerBucket) return (n + r) * tuple + 32.0 * r + 2.0 * 32.0 * r + r * 9.0;
       return (n + r) * tuple + 2.0 * r * tuple + r * 9.0;
     case WorkloadKind::kIndexJoin:
       // S, index; R and its sorted keys; reference: ranks, presence, sorted keys
@@ -589,9 +522,14 @@ RealRun run_operator_workload(const model::Topology& topology, const HostMap& ho
   switch (spec.kind) {
     case WorkloadKind::kCountAggregation:
     case WorkloadKind::kMedianAggregation:
-      run = run_aggregation(team, plan, host, spec, options);
+      run = spec.allocation == sim::Allocation::kPerGroup ? run_per_group_median(team, plan, host, spec, options)
+                                                          : run_aggregation(team, plan, host, spec, options);
       break;
     case WorkloadKind::kHashJoin:
+      if (spec.allocation == sim::Allocation::kPerBucket) {
+        run = run_chained_hash_join(team, plan, host, spec, options);
+        break;
+      }
       run = run_hash_join(team, plan, host, spec, options,
                           spec.join_algorithm == sim::JoinAlgorithm::kRadix
                               ? std::optional<int>(radix_join_bits(topology, spec))

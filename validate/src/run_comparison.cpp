@@ -38,6 +38,7 @@ std::string comparison_id(const model::Topology& topology, const sim::WorkloadSp
   // The non-partitioned hash join keeps its old id, so earlier reports still match.
   if (spec.kind == sim::WorkloadKind::kHashJoin && spec.join_algorithm != sim::JoinAlgorithm::kNonPartitioned)
     id += "-" + sim::join_algorithm_name(spec.join_algorithm);
+  if (spec.allocation != sim::Allocation::kPreallocated) id += "-" + sim::allocation_name(spec.allocation);
   if (sim::is_shuffle_family(spec.kind) || spec.kind == sim::WorkloadKind::kSortMergeJoin)
     id += "-" + sim::algorithm_name(spec.algorithm) + "-" + sim::sync_name(spec.sync);
   if (spec.kind == sim::WorkloadKind::kPartitionedAggregation)

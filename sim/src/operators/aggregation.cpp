@@ -29,15 +29,37 @@
 //   select    each worker reads its slice's runs (records / n x 8 bytes) and the slice, and
 //             selects each group's median: cycles = records / n x log2(max(2, records / G)) x
 //             sort_cycles_per_comparison.
+//
+// MEDIAN with --allocation per-group (the kernel: validate/allocating_kernels.hpp), two steps:
+//   append    one pass over the input as the scatter above (a lookup and update of the group's
+//             entry and a write at its block's tail, footprint f' = f + S), except that a tail
+//             beyond the block header's line (allocation_costs.hpp: the share of such values) is a
+//             dependent access (its address needs the header): LLC hit h' as above, the misses one
+//             at a time (OperatorBuilder::dependent_accesses); plus the allocator's
+//             time for the mallocs and reallocs (sim/allocation_costs.hpp: the growth rule
+//             and the expected totals), shared equally by the workers and spread over the batches;
+//   select    each worker reads its slice and its groups' blocks (the values dataset holds the
+//             blocks' bytes, as allocation_costs.hpp counts them, times the allocator's overhead
+//             ratio), selects each median as above, and frees the blocks (the free and
+//             remote-free time of allocation_costs.hpp).
+// There is no count or offsets step: nothing is laid out in advance.
 #include <algorithm>
 #include <cmath>
 
+#include "numatwin/sim/allocation_costs.hpp"
 #include "operator_builder.hpp"
 
 namespace numatwin::sim::operators {
 namespace {
 
 bool is_median(const WorkloadSpec& spec) { return spec.kind == WorkloadKind::kMedianAggregation; }
+bool per_group(const WorkloadSpec& spec) { return is_median(spec) && spec.allocation == Allocation::kPerGroup; }
+
+// The bytes the per-group blocks occupy: their size classes times the allocator's overhead.
+double block_bytes(const WorkloadSpec& spec) {
+  const double overhead = spec.allocator_costs ? std::max(1.0, spec.allocator_costs->overhead_ratio) : 1.0;
+  return per_group_allocation(spec, std::max(1, spec.threads)).bytes_held * overhead;
+}
 
 std::vector<DatasetRequest> datasets(const WorkloadSpec& spec) {
   const DataSpec& d = spec.data;
@@ -45,7 +67,7 @@ std::vector<DatasetRequest> datasets(const WorkloadSpec& spec) {
       {"input", d.records * d.tuple_bytes, DatasetKind::kPartitioned},
       {"hash table", d.keys.groups * spec.costs.entry_bytes * 2.0, DatasetKind::kShared},
   };
-  if (is_median(spec)) out.push_back({"values", d.records * 8.0, DatasetKind::kPrivate});
+  if (is_median(spec)) out.push_back({"values", per_group(spec) ? block_bytes(spec) : d.records * 8.0, DatasetKind::kPrivate});
   return out;
 }
 
@@ -66,7 +88,7 @@ PassHits pass_hits(const OperatorBuilder& b, int w, double footprint) {
 // One pass of table updates over worker w's chunk (COUNT's pass, MEDIAN's count and scatter
 // lookups), in kBatches batches; `tails` (MEDIAN's scatter): the value writes at each group's
 // run tail follow each batch.
-void update_pass(OperatorBuilder& b, int w, const PassHits& hits, bool tails) {
+void update_pass(OperatorBuilder& b, int w, const PassHits& hits, bool tails, double allocate_s = 0.0) {
   const DataSpec& d = b.data();
   const OperatorCosts& c = b.costs();
   const int n = b.workers();
@@ -83,11 +105,47 @@ void update_pass(OperatorBuilder& b, int w, const PassHits& hits, bool tails) {
                    false);
       OperatorBuilder::write_stream(tp, values, batch * 8.0 * hits.llc);
     }
+    if (allocate_s > 0.0) tp.ops.emplace_back(Compute{allocate_s / kBatches, Phase::kUpdateTable});
     b.maybe_os_move(tp);
   }
 }
 
+// MEDIAN per group (top of the file).
+void plan_per_group(OperatorBuilder& b) {
+  const DataSpec& d = b.data();
+  const OperatorCosts& c = b.costs();
+  const int n = b.workers();
+  const AllocationSeconds alloc = per_group_allocation(b.spec(), n);
+  b.note(std::string("allocator ") + b.spec().allocator + (alloc.rests_on_defaults ? " (model defaults)" : "") + ": " +
+         std::to_string(static_cast<long long>(alloc.allocations)) + " mallocs and reallocs, " +
+         std::to_string(static_cast<long long>(alloc.frees)) + " frees expected");
+  const double slice_entries = 2.0 * d.keys.groups / n;
+  for (int w = 0; w < n; ++w) {
+    ThreadPlan& tp = b.thread_plan(w);
+    const PassHits append = pass_hits(b, w, 2.0 * c.entry_bytes + b.line_bytes());
+    if (w == 0) b.note_hit("group entries and block tails (append)", append.llc);
+    update_pass(b, w, append, false, alloc.allocate_s / n);
+    const double tails = d.records / n * share_beyond_header_line(b.spec());
+    const std::vector<model::NodeShare> blocks = b.dataset("values").spread();
+    b.dependent_accesses(tp, blocks, tails, append.llc, true, Phase::kUpdateTable);
+    OperatorBuilder::write_stream(tp, blocks, tails * 8.0 * append.llc);
+    tp.ops.emplace_back(Barrier{});
+    const std::vector<model::NodeShare> slice = b.dataset("hash table").chunk(w, n);
+    const double values = d.records / n;
+    const double per_group = std::max(2.0, d.records / d.keys.groups);
+    const double cycles = values * std::log2(per_group) * c.sort_cycles_per_comparison;
+    OperatorBuilder::scan(tp, slice, slice_entries * c.entry_bytes, 0.0);
+    OperatorBuilder::scan(tp, b.dataset("values").spread(), b.dataset("values").size_bytes / n, cycles, -1, Phase::kReadInput,
+                          Phase::kSortMerge, 1.0);
+    tp.ops.emplace_back(Compute{alloc.free_s / n, Phase::kOther});
+  }
+}
+
 void plan(OperatorBuilder& b) {
+  if (per_group(b.spec())) {
+    plan_per_group(b);
+    return;
+  }
   const bool median = is_median(b.spec());
   const DataSpec& d = b.data();
   const OperatorCosts& c = b.costs();

@@ -11,13 +11,44 @@
 //            another core (shared_line_transfer_ns);
 //   probe    a table loop over chunk w of S: |S| / n reads of the table with S's key
 //            distribution over |R| keys (join_cycles_per_tuple), no updates.
+//
+// With --allocation per-bucket (the chained table of validate/allocating_kernels.hpp; counts and
+// costs in sim/allocation_costs.hpp): the table is B buckets of 32 bytes (a key occupies
+// 32 B / lambda of it, lambda = |R| / B) and the dataset "overflow nodes" holds the M nodes, 32
+// bytes each (their size class) times the allocator's overhead ratio.
+//   build    as above over the buckets, plus per worker M / n node writes (a write stream: an
+//            allocator hands a thread's same-sized objects out of the same pages, one after the
+//            other) and the mallocs' time M / n x malloc_ns(T, 24);
+//   probe    as above over the buckets, plus per probe M / |R| first-node reads (prefetched:
+//            random misses as the table's) and D dependent deeper-node reads (one at a time:
+//            OperatorBuilder::dependent_accesses), D from allocation_costs.hpp; both over the M
+//            nodes (the LLC hit ratio of uniform accesses over M nodes of 32 bytes);
+//   free     each worker walks its slice's chains (M / n random node reads) and frees the nodes:
+//            M / n x ((1 / n) free_ns + ((n - 1) / n) remote_free_ns).
+#include <algorithm>
+
+#include "numatwin/sim/allocation_costs.hpp"
 #include "operator_builder.hpp"
 
 namespace numatwin::sim::operators {
 namespace {
 
+bool per_bucket(const WorkloadSpec& spec) { return spec.allocation == Allocation::kPerBucket; }
+
+double overhead(const WorkloadSpec& spec) {
+  return spec.allocator_costs ? std::max(1.0, spec.allocator_costs->overhead_ratio) : 1.0;
+}
+
 std::vector<DatasetRequest> datasets(const WorkloadSpec& spec) {
   const DataSpec& d = spec.data;
+  if (per_bucket(spec)) {
+    return {
+        {"R", d.build_records * d.tuple_bytes, DatasetKind::kPartitioned},
+        {"S", d.records * d.tuple_bytes, DatasetKind::kPartitioned},
+        {"hash table", chained_bucket_count(d.build_records) * 32.0, DatasetKind::kShared},
+        {"overflow nodes", std::max(32.0, expected_overflow_nodes(d.build_records) * 32.0 * overhead(spec)), DatasetKind::kShared},
+    };
+  }
   return {
       {"R", d.build_records * d.tuple_bytes, DatasetKind::kPartitioned},
       {"S", d.records * d.tuple_bytes, DatasetKind::kPartitioned},
@@ -25,7 +56,77 @@ std::vector<DatasetRequest> datasets(const WorkloadSpec& spec) {
   };
 }
 
+void plan_per_bucket(OperatorBuilder& b) {
+  const DataSpec& d = b.data();
+  const OperatorCosts& c = b.costs();
+  const int n = b.workers();
+  const DataPlacement& r = b.dataset("R");
+  const DataPlacement& s = b.dataset("S");
+  const DataPlacement& table = b.dataset("hash table");
+  const DataPlacement& nodes = b.dataset("overflow nodes");
+  const double buckets = chained_bucket_count(d.build_records);
+  const double lambda = d.build_records / buckets;  // tuples per bucket
+  const double node_count = expected_overflow_nodes(d.build_records);
+  const AllocationSeconds alloc = per_bucket_allocation(b.spec(), n);
+  const double deeper = dependent_node_visits(d.build_records);
+  b.note(std::string("allocator ") + b.spec().allocator + (alloc.rests_on_defaults ? " (model defaults)" : "") + ": " +
+         std::to_string(static_cast<long long>(node_count)) + " overflow nodes expected in " +
+         std::to_string(static_cast<long long>(buckets)) + " buckets");
+  KeySpec build_keys = d.keys;
+  build_keys.distribution = KeyDistribution::kUniform;
+  build_keys.groups = d.build_records;
+  KeySpec probe_keys = d.keys;
+  probe_keys.groups = d.build_records;
+  KeySpec node_keys;
+  node_keys.distribution = KeyDistribution::kUniform;
+  node_keys.groups = std::max(1.0, node_count);
+  const double key_bytes = 32.0 / lambda;
+  for (int w = 0; w < n; ++w) {
+    ThreadPlan& tp = b.thread_plan(w);
+    const double cached = b.cached_entries(w, key_bytes, false);
+    const double build_hit = cache_hit_ratio(build_keys, cached, d.build_records);
+    const double probe_hit = cache_hit_ratio(probe_keys, cached, d.records);
+    const double build_shared = b.shared_line_share(w, build_keys, key_bytes, d.build_records, n);
+    const double build_own = b.private_hit_ratio(w, build_keys, key_bytes, d.build_records);
+    const double probe_own = b.private_hit_ratio(w, probe_keys, key_bytes, d.records);
+    const double node_hit = cache_hit_ratio(node_keys, b.cached_entries(w, 32.0, false), d.records);
+    const double node_own = b.private_hit_ratio(w, node_keys, 32.0, d.records);
+    if (w == 0) {
+      b.note_hit("build", build_hit);
+      b.note_hit("probe", probe_hit);
+      b.note_hit("overflow nodes", node_hit);
+      b.note_shared("build", build_shared);
+    }
+    for (int batch = 0; batch < kBatches; ++batch) {
+      const double tuples = d.build_records / n / kBatches;
+      b.table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
+                   build_hit, true, c.join_cycles_per_tuple, -1, build_shared, build_own, n > 1);
+      OperatorBuilder::write_stream(tp, nodes.spread(), node_count / n / kBatches * 32.0);
+      tp.ops.emplace_back(Compute{alloc.allocate_s / n / kBatches, Phase::kUpdateTable});
+      b.maybe_os_move(tp);
+    }
+    tp.ops.emplace_back(Barrier{});
+    for (int batch = 0; batch < kBatches; ++batch) {
+      const double tuples = d.records / n / kBatches;
+      b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
+                   probe_hit, false, c.join_cycles_per_tuple, -1, 0.0, probe_own);
+      b.table_loop(tp, w, {}, 0.0, 0.0, nodes.spread(), tuples * node_count / d.build_records, node_hit, false, 0.0, -1, 0.0,
+                   node_own);
+      b.dependent_accesses(tp, nodes.spread(), tuples * deeper, node_hit, false, Phase::kProbeTable);
+      b.maybe_os_move(tp);
+    }
+    tp.ops.emplace_back(Barrier{});
+    b.table_loop(tp, w, table.chunk(w, n), buckets / n * 32.0, 0.0, nodes.spread(), node_count / n, node_hit, false, 0.0, -1,
+                 0.0, node_own);
+    tp.ops.emplace_back(Compute{alloc.free_s / n, Phase::kOther});
+  }
+}
+
 void plan(OperatorBuilder& b) {
+  if (per_bucket(b.spec())) {
+    plan_per_bucket(b);
+    return;
+  }
   const DataSpec& d = b.data();
   const OperatorCosts& c = b.costs();
   const int n = b.workers();

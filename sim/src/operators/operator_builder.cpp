@@ -186,6 +186,19 @@ void OperatorBuilder::random_misses(ThreadPlan& tp, std::vector<model::NodeShare
   tp.ops.emplace_back(std::move(tr));
 }
 
+void OperatorBuilder::dependent_accesses(ThreadPlan& tp, std::vector<model::NodeShare> spread, double accesses, double hit,
+                                         bool update, Phase phase) const {
+  if (accesses * hit > 0.0) tp.ops.emplace_back(Compute{accesses * hit * spec_.costs.llc_hit_ns * 1e-9, phase});
+  const double bytes = accesses * (1.0 - hit) * line_bytes();
+  if (bytes < 1.0) return;
+  Transfer tr;
+  (update ? tr.write_spread : tr.read_spread) = std::move(spread);
+  tr.bytes = bytes;
+  tr.lines_in_flight = 1.0;
+  tr.phase = phase;
+  tp.ops.emplace_back(std::move(tr));
+}
+
 void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes,
                                  double scan_cycles, std::vector<model::NodeShare> table_spread, double accesses, double hit,
                                  bool update, double cycles_per_access, int step, double shared_transfers, double private_hit,

@@ -90,6 +90,11 @@ class OperatorBuilder {
   // ownership and write it back), random_lines_in_flight in flight: a latency-bound transfer,
   // taking at least `core_seconds` of core work that overlaps it (f: the core's clock, Hz); with
   // no miss that work is a Compute.
+  // `accesses` loads whose address comes from the load before them (a chain's next node, a block's
+  // tail after its header), which no prefetch can start early: the share `hit` is served by the
+  // LLC (llc_hit_ns each, core time), the rest go to memory one at a time (one line in flight).
+  void dependent_accesses(ThreadPlan& tp, std::vector<model::NodeShare> spread, double accesses, double hit, bool update,
+                          Phase phase) const;
   void random_misses(ThreadPlan& tp, std::vector<model::NodeShare> table_spread, double misses, bool update, int step,
                      Phase phase, double core_seconds = 0.0, double frequency_hz = 0.0) const;
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "numatwin/model/allocator_costs.hpp"
 #include "numatwin/model/energy.hpp"
 #include "numatwin/model/memory_tiers.hpp"
 #include "numatwin/model/operator_costs.hpp"
@@ -174,6 +175,9 @@ struct Topology {
   // The operator model's costs on this machine, each with its origin and range
   // (operator_costs.hpp); a cost not listed is its default.
   std::vector<NamedCost> operator_costs;
+  // Per memory allocator: malloc, free and realloc costs by size class and threads, with where
+  // and when they were measured (allocator_costs.hpp); an allocator not listed: the defaults.
+  std::vector<AllocatorCosts> allocator_costs;
   // Energy per byte and background power (energy.hpp); absent: the uncalibrated defaults.
   std::optional<EnergyParameters> energy;
   Provenance provenance;

@@ -42,4 +42,9 @@ OperatorCosts operator_costs_of(const CostBasis& basis, const OperatorCosts& bas
 // "costs: 2 measured, 1 given, 4 default (hash_cycles_per_tuple, ...)" for the named costs.
 std::string cost_basis_summary(const CostBasis& basis, const std::vector<std::string>& names);
 
+// What a spec that allocates (allocation per-group or per-bucket) rests on for its allocator's
+// costs: "allocator costs: jemalloc, measured on HOST at TIME (SOURCE)" or "allocator costs:
+// tbbmalloc: default (calibrated nowhere: ...)"; "" for a preallocated spec.
+std::string allocator_cost_basis(const WorkloadSpec& spec);
+
 }  // namespace numatwin::sim

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "numatwin/model/allocator_costs.hpp"
 #include "numatwin/sim/key_distribution.hpp"
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/sim/thread_placement.hpp"
@@ -35,6 +37,12 @@ enum class PartitionStrategy { kShuffle, kMigration, kMigrationAndCopy };
 //                   scatter passes), then build and probe a private, cache-resident table per
 //                   partition (Balkesen et al., "Main-memory hash joins on multi-core CPUs")
 enum class JoinAlgorithm { kNonPartitioned, kRadix };
+
+// How an operator gets its memory for per-group or per-bucket data (issue 16): preallocated
+// placed buffers (the default); per-group: MEDIAN keeps each group's values in an array grown
+// through malloc/realloc as values arrive (Memarzia et al.'s holistic aggregation); per-bucket: the
+// hash join's bucket overflow nodes come from malloc (Blanas et al.'s chained table).
+enum class Allocation { kPreallocated, kPerGroup, kPerBucket };
 
 struct DataSpec {
   double records = 1e8;         // aggregation input; probe side S of joins; fact table of sort-merge
@@ -103,6 +111,11 @@ struct WorkloadSpec {
   // Operators:
   PartitionStrategy strategy = PartitionStrategy::kShuffle;  // kPartitionedAggregation
   JoinAlgorithm join_algorithm = JoinAlgorithm::kNonPartitioned;  // kHashJoin
+  Allocation allocation = Allocation::kPreallocated;  // per-group: MEDIAN; per-bucket: hash join
+  // The allocator the kernels' malloc/free run with and its costs on the machine (nullopt: the
+  // model's defaults, model/allocator_costs.hpp); used only when allocation is not preallocated.
+  std::string allocator = "glibc";
+  std::optional<model::AllocatorCosts> allocator_costs;
   DataSpec data;
   MemoryPolicy memory;
   OperatorCosts costs;
@@ -120,6 +133,9 @@ std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base);
 // Checks the spec against the topology; throws std::invalid_argument with a message that names
 // the field (e.g. "--bytes must be > 0"). Operators' data sizes are checked by their planner.
 void check_workload(const model::Topology& topology, const WorkloadSpec& spec);
+// The allocation fits the workload (per-group: median; per-bucket: non-partitioned hash join);
+// throws std::invalid_argument naming --allocation.
+void check_allocation(const WorkloadSpec& spec);
 
 WorkloadKind parse_workload_kind(const std::string& text);
 ShuffleAlgorithm parse_algorithm(const std::string& text);
@@ -129,6 +145,8 @@ PartitionStrategy parse_strategy(const std::string& text);
 std::string strategy_name(PartitionStrategy strategy);
 JoinAlgorithm parse_join_algorithm(const std::string& text);
 std::string join_algorithm_name(JoinAlgorithm algorithm);
+Allocation parse_allocation(const std::string& text);  // preallocated, per-group, per-bucket
+std::string allocation_name(Allocation allocation);
 std::string algorithm_name(ShuffleAlgorithm algorithm);
 std::string sync_name(SyncMode sync);
 

@@ -71,6 +71,10 @@ void median_scatter(TableView table, std::span<const Tuple> input, std::uint64_t
 // For every used slot in [begin, end) (after the scatter, its payload is the end of its run; the
 // first run starts at `base`): payload := lo + hi of the run's two middle values (the same value
 // twice for odd sizes). Reorders the runs.
+// Twice the median of run[0, size) (size >= 1; the mean of the two middle values for even sizes,
+// kept as their sum); reorders the run.
+std::uint64_t twice_median(std::uint64_t* run, std::uint64_t size);
+
 void median_select(TableView table, std::uint64_t begin, std::uint64_t end, std::uint64_t base,
                    std::uint64_t* values);
 

@@ -1,0 +1,89 @@
+#include "allocator_calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+
+#include "numatwin/model/allocator_costs_json.hpp"
+#include "numatwin/model/file_io.hpp"
+#include "numatwin/model/input_error.hpp"
+#include "numatwin/validate/allocator.hpp"
+#include "numatwin/validate/allocator_bench.hpp"
+#include "numatwin/validate/allocator_cost_bench.hpp"
+#include "numatwin/validate/machine_measurement.hpp"
+
+namespace numatwin::cli {
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+}  // namespace
+
+void write_allocator_costs_file(const std::string& file, const std::string& allocator, const AllocatorCalibrationOptions& o) {
+  if (validate::built_with_address_sanitizer())
+    throw std::invalid_argument("allocbench --calibrate: this numatwin is built with AddressSanitizer, whose malloc is not " +
+                                allocator + "'s; use a release build (cmake --preset release)");
+  // The overhead first: its peak resident set must be this process's first.
+  validate::AllocatorBenchOptions overhead;
+  overhead.threads = o.threads;
+  overhead.bytes_per_thread = o.mib_per_thread * 1024 * 1024;
+  overhead.rounds = o.rounds;
+  const validate::AllocatorBenchResult peak = validate::run_allocator_bench(overhead);
+  if (!peak.verified) throw std::runtime_error("allocator benchmark: what the readers read differs from what was written");
+  validate::AllocatorCostBenchOptions bench;
+  bench.max_threads = o.threads;
+  bench.repetitions = o.repetitions;
+  model::AllocatorCosts costs;
+  costs.allocator = allocator;
+  costs.points = validate::run_allocator_cost_bench(bench);
+  costs.overhead_ratio = peak.overhead;
+  const nlohmann::ordered_json host = validate::host_state();
+  costs.host = fmt::format("{} ({})", host.value("hostname", std::string("?")), host.value("kernel", std::string("?")));
+  costs.measured_at = utc_now();
+  costs.source = fmt::format(
+      "numatwin validate allocbench --calibrate: costs at 1..{} threads, sizes 16 B..64 KiB, median of {} repetitions; "
+      "overhead from {} rounds of {:g} MiB per thread (peak VmHWM over requested)",
+      o.threads, o.repetitions, o.rounds, o.mib_per_thread);
+  model::write_file_atomically(file, model::allocator_costs_json({costs}).dump(2) + "\n");
+}
+
+model::AllocatorCosts read_allocator_costs_file(const std::string& file) {
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    throw model::InputError(file, "", "expected allocator costs as JSON");
+  }
+  const model::JsonReader root(j, "", file);
+  std::vector<model::AllocatorCosts> all = model::read_allocator_costs(root);
+  if (all.size() != 1) root.fail("expected the costs of exactly one allocator");
+  return all.front();
+}
+
+void merge_allocator_costs(model::Topology& topology, const model::AllocatorCosts& costs) {
+  model::check_allocator_costs(costs);
+  auto it = std::find_if(topology.allocator_costs.begin(), topology.allocator_costs.end(),
+                         [&](const model::AllocatorCosts& c) { return c.allocator == costs.allocator; });
+  if (it != topology.allocator_costs.end()) {
+    *it = costs;
+  } else {
+    topology.allocator_costs.push_back(costs);
+  }
+  const std::string pointer = "/allocator_costs/" + costs.allocator;
+  std::vector<std::string>& measured = topology.provenance.measured;
+  if (std::find(measured.begin(), measured.end(), pointer) == measured.end()) measured.push_back(pointer);
+}
+
+}  // namespace numatwin::cli

@@ -1,0 +1,154 @@
+#include "allocbench_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "allocator_calibration.hpp"
+#include "allocator_exec.hpp"
+#include "numatwin/model/file_io.hpp"
+#include "numatwin/model/topology_json.hpp"
+#include "numatwin/validate/allocator.hpp"
+#include "numatwin/validate/allocator_bench.hpp"
+#include "numatwin/validate/run_support.hpp"
+#include "progress.hpp"
+#include "text_table.hpp"
+#include "topology_lookup.hpp"
+
+namespace numatwin::cli {
+
+using Json = nlohmann::ordered_json;
+
+void register_allocbench(CLI::App& validate_app) {
+  struct Options {
+    std::string allocator = "all";
+    int threads = 0;
+    double mib_per_thread = 256.0;
+    int rounds = 3;
+    bool json = false;
+    std::string result_file;  // internal: a child writes its result here
+    std::string calibrate;    // a topology to write the allocators' costs into
+    std::string out;
+    int repetitions = 5;
+    std::string costs_file;  // internal: a child writes its allocator's costs here
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = validate_app.add_subcommand(
+      "allocbench", "Allocator microbenchmark (Durner et al.): time and memory overhead per allocator, one process each");
+  cmd->add_option("--allocator", o->allocator, "all, glibc, jemalloc, tcmalloc or tbbmalloc")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Threads (default: every usable CPU)");
+  cmd->add_option("--mib-per-thread", o->mib_per_thread, "Requested bytes each thread holds at its peak, MiB")
+      ->check(CLI::Range(1.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--rounds", o->rounds, "Allocate-and-write / read-and-free rounds")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->add_option("--result-file", o->result_file, "(internal) write one allocator's result here")->group("");
+  cmd->add_option("--calibrate", o->calibrate,
+                  "Measure each allocator's malloc, free, realloc and remote-free costs (1..--threads threads, sizes 16 B..64 KiB) "
+                  "and its overhead, and write them into this topology's /allocator_costs (saved to --out)");
+  cmd->add_option("--out", o->out, "With --calibrate: the topology file to write (atomically)");
+  cmd->add_option("--repetitions", o->repetitions, "With --calibrate: repetitions of each cost point (the median is kept)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--costs-file", o->costs_file, "(internal) write one allocator's costs here")->group("");
+  cmd->callback([o] {
+    const int threads = o->threads > 0 ? o->threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    validate::AllocatorBenchOptions bench;
+    bench.threads = threads;
+    bench.bytes_per_thread = o->mib_per_thread * 1024 * 1024;
+    bench.rounds = o->rounds;
+    validate::RunOptions limits;
+    validate::check_free_memory(3.0 * bench.bytes_per_thread * threads, limits);  // allocators may hold up to ~3x
+    AllocatorCalibrationOptions calibration{threads, o->mib_per_thread, o->rounds, o->repetitions};
+    if (!o->costs_file.empty()) {  // a child: one allocator's costs to the file
+      ensure_allocator(o->allocator);
+      write_allocator_costs_file(o->costs_file, validate::allocator_by_name(o->allocator).name, calibration);
+      return;
+    }
+    if (!o->calibrate.empty() && o->out.empty()) throw std::invalid_argument("--calibrate needs --out (the topology file to write)");
+    if (!o->result_file.empty()) {  // a child: one allocator, result to the file
+      ensure_allocator(o->allocator);
+      model::write_file_atomically(o->result_file, validate::to_json(validate::run_allocator_bench(bench)).dump() + "\n");
+      return;
+    }
+    std::vector<std::string> names;
+    if (o->allocator == "all") {
+      for (const validate::AllocatorInfo& a : validate::known_allocators()) names.push_back(a.name);
+    } else {
+      names.push_back(validate::allocator_by_name(o->allocator).name);
+    }
+    for (const std::string& name : names) (void)validate::require_allocator_library(validate::allocator_by_name(name));
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("numatwin-allocbench-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    if (!o->calibrate.empty()) {
+      model::Topology t = find_topology(o->calibrate);
+      TextTable table({"allocator", "malloc ns (16 B, 1 thr)", "free ns", "realloc ns (64 B)", "remote free ns", "overhead"});
+      for (const std::string& name : names) {
+        std::cerr << "numatwin: measuring " << name << "\n";
+        const std::string file = (dir / (name + "-costs.json")).string();
+        const std::vector<std::string> args = {own_arguments().front(), "validate", "allocbench", "--allocator", name, "--threads",
+                                               std::to_string(threads), "--mib-per-thread", fmt::format("{}", o->mib_per_thread),
+                                               "--rounds", std::to_string(o->rounds), "--repetitions", std::to_string(o->repetitions),
+                                               "--costs-file", file};
+        const std::optional<int> status = run_in_child(name, args);
+        if (status.value_or(1) != 0)
+          throw std::runtime_error("the " + name + " run failed (exit status " + std::to_string(status.value_or(1)) + ")");
+        const model::AllocatorCosts costs = read_allocator_costs_file(file);
+        merge_allocator_costs(t, costs);
+        const model::AllocatorCostAt small = model::allocator_cost_at(&costs, 1, 16);
+        const model::AllocatorCostAt grow = model::allocator_cost_at(&costs, 1, 64);
+        table.add_row({costs.allocator, fmt::format("{:.1f}", small.malloc_ns), fmt::format("{:.1f}", small.free_ns),
+                       fmt::format("{:.1f}", grow.realloc_ns), fmt::format("{:.1f}", small.remote_free_ns),
+                       fmt::format("{:.3f}", costs.overhead_ratio)});
+      }
+      std::filesystem::remove_all(dir);
+      model::save_topology(t, o->out);
+      std::cout << table.render() << "allocator costs written to " << o->out << "\n";
+      return;
+    }
+    std::vector<validate::AllocatorBenchResult> results;
+    const ProgressBar bar;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      bar.update(static_cast<int>(i), static_cast<int>(names.size()), 0.0, names[i]);
+      const std::string file = (dir / (names[i] + ".json")).string();
+      std::vector<std::string> args = {own_arguments().front(), "validate", "allocbench", "--allocator", names[i],
+                                       "--threads", std::to_string(threads), "--mib-per-thread", fmt::format("{}", o->mib_per_thread),
+                                       "--rounds", std::to_string(o->rounds), "--result-file", file};
+      // The child must start fresh (its own peak RSS): even glibc runs in a child.
+      const std::optional<int> status = run_in_child(names[i], args);
+      if (status.value_or(1) != 0) throw std::runtime_error("the " + names[i] + " run failed (exit status " + std::to_string(status.value_or(1)) + ")");
+      std::ifstream in(file);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      results.push_back(validate::allocator_bench_from_json(nlohmann::json::parse(text)));
+    }
+    bar.update(static_cast<int>(names.size()), static_cast<int>(names.size()), 0.0, "done");
+    bar.finish();
+    std::filesystem::remove_all(dir);
+    if (o->json) {
+      Json out = Json::array();
+      for (const auto& r : results) out.push_back(validate::to_json(r));
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    std::cout << fmt::format("{} threads, {:g} MiB requested per thread at the peak, {} rounds\n", threads, o->mib_per_thread, o->rounds);
+    TextTable table({"allocator", "alloc+write s", "read+free s", "M objects", "peak RSS MiB", "overhead", "verified"});
+    for (const auto& r : results) {
+      table.add_row({r.allocator, fmt::format("{:.3f}", r.alloc_write_seconds), fmt::format("{:.3f}", r.read_free_seconds),
+                     fmt::format("{:.2f}", r.objects / 1e6), fmt::format("{:.0f}", r.peak_rss_bytes / 1048576.0),
+                     fmt::format("{:.3f}", r.overhead), r.verified ? "yes" : "NO"});
+    }
+    std::cout << table.render();
+    std::cout << "overhead = peak resident set / peak requested bytes\n";
+  });
+}
+
+}  // namespace numatwin::cli

@@ -1,0 +1,76 @@
+// What a memory allocator costs on a machine (Durner, Leis and Neumann; Memarzia et al.): per
+// allocator, the time of malloc, free and a doubling realloc per size class and thread count, the
+// extra cost of freeing an object another thread allocated, and the bytes the allocator keeps
+// resident per byte requested. Measured by `numatwin validate allocbench --calibrate` and stored
+// in the topology file under /allocator_costs with where and when they were measured.
+//
+// The maths the simulator uses (sim/src/operators/allocation_costs.cpp applies it):
+//   A cost is looked up at (T threads, s bytes). The measured thread counts form rows; the row
+//   used is the largest measured count <= T (the smallest row when T is below every row, the
+//   largest when above: a count beyond what was measured is carried from the largest row).
+//   Within a row, s is rounded up to its size class 2^ceil(log2 s) (allocators serve a request
+//   from the class that holds it), clamped to the smallest and largest measured class; between
+//   two measured classes the cost is interpolated linearly in log2 of the size.
+//   realloc_ns(s) is the time to grow an object from s/2 to s bytes (the copy included when the
+//   allocator moves it), as a growth rule that doubles does.
+//   remote_free_ns(s) is the time of a free of an object allocated by another thread (the cost
+//   of handing it back to its owner's heap or arena included).
+//   overhead_ratio = (resident bytes at the peak) / (bytes requested at the peak), >= 0.
+// When the file has no entry for an allocator, the defaults below are used and the lookup says so
+// (is_default): a prediction resting on them must say it.
+//   default malloc_ns = 20, free_ns = 15, remote_free_ns = 40 (guesses of the order glibc and
+//   tcmalloc show for small objects on 2015-2024 cores; not measured on any machine);
+//   default realloc_ns(s) = 40 + 0.1 x s (a malloc, a free, and a copy of s/2 bytes at 5 GB/s).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace numatwin::model {
+
+// One measured point: `threads` threads allocating objects of `size_bytes` (a power of two).
+struct AllocatorCostPoint {
+  int threads = 1;
+  std::int64_t size_bytes = 16;
+  double malloc_ns = 0.0;
+  double free_ns = 0.0;
+  double realloc_ns = 0.0;      // growing an object from size_bytes / 2 to size_bytes
+  double remote_free_ns = 0.0;  // freeing an object another thread allocated
+
+  bool operator==(const AllocatorCostPoint&) const = default;
+};
+
+struct AllocatorCosts {
+  std::string allocator;  // "glibc", "jemalloc", "tcmalloc", "tbbmalloc"
+  std::vector<AllocatorCostPoint> points;
+  double overhead_ratio = 1.0;  // resident / requested bytes at the peak
+  std::string host;             // where it was measured
+  std::string measured_at;      // when (UTC, ISO 8601)
+  std::string source;           // how (command and parameters)
+
+  bool operator==(const AllocatorCosts&) const = default;
+};
+
+// The costs at one (threads, bytes), and whether they are the defaults.
+struct AllocatorCostAt {
+  double malloc_ns = 0.0;
+  double free_ns = 0.0;
+  double realloc_ns = 0.0;
+  double remote_free_ns = 0.0;
+  bool is_default = true;
+};
+
+// The entry for `allocator` in `costs`, or nullptr.
+const AllocatorCosts* find_allocator_costs(const std::vector<AllocatorCosts>& costs, std::string_view allocator);
+
+// The lookup described at the top; `costs` nullptr or without points: the defaults.
+// Throws std::invalid_argument for threads < 1 or bytes <= 0.
+AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, double bytes);
+
+// Throws std::invalid_argument naming the first bad figure (a negative time, a size that is not a
+// power of two, two points at the same (threads, size), an overhead ratio < 0).
+void check_allocator_costs(const AllocatorCosts& costs);
+
+}  // namespace numatwin::model

@@ -1,0 +1,81 @@
+#include "numatwin/model/allocator_costs_json.hpp"
+
+#include <limits>
+#include <set>
+#include <string>
+
+namespace numatwin::model {
+namespace {
+
+double non_negative(const JsonReader& r) {
+  const double x = r.number();
+  if (x < 0.0) r.fail("expected a number >= 0, found " + std::to_string(x));
+  return x;
+}
+
+AllocatorCostPoint read_point(const JsonReader& r, std::set<std::pair<int, std::int64_t>>& seen) {
+  r.expect_object("a point {\"threads\", \"size_bytes\", \"malloc_ns\", \"free_ns\", \"realloc_ns\", \"remote_free_ns\"}");
+  r.allow_only({"threads", "size_bytes", "malloc_ns", "free_ns", "realloc_ns", "remote_free_ns"});
+  AllocatorCostPoint p;
+  p.threads = r.field("threads").small_integer(1);
+  const JsonReader size = r.field("size_bytes");
+  p.size_bytes = size.integer(1, std::int64_t{1} << 40);
+  if ((p.size_bytes & (p.size_bytes - 1)) != 0)
+    size.fail("expected a power of two (a size class), found " + std::to_string(p.size_bytes));
+  p.malloc_ns = non_negative(r.field("malloc_ns"));
+  p.free_ns = non_negative(r.field("free_ns"));
+  p.realloc_ns = non_negative(r.field("realloc_ns"));
+  p.remote_free_ns = non_negative(r.field("remote_free_ns"));
+  if (!seen.insert({p.threads, p.size_bytes}).second)
+    r.fail("expected one point per (threads, size_bytes); this one repeats threads " + std::to_string(p.threads) +
+           ", size_bytes " + std::to_string(p.size_bytes));
+  return p;
+}
+
+}  // namespace
+
+std::vector<AllocatorCosts> read_allocator_costs(const JsonReader& r) {
+  r.expect_object("allocator costs by allocator name {\"glibc\": {\"points\": [...], \"overhead_ratio\", ...}, ...}");
+  std::vector<AllocatorCosts> out;
+  for (const auto& item : r.json().items()) {
+    const JsonReader entry = r.field(item.key().c_str());
+    entry.expect_object("one allocator's costs {\"points\", \"overhead_ratio\", \"host\", \"measured_at\", \"source\"}");
+    entry.allow_only({"points", "overhead_ratio", "host", "measured_at", "source"});
+    AllocatorCosts c;
+    c.allocator = item.key();
+    c.overhead_ratio = non_negative(entry.field("overhead_ratio"));
+    c.host = entry.field("host").string(true);
+    c.measured_at = entry.field("measured_at").string(true);
+    c.source = entry.field("source").string(true);
+    const JsonReader points = entry.field("points");
+    points.expect_array("a list of measured points");
+    if (points.size() == 0) points.fail("expected at least one measured point");
+    std::set<std::pair<int, std::int64_t>> seen;
+    for (std::size_t i = 0; i < points.size(); ++i) c.points.push_back(read_point(points.element(i), seen));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+nlohmann::ordered_json allocator_costs_json(const std::vector<AllocatorCosts>& costs) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const AllocatorCosts& c : costs) {
+    nlohmann::ordered_json points = nlohmann::ordered_json::array();
+    for (const AllocatorCostPoint& p : c.points) {
+      points.push_back({{"threads", p.threads},
+                        {"size_bytes", p.size_bytes},
+                        {"malloc_ns", p.malloc_ns},
+                        {"free_ns", p.free_ns},
+                        {"realloc_ns", p.realloc_ns},
+                        {"remote_free_ns", p.remote_free_ns}});
+    }
+    out[c.allocator] = {{"overhead_ratio", c.overhead_ratio},
+                        {"host", c.host},
+                        {"measured_at", c.measured_at},
+                        {"source", c.source},
+                        {"points", points}};
+  }
+  return out;
+}
+
+}  // namespace numatwin::model

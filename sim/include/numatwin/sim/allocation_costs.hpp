@@ -1,0 +1,65 @@
+// What the allocating kernels (validate/allocating_kernels.hpp) spend in malloc, realloc and free,
+// from the allocator's measured costs (model/allocator_costs.hpp: the lookup at (threads, bytes)).
+//
+// MEDIAN per group. A group's values live in a block of b bytes: an 8-byte header and b / 8 - 1
+// values; the first value mallocs 32 bytes, a full block is realloc'd to twice its bytes. A group
+// of k >= 1 values therefore does 1 malloc(32), r(k) reallocs and 1 free of its last block:
+//     r(k) = max(0, ceil(log2((k + 1) / 4)))        (32 x 2^r >= 8 (k + 1))
+//     the j-th realloc grows 32 x 2^(j-1) to 32 x 2^j bytes and costs realloc_ns(T, 32 x 2^j).
+// With N records over G groups:
+//   uniform keys: a group's size is Poisson with mean lambda = N / G, so the expected totals are
+//     G x sum_{k >= 1} P(k) x [malloc_ns(T, 32) + sum_{j=1..r(k)} realloc_ns(T, 32 x 2^j) + free(k)]
+//     (the sum is cut where P(k) < 1e-12 of the mass remains);
+//   other distributions: every group is taken to hold N / G values (rounded), an approximation
+//     (skewed keys make a few large groups: fewer reallocs per value than this predicts).
+//   free(k) = ((1 / T) free_ns + ((T - 1) / T) remote_free_ns)(T, 32 x 2^r(k)): a block is freed by
+//   the worker whose slice of the table holds the group, and was last grown by whichever worker
+//   appended the value that filled it: another worker with probability (T - 1) / T.
+//
+// Chained hash join per bucket. B = the power of two >= |R| / 2 buckets, one tuple inline each;
+// R's keys hashed by a mixing hash fill a bucket with X ~ Poisson(lambda = |R| / B) tuples, of
+// which max(0, X - 1) are overflow nodes (24 bytes: the 32-byte class):
+//     M = B x E[max(0, X - 1)] = B x (lambda - 1 + e^-lambda)
+// mallocs in the build (malloc_ns(T, 24) each) and as many frees at the end, remote with
+// probability (T - 1) / T as above. A probe of a key that is in R visits, past the inline tuple,
+// as many nodes as the key's position in its bucket's chain: on average over R's tuples
+// E[X (X - 1) / 2] / E[X] = lambda / 2 nodes (Poisson: E[X (X - 1)] = lambda^2). The kernel
+// prefetches a bucket's first node, so of these a share (lambda - 1 + e^-lambda) / lambda = M / |R|
+// per probe (the key sits at position >= 1) are independent misses; the deeper ones, at
+// positions p >= 2, are dependent (their address is the node before's): per probe
+//     D = E[sum_{p=2..X-1} (p - 1)] / lambda = ((lambda^2 - 2 lambda + 2) / 2 - e^-lambda) / lambda
+// (E[(X - 1)(X - 2)] = lambda^2 - 2 lambda + 2; X = 0 would contribute 1 to it, hence - e^-lambda).
+//
+// MEDIAN's appends: the kernel prefetches a group's block header, so a value whose slot lies in the
+// header's line (index < 7: 8 (1 + i) < 64) costs no further miss; the others write a tail line
+// whose address needs the header (a dependent access). The share of values at index >= 7 of
+// their group: E[max(0, X - 7)] / lambda (Poisson), max(0, k - 7) / k for k = N / G otherwise.
+#pragma once
+
+#include <string>
+
+#include "numatwin/sim/workload_spec.hpp"
+
+namespace numatwin::sim {
+
+// r(k) above; k >= 1.
+int group_reallocs(double values);
+
+struct AllocationSeconds {
+  double allocate_s = 0.0;  // malloc and realloc, all workers together
+  double free_s = 0.0;      // free, all workers together
+  double allocations = 0.0; // malloc + realloc calls
+  double frees = 0.0;
+  double bytes_held = 0.0;  // requested bytes of the blocks or nodes at the end (their classes)
+  bool rests_on_defaults = true;
+};
+
+AllocationSeconds per_group_allocation(const WorkloadSpec& spec, int workers);
+double share_beyond_header_line(const WorkloadSpec& spec);
+
+double chained_bucket_count(double build_records);
+double expected_overflow_nodes(double build_records);  // M above
+double dependent_node_visits(double build_records);    // D above
+AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers);
+
+}  // namespace numatwin::sim

@@ -1,0 +1,135 @@
+#include "numatwin/sim/allocation_costs.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace numatwin::sim {
+namespace {
+
+constexpr double kFirstBlockBytes = 32.0;
+constexpr double kOverflowNodeBytes = 24.0;
+
+const model::AllocatorCosts* costs_of(const WorkloadSpec& spec) {
+  return spec.allocator_costs ? &*spec.allocator_costs : nullptr;
+}
+
+// A free by one of T workers of an object any of them allocated.
+double free_ns(const model::AllocatorCostAt& c, int workers) {
+  const double remote = static_cast<double>(workers - 1) / workers;
+  return (1.0 - remote) * c.free_ns + remote * c.remote_free_ns;
+}
+
+// The allocator's time for one group of k values: its malloc, reallocs and free.
+struct GroupCost {
+  double allocate_ns = 0.0;
+  double free_ns = 0.0;
+  double calls = 0.0;
+  double bytes = 0.0;  // the last block's
+};
+
+GroupCost group_cost(const model::AllocatorCosts* costs, int workers, double k) {
+  GroupCost g;
+  g.allocate_ns = model::allocator_cost_at(costs, workers, kFirstBlockBytes).malloc_ns;
+  g.calls = 1.0;
+  const int r = group_reallocs(k);
+  for (int j = 1; j <= r; ++j) {
+    g.allocate_ns += model::allocator_cost_at(costs, workers, kFirstBlockBytes * std::ldexp(1.0, j)).realloc_ns;
+    g.calls += 1.0;
+  }
+  g.bytes = kFirstBlockBytes * std::ldexp(1.0, r);
+  g.free_ns = free_ns(model::allocator_cost_at(costs, workers, kFirstBlockBytes * std::ldexp(1.0, r)), workers);
+  return g;
+}
+
+}  // namespace
+
+int group_reallocs(double values) {
+  const double k = std::max(1.0, values);
+  return std::max(0, static_cast<int>(std::ceil(std::log2((k + 1.0) / 4.0) - 1e-12)));
+}
+
+AllocationSeconds per_group_allocation(const WorkloadSpec& spec, int workers) {
+  const model::AllocatorCosts* costs = costs_of(spec);
+  const double n = spec.data.records;
+  const double groups = spec.data.keys.groups;
+  const double lambda = n / groups;
+  AllocationSeconds out;
+  out.rests_on_defaults = costs == nullptr || costs->points.empty();
+  if (spec.data.keys.distribution == KeyDistribution::kUniform) {
+    // Poisson(lambda) pmf by its recurrence P(k) = P(k - 1) lambda / k, from P(0) = e^-lambda (in
+    // logs where e^-lambda underflows).
+    const double top = lambda + 12.0 * std::sqrt(lambda) + 30.0;
+    double remaining = 1.0 - std::exp(-lambda);
+    for (double k = 1.0; k <= top && remaining > 1e-12; k += 1.0) {
+      const double p = std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
+      remaining -= p;
+      const GroupCost g = group_cost(costs, workers, k);
+      out.allocate_s += groups * p * g.allocate_ns * 1e-9;
+      out.free_s += groups * p * g.free_ns * 1e-9;
+      out.allocations += groups * p * g.calls;
+      out.frees += groups * p;
+      out.bytes_held += groups * p * g.bytes;
+    }
+  } else {
+    const double k = std::max(1.0, std::round(lambda));
+    const GroupCost g = group_cost(costs, workers, k);
+    out.allocate_s = groups * g.allocate_ns * 1e-9;
+    out.free_s = groups * g.free_ns * 1e-9;
+    out.allocations = groups * g.calls;
+    out.frees = groups;
+    out.bytes_held = groups * g.bytes;
+  }
+  return out;
+}
+
+double chained_bucket_count(double build_records) {
+  double b = 1.0;
+  while (2.0 * b < build_records) b *= 2.0;
+  return b;
+}
+
+double expected_overflow_nodes(double build_records) {
+  const double b = chained_bucket_count(build_records);
+  const double lambda = build_records / b;
+  return b * (lambda - 1.0 + std::exp(-lambda));
+}
+
+double dependent_node_visits(double build_records) {
+  const double lambda = build_records / chained_bucket_count(build_records);
+  return ((lambda * lambda - 2.0 * lambda + 2.0) / 2.0 - std::exp(-lambda)) / lambda;
+}
+
+double share_beyond_header_line(const WorkloadSpec& spec) {
+  constexpr double kInHeaderLine = 7.0;
+  const double lambda = spec.data.records / spec.data.keys.groups;
+  if (spec.data.keys.distribution != KeyDistribution::kUniform) {
+    const double k = std::max(1.0, std::round(lambda));
+    return std::max(0.0, k - kInHeaderLine) / k;
+  }
+  // E[max(0, X - 7)] = lambda - sum_{k < 7} k P(k) - 7 P(X >= 7)
+  double below = 0.0;
+  double tail = 1.0;
+  double p = std::exp(-lambda);
+  for (int k = 0; k < 7; ++k) {
+    below += k * p;
+    tail -= p;
+    p *= lambda / (k + 1);
+  }
+  return std::max(0.0, lambda - below - kInHeaderLine * tail) / lambda;
+}
+
+AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers) {
+  const model::AllocatorCosts* costs = costs_of(spec);
+  const double nodes = expected_overflow_nodes(spec.data.build_records);
+  const model::AllocatorCostAt c = model::allocator_cost_at(costs, workers, kOverflowNodeBytes);
+  AllocationSeconds out;
+  out.rests_on_defaults = costs == nullptr || costs->points.empty();
+  out.allocate_s = nodes * c.malloc_ns * 1e-9;
+  out.free_s = nodes * free_ns(c, workers) * 1e-9;
+  out.allocations = nodes;
+  out.frees = nodes;
+  out.bytes_held = nodes * 32.0;  // the 32-byte class
+  return out;
+}
+
+}  // namespace numatwin::sim
