@@ -61,6 +61,15 @@ std::string placement_text(const validate::RealRun& run) {
   return "threads ran on CPUs " + cpus;
 }
 
+// "numa balancing 1: 120 hint faults (40 local), 80 pages migrated, 4096 PTEs marked" or why not.
+std::string numa_balancing_text(const validate::RealRun& m) {
+  std::string setting = m.numa_balancing == "0" ? "off (0)" : m.numa_balancing.size() == 1 ? "on (" + m.numa_balancing + ")" : m.numa_balancing;
+  if (!m.numa_counters) return "automatic NUMA balancing " + setting + "; its counters not measured: " + m.numa_counters_why;
+  const validate::NumaBalancingCounters& n = *m.numa_counters;
+  return fmt::format("automatic NUMA balancing {}: during the run {} PTEs marked, {} hint faults ({} local), {} pages migrated",
+                     setting, n.pte_updates, n.hint_faults, n.hint_faults_local, n.pages_migrated);
+}
+
 void print_comparison(const validate::KernelComparison& c) {
   const validate::RealRun& m = c.measured;
   std::cout << fmt::format("{} ({} allocator{})\n", c.id, c.allocator, m.huge_pages ? ", huge pages" : "");
@@ -81,6 +90,7 @@ void print_comparison(const validate::KernelComparison& c) {
   for (const validate::DatasetObservation& d : m.datasets)
     std::cout << fmt::format("  {}: {:.3g} MB, pages {}\n", d.name, d.bytes / 1e6, d.pages.text());
   std::cout << "  verified: " << (m.verified ? "yes, " : "NO, ") << m.verification << "\n";
+  std::cout << "  " << numa_balancing_text(m) << "\n";
 }
 
 // One row per order of a --schedule run: what was measured and predicted side by side.
@@ -104,6 +114,7 @@ void write_report(const model::Topology& t, const validate::ValidationReport& re
 struct RunFlags {
   std::string allocator = "glibc";
   std::string huge_pages = "on";
+  std::string numa_balancing = "system";
   int repetitions = 3;
   double memory_fraction = 0.7;
 
@@ -114,6 +125,12 @@ struct RunFlags {
                     "on: madvise(MADV_HUGEPAGE) on every buffer, as `validate measure` does for the figures the model "
                     "is calibrated on; off: MADV_NOHUGEPAGE")
         ->check(CLI::IsMember({"on", "off"}))
+        ->capture_default_str();
+    app->add_option("--numa-balancing", numa_balancing,
+                    "system: leave automatic NUMA balancing as it is; on / off: switch /proc/sys/kernel/numa_balancing "
+                    "for the run (root; system-wide while it lasts) and restore it; the kernel's hint faults and page "
+                    "migrations during the run are reported either way")
+        ->check(CLI::IsMember({"system", "on", "off"}))
         ->capture_default_str();
     app->add_option("--repetitions", repetitions, "Timed repetitions after one warm-up (the median is reported)")
         ->check(CLI::Range(1, 100))
@@ -126,6 +143,7 @@ struct RunFlags {
     validate::RunOptions o;
     o.repetitions = repetitions;
     o.huge_pages = huge_pages == "on";
+    if (numa_balancing != "system") o.numa_balancing = numa_balancing == "on";
     o.memory_fraction = memory_fraction;
     o.stop = stop;
     return o;

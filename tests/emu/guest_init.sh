@@ -42,9 +42,11 @@ if grep -q qn_kernels=1 /proc/cmdline; then
   check() {  # check LABEL PATTERN FILE: the run's text output must contain PATTERN
     if grep -q "$2" "$3"; then echo "QN: kernels: $1: ok"; else echo "QN: kernels: $1: FAIL ($2 not in the output)"; ok=1; fi
   }
-  run() {  # run NAME ARGS...: one validate run, output to /tmp/NAME.txt
+  run() {  # run NAME ARGS...: one validate run (one repetition unless ARGS say otherwise), output to /tmp/NAME.txt
     name=$1; shift
-    if ! numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$nn" --placement sparse "$@" \
+    case " $* " in *" --repetitions "*) reps="" ;; *) reps="--repetitions 1" ;; esac
+    # shellcheck disable=SC2086
+    if ! numatwin validate run --topology /tmp/skeleton.json $reps --threads "$nn" --placement sparse "$@" \
       >"/tmp/$name.txt" 2>"/tmp/$name.err"; then
       echo "QN: kernels: $name: FAIL (exit status)"; cat "/tmp/$name.err"; ok=1
     fi
@@ -69,6 +71,16 @@ if grep -q qn_kernels=1 /proc/cmdline; then
   check "radix partitions interleaved" "R partitions: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/radix.txt
   run loader --workload count --records 2e5 --groups 1000 --memory-policy first-touch:loader
   check "loader first touch on the loader's node" "input: .*pages n0: 100%" /tmp/loader.txt
+  # Automatic NUMA balancing switched on for one run (the guest boots with it off): a loader
+  # put all input on n0, the workers on every node read their chunks over and over, and the
+  # kernel's hinting faults move pages towards them; off again for the next run.
+  run balancing --workload count --records 4e6 --groups 1000 --memory-policy first-touch:loader --repetitions 12 \
+    --huge-pages off --numa-balancing on
+  check "balancing on: the kernel migrated pages during the run" "balancing on (1): .* [1-9][0-9]* pages migrated" /tmp/balancing.txt
+  check "balancing switched back off" "^0\$" /proc/sys/kernel/numa_balancing
+  run no-balancing --workload count --records 4e6 --groups 1000 --memory-policy first-touch:loader --repetitions 12 \
+    --huge-pages off --numa-balancing off
+  check "balancing off: no hint faults" "balancing off (0): .* 0 hint faults (0 local), 0 pages migrated" /tmp/no-balancing.txt
   run workers --workload count --records 2e5 --groups 1000 --memory-policy first-touch
   check "workers first touch on every node" "input: .*n0: 2[45][.0-9]*%, n1: 2[45][.0-9]*%, n2: 2[45][.0-9]*%, n3: 2[45][.0-9]*%" /tmp/workers.txt
   run subarray --workload subarray --records 4e5 --chunks 8 --threads-per-chunk 2 --memory-policy first-touch

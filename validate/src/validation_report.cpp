@@ -77,6 +77,16 @@ Json details_json(const KernelComparison& c) {
            {"model_local_access_ratio", c.predicted.local_access_ratio},
            {"threads", threads},
            {"datasets", datasets}};
+  Json balancing{{"setting", m.numa_balancing}};
+  if (m.numa_counters) {
+    balancing["pte_updates"] = m.numa_counters->pte_updates;
+    balancing["hint_faults"] = m.numa_counters->hint_faults;
+    balancing["hint_faults_local"] = m.numa_counters->hint_faults_local;
+    balancing["pages_migrated"] = m.numa_counters->pages_migrated;
+  } else {
+    balancing["not_measured"] = m.numa_counters_why;
+  }
+  out["numa_balancing"] = balancing;
   if (m.work_unit == "tuples") {
     out["measured_mtuples_per_s"] = m.work / m.seconds / 1e6;
     out["predicted_mtuples_per_s"] = m.work / c.predicted.seconds / 1e6;

@@ -20,9 +20,23 @@ double workload_memory_bytes(const sim::WorkloadSpec& spec) {
 
 RealRun run_workload(const model::Topology& topology, const HostMap& host, const sim::WorkloadSpec& spec,
                      const RunOptions& options) {
-  if (spec.kind == sim::WorkloadKind::kSubarray) return run_subarray_workload(topology, host, spec, options);
-  return shuffle_kernel(spec.kind) ? run_shuffle_workload(topology, host, spec, options)
-                                   : run_operator_workload(topology, host, spec, options);
+  std::optional<NumaBalancingSwitch> balancing;
+  if (options.numa_balancing) balancing.emplace(*options.numa_balancing);  // throws before any work
+  std::string setting_why;
+  const std::optional<std::string> setting = numa_balancing_setting(setting_why);
+  std::string counters_why;
+  const std::optional<NumaBalancingCounters> before = read_numa_balancing_counters(counters_why);
+  RealRun run = spec.kind == sim::WorkloadKind::kSubarray ? run_subarray_workload(topology, host, spec, options)
+                : shuffle_kernel(spec.kind)              ? run_shuffle_workload(topology, host, spec, options)
+                                                         : run_operator_workload(topology, host, spec, options);
+  run.numa_balancing = setting ? *setting : setting_why;
+  const std::optional<NumaBalancingCounters> after = before ? read_numa_balancing_counters(counters_why) : std::nullopt;
+  if (before && after) {
+    run.numa_counters = counters_between(*before, *after);
+  } else {
+    run.numa_counters_why = counters_why;
+  }
+  return run;
 }
 
 }  // namespace numatwin::validate

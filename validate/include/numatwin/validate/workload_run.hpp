@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "numatwin/sim/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/memory_placement.hpp"
+#include "numatwin/validate/numa_balancing.hpp"
 
 namespace numatwin::validate {
 
@@ -25,6 +27,10 @@ struct RunOptions {
   bool verify = true;             // check the result (against the reference on small inputs, by invariants otherwise)
   double memory_fraction = 0.7;   // of the machine's free memory: larger runs are refused up front
   const std::atomic<bool>* stop = nullptr;  // checked between repetitions
+  // Automatic NUMA balancing during the run: nullopt leaves the system's setting; true / false
+  // switch it on / off for the run and restore it (numa_balancing.hpp; an error before any work
+  // when it cannot be switched).
+  std::optional<bool> numa_balancing;
 };
 
 struct ThreadObservation {
@@ -59,6 +65,12 @@ struct RealRun {
   std::vector<ThreadObservation> threads;
   std::vector<DatasetObservation> datasets;
   bool huge_pages = false;
+  // Automatic NUMA balancing: the setting the run had ("0", "1", ... as in
+  // /proc/sys/kernel/numa_balancing) or why there is none; what the kernel did from data
+  // generation to the last repetition (nullopt: not measured, numa_counters_why says why).
+  std::string numa_balancing;
+  std::optional<NumaBalancingCounters> numa_counters;
+  std::string numa_counters_why;
 };
 
 // Bytes a run of `spec` allocates (inputs, tables, outputs), for the up-front memory check.
