@@ -24,6 +24,10 @@ void WorkloadOptions::add_common(CLI::App* app) {
     app->add_option("--strategy", strategy, "partitioned-aggregation: shuffle, migration or migration-copy")->capture_default_str();
     app->add_option("--join-algorithm", join_algorithm, "hash-join: non-partitioned (shared table) or radix (partitioned first)")
         ->capture_default_str();
+    app->add_option("--sort-merge-phases", sort_merge_phases,
+                    "sort-merge-join: merge (phase 4 only, runs prebuilt) or all (sort facts, partition R, gather and "
+                    "sort R's runs, merge)")
+        ->capture_default_str();
     app->add_option("--records", records, "Operators: input / probe-side (S) / fact tuples")->capture_default_str();
     app->add_option("--build-records", build_records, "Joins: build-side (R) / dimension tuples")->capture_default_str();
     app->add_option("--tuple-bytes", tuple_bytes, "Operators: bytes per tuple")->capture_default_str();
@@ -72,6 +76,7 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.memory = sim::parse_memory_policy(memory_policy, t);
     s.strategy = sim::parse_strategy(strategy);
     s.join_algorithm = sim::parse_join_algorithm(join_algorithm);
+    s.sort_merge_phases = sim::parse_sort_merge_phases(sort_merge_phases);
     s.data.records = records;
     s.data.build_records = build_records;
     s.data.tuple_bytes = tuple_bytes;

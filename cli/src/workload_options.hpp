@@ -36,6 +36,7 @@ struct WorkloadOptions {
   std::string memory_policy = "first-touch";
   std::string strategy = "shuffle";
   std::string join_algorithm = "non-partitioned";
+  std::string sort_merge_phases = "merge";
   double records = 1e8;
   double build_records = 1.6e7;
   int tuple_bytes = 16;

@@ -42,6 +42,8 @@ constexpr std::pair<const char*, PartitionStrategy> kStrategies[] = {
     {"migration-copy", PartitionStrategy::kMigrationAndCopy}};
 constexpr std::pair<const char*, JoinAlgorithm> kJoinAlgorithms[] = {
     {"non-partitioned", JoinAlgorithm::kNonPartitioned}, {"radix", JoinAlgorithm::kRadix}};
+constexpr std::pair<const char*, SortMergePhases> kSortMergePhases[] = {{"merge", SortMergePhases::kMerge},
+                                                                       {"all", SortMergePhases::kAll}};
 constexpr std::pair<const char*, ShuffleAlgorithm> kAlgorithms[] = {
     {"naive", ShuffleAlgorithm::kNaive}, {"ring", ShuffleAlgorithm::kRing}, {"random", ShuffleAlgorithm::kCoordinatedRandom},
     {"scheduled", ShuffleAlgorithm::kScheduled}};
@@ -91,6 +93,11 @@ PartitionStrategy parse_strategy(const std::string& text) { return parse_name(te
 std::string strategy_name(PartitionStrategy strategy) { return name_of(strategy, kStrategies); }
 JoinAlgorithm parse_join_algorithm(const std::string& text) { return parse_name(text, "join algorithm", kJoinAlgorithms); }
 std::string join_algorithm_name(JoinAlgorithm algorithm) { return name_of(algorithm, kJoinAlgorithms); }
+
+SortMergePhases parse_sort_merge_phases(const std::string& text) {
+  return parse_name(text, "--sort-merge-phases value", kSortMergePhases);
+}
+std::string sort_merge_phases_name(SortMergePhases phases) { return name_of(phases, kSortMergePhases); }
 
 std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base) {
   std::vector<WorkloadSpec> out;
