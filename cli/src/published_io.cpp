@@ -284,7 +284,7 @@ class Loader {
         "a run {\"topology\", \"workload\", ...} (predict's options without the dashes)");
     r.allow_only({"topology", "workload", "algorithm", "sync", "threads", "placement", "bytes",
                   "element-bytes", "cycles-per-element", "state-bytes", "memory-policy", "strategy",
-                  "join-algorithm", "records", "build-records", "tuple-bytes", "groups",
+                  "join-algorithm", "sort-merge-phases", "records", "build-records", "tuple-bytes", "groups",
                   "groups-per-partition", "keys", "chunks", "threads-per-chunk", "selectivity"});
     sim::PublishedRun run;
     run.topology = topology_index(r.field("topology"));
@@ -315,6 +315,7 @@ class Loader {
     text("memory-policy", o.memory_policy);
     text("strategy", o.strategy);
     text("join-algorithm", o.join_algorithm);
+    text("sort-merge-phases", o.sort_merge_phases);
     number("records", o.records);
     number("build-records", o.build_records);
     count("tuple-bytes", o.tuple_bytes);
