@@ -14,7 +14,8 @@ namespace numatwin::cli {
 // The orders compared: naive, ring and the order numatwin designs for the machine (algorithm
 // scheduled; sim::design_schedule on the spec's thread placement, with the merge's fact piece of
 // records x tuple_bytes / threads^2 as the piece size), each with the base spec's sync.
-std::vector<sim::WorkloadSpec> sort_merge_variants(const model::Topology& topology, const sim::WorkloadSpec& base);
+std::vector<sim::WorkloadSpec> sort_merge_variants(const model::Topology& topology,
+                                                   const sim::WorkloadSpec& base);
 
 // One sweep point: a variant's predicted run.
 struct SortMergePoint {

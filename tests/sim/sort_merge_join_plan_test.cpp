@@ -59,7 +59,8 @@ Sums sums_of(const ThreadPlan& tp, model::NodeIndex node) {
     } else if (t->phase == Phase::kPartition) {
       s.partition_read_bytes += t->read_spread.empty() ? 0.0 : t->bytes;
       s.partition_write_bytes += t->write_spread.empty() ? 0.0 : t->bytes;
-      s.partition_local = s.partition_local && (t->read_spread.empty() || on_node(t->read_spread, node)) &&
+      s.partition_local = s.partition_local &&
+                          (t->read_spread.empty() || on_node(t->read_spread, node)) &&
                           (t->write_spread.empty() || on_node(t->write_spread, node));
     } else if (t->phase == Phase::kSort) {
       s.sort_bytes.push_back(t->bytes);
@@ -132,7 +133,8 @@ TEST(SortMergeJoinPlanTest, BytesAreConservedOverRandomLayouts) {
   for (int c = 0; c < 40; ++c) {
     const model::Topology t = machine(machines[random() % 3]);
     const int n = 1 + static_cast<int>(random() % std::min(24, t.total_cores()));
-    WorkloadSpec s = whole_join(n, placements[random() % 2], 3e7, 1e6 + static_cast<double>(random() % 1000));
+    WorkloadSpec s =
+        whole_join(n, placements[random() % 2], 3e7, 1e6 + static_cast<double>(random() % 1000));
     s.memory = parse_memory_policy(policies[random() % 2], t);
     s.algorithm = random() % 2 ? ShuffleAlgorithm::kRing : ShuffleAlgorithm::kCoordinatedRandom;
     s.sync = random() % 2 ? SyncMode::kTight : SyncMode::kLoose;
@@ -185,7 +187,8 @@ TEST(SortMergeJoinPlanTest, RingOrderMakesTheWholeJoinFasterThanNaive) {
   EXPECT_LT(ring.phase(Phase::kGather).wall_s, naive.phase(Phase::kGather).wall_s);
   EXPECT_GT(naive.phase(Phase::kSort).wall_s, 0.0);
   // The sorts are local and come after a barrier: the order does not touch them.
-  EXPECT_NEAR(ring.phase(Phase::kSort).wall_s, naive.phase(Phase::kSort).wall_s, 1e-9 * naive.phase(Phase::kSort).wall_s);
+  EXPECT_NEAR(ring.phase(Phase::kSort).wall_s, naive.phase(Phase::kSort).wall_s,
+              1e-9 * naive.phase(Phase::kSort).wall_s);
 }
 
 TEST(SortMergeJoinPlanTest, UnknownPhasesValueNamesTheOption) {

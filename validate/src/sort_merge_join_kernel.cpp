@@ -39,14 +39,15 @@ std::size_t range_of(std::uint64_t key, std::span<const std::uint64_t> lower) {
   return static_cast<std::size_t>(it - (lower.begin() + 1));
 }
 
-std::vector<std::size_t> range_histogram(std::span<const Tuple> chunk, std::span<const std::uint64_t> lower) {
+std::vector<std::size_t> range_histogram(std::span<const Tuple> chunk,
+                                         std::span<const std::uint64_t> lower) {
   std::vector<std::size_t> count(lower.size(), 0);
   for (const Tuple& t : chunk) ++count[range_of(t.key, lower)];
   return count;
 }
 
-void range_scatter(std::span<const Tuple> chunk, std::span<const std::uint64_t> lower, std::vector<std::size_t> offset,
-                   Tuple* out) {
+void range_scatter(std::span<const Tuple> chunk, std::span<const std::uint64_t> lower,
+                   std::vector<std::size_t> offset, Tuple* out) {
   for (const Tuple& t : chunk) out[offset[range_of(t.key, lower)]++] = t;
 }
 

@@ -31,8 +31,8 @@
 
 namespace numatwin::validate {
 
-RealRun run_sort_merge_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host, const sim::WorkloadSpec& spec,
-                            const RunOptions& options);
+RealRun run_sort_merge_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
+                            const sim::WorkloadSpec& spec, const RunOptions& options);
 
 // Bytes the run allocates: datasets, the sorted R (merge only) and the reference.
 double sort_merge_join_memory_bytes(const sim::WorkloadSpec& spec);

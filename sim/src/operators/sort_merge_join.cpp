@@ -6,22 +6,22 @@
 // (2) partition R     worker w scans its dimension chunk of r = R / n tuples for a histogram of
 //                     the n key ranges (scan_cycles_per_tuple each, "partition"), then scatters
 //                     it into its own "dimension pieces" area, piece w -> v holding the tuples of
-//                     v's range (partition_cycles_per_tuple each, "partition"): r b read, r b
-//                     written, both where w's chunks live.
+//                     v's range (partition_cycles_per_tuple each, "partition"): 2 r b read
+//                     (histogram and scatter), r b written, all where w's chunks live.
 // (3) gather and sort worker w copies piece p -> w of r / n tuples from every producer p into
-//                     its dimension run, in the shuffle's order (naive, ring, random, scheduled:
-//                     shuffle_plan.hpp's shuffle_order), tight (a barrier after every step) or
-//                     loose (scan_cycles_per_tuple per tuple copied, "gather"): R b read from the
-//                     producers' nodes, R b written where the runs live; then sorts its run of
-//                     R / n tuples ("sort").
+//                     its dimension run (scan_cycles_per_tuple per tuple copied, "gather"), in the
+//                     shuffle's order (naive, ring, random, scheduled: shuffle_plan.hpp's
+//                     shuffle_order), tight (a barrier after every step) or loose: over all
+//                     workers R b read from the producers' nodes, R b written where the runs
+//                     live; then sorts its run of R / n tuples ("sort").
 // (4) merge           step k of worker w (producer p, k-th of w's order): a scan of p's fact piece
 //                     of S / n^2 tuples (merge_cycles_per_tuple each, "read input" carrying
 //                     "sort/merge") and of w's whole dimension run of R / n tuples
 //                     (scan_cycles_per_tuple each); tight or loose as the spec says.
 // A barrier ends every phase and the gather before the run's sort, as in the kernel, which times
 // each between them (phase 2 needs none of phase 1's output, phase 4 only the worker's own run of
-// phase 3; the barriers cost what the slowest worker's lead is worth). The gather's copies carry no step tag: the steps are the
-// merge's, as with the merge phase alone.
+// phase 3; the barriers cost what the slowest worker's lead is worth). The gather's copies carry
+// no step tag: the steps are the merge's, as with the merge phase alone.
 //
 // Sort of m tuples (m b bytes) by one worker: m log2 m comparisons of sort_cycles_per_comparison
 // (introsort, as the kernel's std::sort) as the core work, overlapping the memory passes. A pass
@@ -32,9 +32,9 @@
 // the level where it fits is the last to come from memory; c is at least one cache line).
 //
 // Traffic by placement (first-touch: every worker's chunks on its node): phase 1, 2 and the sorts
-// are local; of phase 3's R b, a share (n_node / n) of every worker's gathered pieces comes from its
-// own node (its node's producers), the rest remotely: 2 workers on 2 nodes move half of R remotely.
-// Phase 4 reads (n - n_node) / n of the facts remotely, as the merge-only model.
+// are local; of phase 3's R b, a share (n_node / n) of every worker's gathered pieces comes from
+// its own node (its node's producers), the rest remotely: 2 workers on 2 nodes move half of R
+// remotely. Phase 4 reads (n - n_node) / n of the facts remotely, as the merge-only model.
 //
 // Datasets: fact runs (partitioned; phase 1 sorts them in place) and dimension runs (partitioned);
 // with all phases also "dimension chunks" (R, partitioned) and "dimension pieces" (partitioned:
@@ -48,11 +48,14 @@
 namespace numatwin::sim::operators {
 namespace {
 
-bool all_phases(const WorkloadSpec& spec) { return spec.sort_merge_phases == SortMergePhases::kAll; }
+bool all_phases(const WorkloadSpec& spec) {
+  return spec.sort_merge_phases == SortMergePhases::kAll;
+}
 
 std::vector<DatasetRequest> datasets(const WorkloadSpec& spec) {
   const DataSpec& d = spec.data;
-  std::vector<DatasetRequest> out{{"fact runs", d.records * d.tuple_bytes, DatasetKind::kPartitioned}};
+  std::vector<DatasetRequest> out{
+      {"fact runs", d.records * d.tuple_bytes, DatasetKind::kPartitioned}};
   if (all_phases(spec)) {
     out.push_back({"dimension chunks", d.build_records * d.tuple_bytes, DatasetKind::kPartitioned});
     out.push_back({"dimension pieces", d.build_records * d.tuple_bytes, DatasetKind::kPartitioned});
@@ -66,11 +69,13 @@ double sort_memory_passes(double run_bytes, double cache_bytes) {
 }
 
 // Worker w sorts `tuples` tuples in place where `spread` says (the maths at the top).
-void sort_run(OperatorBuilder& b, ThreadPlan& tp, int w, const std::vector<model::NodeShare>& spread, double tuples) {
+void sort_run(OperatorBuilder& b, ThreadPlan& tp, int w,
+              const std::vector<model::NodeShare>& spread, double tuples) {
   const DataSpec& d = b.data();
   if (tuples <= 0.0) return;
   const double bytes = tuples * d.tuple_bytes;
-  const double cache = std::max(b.line_bytes(), b.cached_entries(w, d.tuple_bytes, true) * d.tuple_bytes);
+  const double cache =
+      std::max(b.line_bytes(), b.cached_entries(w, d.tuple_bytes, true) * d.tuple_bytes);
   const double passes = sort_memory_passes(bytes, cache);
   const double comparisons = tuples > 1.0 ? tuples * std::log2(tuples) : 0.0;
   Transfer tr;
@@ -100,8 +105,8 @@ void sort_and_gather(OperatorBuilder& b, const ShuffleOrder& order, int o) {
   sort_run(b, tp, w, facts.chunk(w, n), fact_run);
   tp.ops.emplace_back(Barrier{});
   // (2) histogram, then scatter into the worker's own pieces area.
-  OperatorBuilder::scan(tp, chunks.chunk(w, n), dim_chunk * d.tuple_bytes, dim_chunk * c.scan_cycles_per_tuple, -1,
-                        Phase::kPartition);
+  OperatorBuilder::scan(tp, chunks.chunk(w, n), dim_chunk * d.tuple_bytes,
+                        dim_chunk * c.scan_cycles_per_tuple, -1, Phase::kPartition);
   Transfer scatter;
   scatter.read_spread = chunks.chunk(w, n);
   scatter.write_spread = pieces.chunk(w, n);
@@ -123,7 +128,8 @@ void sort_and_gather(OperatorBuilder& b, const ShuffleOrder& order, int o) {
     tp.ops.emplace_back(std::move(copy));
     if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
   }
-  if (spec.sync == SyncMode::kLoose) tp.ops.emplace_back(Barrier{});  // the kernel times the gather apart
+  if (spec.sync == SyncMode::kLoose)
+    tp.ops.emplace_back(Barrier{});  // the kernel times the gather apart
   sort_run(b, tp, w, runs.chunk(w, n), dim_chunk);
   b.maybe_os_move(tp);
   tp.ops.emplace_back(Barrier{});
@@ -136,7 +142,8 @@ void plan(OperatorBuilder& b) {
   const int n = b.workers();
   const DataPlacement& facts = b.dataset("fact runs");
   const DataPlacement& dims = b.dataset("dimension runs");
-  const ShuffleOrder order = shuffle_order(b.threads(), spec.algorithm, spec.seed, spec.producer_orders);
+  const ShuffleOrder order =
+      shuffle_order(b.threads(), spec.algorithm, spec.seed, spec.producer_orders);
   const double fact_piece = d.records / (static_cast<double>(n) * n);
   const double dim_run = d.build_records / n;
   b.set_steps(n);
@@ -146,9 +153,11 @@ void plan(OperatorBuilder& b) {
     ThreadPlan& tp = b.thread_plan(w);
     for (int k = 0; const int producer : order.producers[o]) {
       // (4) Merge the producer's fact range for this worker with the worker's whole dimension run.
-      OperatorBuilder::scan(tp, facts.chunk(producer, n), fact_piece * d.tuple_bytes, fact_piece * c.merge_cycles_per_tuple, k,
-                            Phase::kReadInput, Phase::kSortMerge, 1.0);
-      OperatorBuilder::scan(tp, dims.chunk(w, n), dim_run * d.tuple_bytes, dim_run * c.scan_cycles_per_tuple, k);
+      OperatorBuilder::scan(tp, facts.chunk(producer, n), fact_piece * d.tuple_bytes,
+                            fact_piece * c.merge_cycles_per_tuple, k, Phase::kReadInput,
+                            Phase::kSortMerge, 1.0);
+      OperatorBuilder::scan(tp, dims.chunk(w, n), dim_run * d.tuple_bytes,
+                            dim_run * c.scan_cycles_per_tuple, k);
       if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
       b.maybe_os_move(tp);
       ++k;
@@ -158,8 +167,6 @@ void plan(OperatorBuilder& b) {
 
 }  // namespace
 
-OperatorDefinition sort_merge_join_operator() {
-  return OperatorDefinition{datasets, plan, true};
-}
+OperatorDefinition sort_merge_join_operator() { return OperatorDefinition{datasets, plan, true}; }
 
 }  // namespace numatwin::sim::operators

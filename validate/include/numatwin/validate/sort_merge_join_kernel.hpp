@@ -23,9 +23,10 @@ namespace numatwin::validate {
 JoinTotals merge_join(std::span<const Tuple> facts, std::span<const Tuple> dims);
 
 std::size_t range_of(std::uint64_t key, std::span<const std::uint64_t> lower);
-std::vector<std::size_t> range_histogram(std::span<const Tuple> chunk, std::span<const std::uint64_t> lower);
+std::vector<std::size_t> range_histogram(std::span<const Tuple> chunk,
+                                         std::span<const std::uint64_t> lower);
 // offset: one start per range (range v's piece is [offset[v], offset[v] + count[v]) in `out`).
-void range_scatter(std::span<const Tuple> chunk, std::span<const std::uint64_t> lower, std::vector<std::size_t> offset,
-                   Tuple* out);
+void range_scatter(std::span<const Tuple> chunk, std::span<const std::uint64_t> lower,
+                   std::vector<std::size_t> offset, Tuple* out);
 
 }  // namespace numatwin::validate
