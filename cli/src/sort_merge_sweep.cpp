@@ -8,22 +8,21 @@
 
 namespace numatwin::cli {
 
-std::vector<sim::WorkloadSpec> sort_merge_variants(const model::Topology& topology,
-                                                   const sim::WorkloadSpec& base) {
+std::vector<std::vector<int>> designed_sort_merge_orders(const model::Topology& topology, const sim::WorkloadSpec& spec) {
+  const std::vector<sim::PlacedThread> placed = sim::place_threads(topology, spec.threads, spec.placement);
+  const double n = spec.threads;
+  const double piece_bytes = spec.data.records * spec.data.tuple_bytes / (n * n);
+  return sim::design_schedule(topology, placed, piece_bytes).schedule.producer_orders();
+}
+
+std::vector<sim::WorkloadSpec> sort_merge_variants(const model::Topology& topology, const sim::WorkloadSpec& base) {
   std::vector<sim::WorkloadSpec> out;
-  for (sim::ShuffleAlgorithm a : {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing,
-                                  sim::ShuffleAlgorithm::kScheduled}) {
+  for (sim::ShuffleAlgorithm a :
+       {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing, sim::ShuffleAlgorithm::kScheduled}) {
     sim::WorkloadSpec s = base;
     s.algorithm = a;
     s.producer_orders.clear();
-    if (a == sim::ShuffleAlgorithm::kScheduled) {
-      const std::vector<sim::PlacedThread> placed =
-          sim::place_threads(topology, s.threads, s.placement);
-      const double n = s.threads;
-      const double piece_bytes = s.data.records * s.data.tuple_bytes / (n * n);
-      s.producer_orders =
-          sim::design_schedule(topology, placed, piece_bytes).schedule.producer_orders();
-    }
+    if (a == sim::ShuffleAlgorithm::kScheduled) s.producer_orders = designed_sort_merge_orders(topology, s);
     out.push_back(std::move(s));
   }
   return out;

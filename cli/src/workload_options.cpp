@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "numatwin/sim/memory_policy.hpp"
+#include "sort_merge_sweep.hpp"
 
 namespace numatwin::cli {
 
@@ -54,7 +55,9 @@ void WorkloadOptions::add_common(CLI::App* app) {
   }
 void WorkloadOptions::add_algorithm(CLI::App* app) {
     app->add_option("--workload", workload, "shuffle, migration or migration-copy")->capture_default_str();
-    app->add_option("--algorithm", algorithm, "naive, ring or random")->capture_default_str();
+    app->add_option("--algorithm", algorithm,
+                    "naive, ring or random; sort-merge-join also scheduled (the order numatwin designs for the machine)")
+        ->capture_default_str();
     app->add_option("--sync", sync, "tight (barrier per step) or loose")->capture_default_str();
   }
 
@@ -85,6 +88,9 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.data.threads_per_chunk = threads_per_chunk;
     s.data.selectivity = selectivity;
     s.costs = sim::operator_costs_of(cost_basis(t));
+    // The sort-merge join's scheduled order: the one numatwin designs for this machine and placement.
+    if (s.kind == sim::WorkloadKind::kSortMergeJoin && s.algorithm == sim::ShuffleAlgorithm::kScheduled)
+      s.producer_orders = designed_sort_merge_orders(t, s);
     return s;
   }
 

@@ -101,6 +101,12 @@ class SimCommands(unittest.TestCase):
                 self.assertIn(name, phases)
             # Wall seconds are the run's time shared out among the phases the threads work in.
             self.assertAlmostEqual(sum(p["wall_s"] for p in x["phases"]), x["time_s"], delta=1e-6 * x["time_s"])
+        # predict --algorithm scheduled designs the same order as the sweep's "designed" row.
+        one = run("predict", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "all",
+                  "--algorithm", "scheduled", "--threads", "8", "--placement", "sparse", "--records", "1.6e7",
+                  "--build-records", "1.6e5", "--interval-samples", "0", "--json")
+        self.assertEqual(one.returncode, 0, one.stderr)
+        self.assertEqual(json.loads(one.stdout)["time_s"], runs[5]["time_s"])
         text = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "all",
                    "--threads", "8", "--records", "1.6e7", "--build-records", "1.6e5", "--interval-samples", "0")
         self.assertEqual(text.returncode, 0, text.stderr)
