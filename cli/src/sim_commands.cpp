@@ -477,6 +477,9 @@ void register_sim_commands(CLI::App& app) {
         ->check(CLI::IsMember({"shuffle", "partitioned-aggregation", "sort-merge-join"}))
         ->capture_default_str();
     sweep->add_option("--threads", *range, "Thread counts: N, FIRST:LAST or FIRST:LAST:STEP")->required();
+    sweep->add_option("--sync", o->sync,
+                      "sort-merge-join, partitioned-aggregation: tight (barrier per step) or loose (shuffles sweep both)")
+        ->capture_default_str();
     sweep->add_option("--groups-per-partition", *groups_range,
                       "partitioned-aggregation: FIRST:LAST:FACTOR groups per partition (e.g. 10:1e7:10)");
     sweep->add_flag("--csv", *csv, "Print CSV");

@@ -112,6 +112,11 @@ class SimCommands(unittest.TestCase):
         self.assertEqual(text.returncode, 0, text.stderr)
         self.assertIn("gain over naive", text.stdout)
         self.assertIn("designed", text.stdout)
+        loose = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "all",
+                    "--threads", "8", "--sync", "loose", "--records", "1.6e7", "--build-records", "1.6e5",
+                    "--interval-samples", "0", "--json")
+        self.assertEqual(loose.returncode, 0, loose.stderr)
+        self.assertEqual({x["sync"] for x in json.loads(loose.stdout)["runs"]}, {"loose"})
         bad = run("predict", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "some")
         self.assertEqual(bad.returncode, 1)
         self.assertIn("--sort-merge-phases", bad.stderr)
