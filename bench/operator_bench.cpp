@@ -1,7 +1,7 @@
 // The database operator kernels on generated data (operator_data.hpp): COUNT and MEDIAN over 1e7
 // tuples with 1e6 uniform groups, the hash join (shared table, and radix-partitioned) of
 // 1e6 x 1e7 tuples, the index join probing 1e7 tuples into an index over 1e6 keys, at 1 and 2
-// worker threads; the sort-merge join's merge phase (1e7 facts, 1e6 dimension tuples, naive and
+// worker threads; the sort-merge join's merge phase and the whole join (1e7 facts, 1e6 dimension tuples, naive and
 // ring order, tight) through run_operator_workload (each iteration is one run: its median
 // repetition's seconds; no CPU counter) (pinned to the first allowed CPUs, unpinned when there are
 // fewer). Manual time: only the kernel; clearing the table between iterations is not timed. Counter
@@ -249,12 +249,36 @@ void BM_SortMergeJoin(benchmark::State& state) {
   state.SetLabel(state.range(1) == 0 ? "naive" : "ring");
 }
 
+// The whole join (all four P-MPSM phases, --sort-merge-phases all), naive and ring.
+void BM_SortMergeJoinAllPhases(benchmark::State& state) {
+  static const numatwin::bench::ThisMachine machine = numatwin::bench::this_machine();
+  sim::WorkloadSpec spec = spec_for(sim::WorkloadKind::kSortMergeJoin);
+  spec.sort_merge_phases = sim::SortMergePhases::kAll;
+  spec.threads = static_cast<int>(state.range(0));
+  spec.algorithm =
+      state.range(1) == 0 ? sim::ShuffleAlgorithm::kNaive : sim::ShuffleAlgorithm::kRing;
+  if (spec.threads > machine.topology.total_cores())
+    spec.placement.kind = sim::PlacementKind::kNone;
+  nv::RunOptions options;
+  options.verify = false;
+  for (auto _ : state)
+    state.SetIterationTime(
+        nv::run_operator_workload(machine.topology, machine.host, spec, options).seconds);
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kRecords + kBuild));
+  state.SetLabel(state.range(1) == 0 ? "naive" : "ring");
+}
+
 BENCHMARK(BM_Count)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Median)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HashJoin)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RadixHashJoin)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_IndexJoin)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SortMergeJoin)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->Iterations(2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SortMergeJoinAllPhases)
     ->ArgsProduct({{1, 2}, {0, 1}})
     ->Iterations(2)
     ->UseManualTime()

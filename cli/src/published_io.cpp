@@ -284,7 +284,7 @@ class Loader {
         "a run {\"topology\", \"workload\", ...} (predict's options without the dashes)");
     r.allow_only({"topology", "workload", "algorithm", "sync", "threads", "placement", "bytes",
                   "element-bytes", "cycles-per-element", "state-bytes", "memory-policy", "strategy",
-                  "join-algorithm", "allocation", "records", "build-records", "tuple-bytes", "groups",
+                  "join-algorithm", "allocation", "sort-merge-phases", "records", "build-records", "tuple-bytes", "groups",
                   "groups-per-partition", "keys", "chunks", "threads-per-chunk", "selectivity"});
     sim::PublishedRun run;
     run.topology = topology_index(r.field("topology"));
@@ -323,6 +323,7 @@ class Loader {
         r.field("allocation").fail(std::string("expected preallocated, per-group or per-bucket, found \"") + o.allocation + "\"");
       }
     }
+    text("sort-merge-phases", o.sort_merge_phases);
     number("records", o.records);
     number("build-records", o.build_records);
     count("tuple-bytes", o.tuple_bytes);

@@ -18,6 +18,7 @@
 #include "parallel_for.hpp"
 #include "phases_text.hpp"
 #include "prediction_intervals.hpp"
+#include "sort_merge_sweep.hpp"
 #include "sweep_crossover.hpp"
 #include "text_table.hpp"
 #include "workload_options.hpp"
@@ -470,12 +471,17 @@ void register_sim_commands(CLI::App& app) {
     auto json = std::make_shared<bool>(false);
     auto groups_range = std::make_shared<std::string>();
     CLI::App* sweep = app.add_subcommand(
-        "sweep", "Every variant as the thread count grows (shuffle), or as the groups per partition grow (partitioned-aggregation)");
+        "sweep",
+        "Every variant as the thread count grows (shuffle; sort-merge-join: naive, ring and the designed order, with the time "
+        "per phase), or as the groups per partition grow (partitioned-aggregation)");
     o->add_common(sweep);
-    sweep->add_option("--workload", o->workload, "shuffle or partitioned-aggregation")
-        ->check(CLI::IsMember({"shuffle", "partitioned-aggregation"}))
+    sweep->add_option("--workload", o->workload, "shuffle, partitioned-aggregation or sort-merge-join")
+        ->check(CLI::IsMember({"shuffle", "partitioned-aggregation", "sort-merge-join"}))
         ->capture_default_str();
     sweep->add_option("--threads", *range, "Thread counts: N, FIRST:LAST or FIRST:LAST:STEP")->required();
+    sweep->add_option("--sync", o->sync,
+                      "sort-merge-join, partitioned-aggregation: tight (barrier per step) or loose (shuffles sweep both)")
+        ->capture_default_str();
     sweep->add_option("--groups-per-partition", *groups_range,
                       "partitioned-aggregation: FIRST:LAST:FACTOR groups per partition (e.g. 10:1e7:10)");
     sweep->add_flag("--csv", *csv, "Print CSV");
@@ -488,6 +494,9 @@ void register_sim_commands(CLI::App& app) {
       const model::Topology t = find_topology(o->topology);
       if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
       const bool partitioned = o->workload == "partitioned-aggregation";
+      const bool sort_merge = o->workload == "sort-merge-join";
+      const bool operators = partitioned || sort_merge;
+      std::vector<SortMergePoint> sort_merge_points;
       std::vector<double> group_counts{0.0};  // 0: keep --groups
       if (partitioned && !groups_range->empty()) group_counts = parse_factor_range(*groups_range);
       const sim::CostBasis basis = o->cost_basis(t);
@@ -516,19 +525,25 @@ void register_sim_commands(CLI::App& app) {
       std::string csv_text =
           "threads,groups_per_partition,workload,strategy,algorithm,sync,time_s,input_gbps,input_mtuples_per_s,memory_traffic_gbps,"
           "local_access_ratio,busiest_resource,busiest_mean_utilisation\n";
-      TextTable table(with_rate_columns({"threads", "groups/partition", "variant"}, partitioned,
-                                        {partitioned ? "Mtuples/s 90 %" : "GB/s 90 %", "LAR", "busiest resource"}));
+      TextTable table(with_rate_columns({"threads", "groups/partition", "variant"}, operators,
+                                        {operators ? "Mtuples/s 90 %" : "GB/s 90 %", "LAR", "busiest resource"}));
       for (int n : parse_thread_range(*range, t.total_hardware_threads())) {
         for (double per_partition : group_counts) {
           sim::WorkloadSpec base = o->spec(t, n);
           if (per_partition > 0.0) base.data.keys.groups = per_partition * n;
-          const std::vector<sim::WorkloadSpec> runs = sim::algorithm_variants(base);
+          const std::vector<sim::WorkloadSpec> runs = sort_merge ? sort_merge_variants(t, base) : sim::algorithm_variants(base);
           const double groups_per_partition = base.data.keys.groups / n;
           for (std::size_t v = 0; v < runs.size(); ++v) {
             const sim::WorkloadSpec& s = runs[v];
             const Outcome outcome = simulate(t, s, false);
             Json row = summary_json(outcome);
             if (partitioned) row["groups_per_partition"] = groups_per_partition;
+            if (sort_merge) {
+              row["sort_merge_phases"] = sim::sort_merge_phases_name(s.sort_merge_phases);
+              row["phases"] = phases_json(outcome.result);
+              const char* order = s.algorithm == sim::ShuffleAlgorithm::kScheduled ? "designed" : s.algorithm == sim::ShuffleAlgorithm::kRing ? "ring" : "naive";
+              sort_merge_points.push_back({n, order, outcome.result});
+            }
             std::vector<double> sample_times;
             std::vector<double> sample_rates;
             if (drawn > 0) {
@@ -556,7 +571,7 @@ void register_sim_commands(CLI::App& app) {
                                     model::csv_field(row["busiest_resource"].get<std::string>()),
                                     row["busiest_mean_utilisation"].get<double>());
             table.add_row(with_rates({std::to_string(n), partitioned ? fmt::format("{:g}", groups_per_partition) : "-", label(s)},
-                                     outcome, partitioned,
+                                     outcome, operators,
                                      {row.contains("rate_interval")
                                           ? fmt::format("{:.4g} - {:.4g}", row["rate_interval"]["p5"].get<double>(),
                                                         row["rate_interval"]["p95"].get<double>())
@@ -587,6 +602,7 @@ void register_sim_commands(CLI::App& app) {
         std::cout << out.dump(2) << "\n";
       } else {
         std::cout << table.render();
+        if (sort_merge) std::cout << sort_merge_phase_table(sort_merge_points);
         if (drawn > 0) {
           std::cout << fmt::format("intervals: {} samples of {} uncertain costs; {}\n", drawn, uncertain.size(),
                                    sim::cost_basis_summary(basis, uncertain));

@@ -86,6 +86,8 @@ void print_comparison(const validate::KernelComparison& c) {
   for (double s : m.repetition_seconds) reps += fmt::format("{}{:.4g}", reps.empty() ? "" : ", ", s);
   std::cout << "  repetitions (s): " << reps << " (median reported)\n";
   for (const validate::PhaseTime& p : m.phases) std::cout << fmt::format("  phase {}: {:.4g} s\n", p.name, p.seconds);
+  for (const validate::PredictedPhase& p : c.predicted.phases)
+    std::cout << fmt::format("  predicted phase {}: {:.4g} s (wall)\n", p.name, p.wall_s);
   std::cout << "  " << placement_text(m) << "\n";
   for (const validate::DatasetObservation& d : m.datasets)
     std::cout << fmt::format("  {}: {:.3g} MB, pages {}\n", d.name, d.bytes / 1e6, d.pages.text());

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "numatwin/sim/memory_policy.hpp"
+#include "sort_merge_sweep.hpp"
 
 namespace numatwin::cli {
 
@@ -27,6 +28,10 @@ void WorkloadOptions::add_common(CLI::App* app) {
     app->add_option("--allocation", allocation,
                     "median: preallocated or per-group (each group's values grown through malloc/realloc); hash-join: "
                     "preallocated or per-bucket (overflow nodes from malloc)")
+        ->capture_default_str();
+    app->add_option("--sort-merge-phases", sort_merge_phases,
+                    "sort-merge-join: merge (phase 4 only, runs prebuilt) or all (sort facts, partition R, gather and "
+                    "sort R's runs, merge)")
         ->capture_default_str();
     app->add_option("--records", records, "Operators: input / probe-side (S) / fact tuples")->capture_default_str();
     app->add_option("--build-records", build_records, "Joins: build-side (R) / dimension tuples")->capture_default_str();
@@ -54,7 +59,9 @@ void WorkloadOptions::add_common(CLI::App* app) {
   }
 void WorkloadOptions::add_algorithm(CLI::App* app) {
     app->add_option("--workload", workload, "shuffle, migration or migration-copy")->capture_default_str();
-    app->add_option("--algorithm", algorithm, "naive, ring or random")->capture_default_str();
+    app->add_option("--algorithm", algorithm,
+                    "naive, ring or random; sort-merge-join also scheduled (the order numatwin designs for the machine)")
+        ->capture_default_str();
     app->add_option("--sync", sync, "tight (barrier per step) or loose")->capture_default_str();
   }
 
@@ -86,6 +93,7 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.allocation = sim::parse_allocation(allocation);
     s.allocator = allocator;
     if (const model::AllocatorCosts* a = model::find_allocator_costs(t.allocator_costs, allocator)) s.allocator_costs = *a;
+    s.sort_merge_phases = sim::parse_sort_merge_phases(sort_merge_phases);
     s.data.records = records;
     s.data.build_records = build_records;
     s.data.tuple_bytes = tuple_bytes;
@@ -94,6 +102,9 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.data.threads_per_chunk = threads_per_chunk;
     s.data.selectivity = selectivity;
     s.costs = sim::operator_costs_of(cost_basis(t));
+    // The sort-merge join's scheduled order: the one numatwin designs for this machine and placement.
+    if (s.kind == sim::WorkloadKind::kSortMergeJoin && s.algorithm == sim::ShuffleAlgorithm::kScheduled)
+      s.producer_orders = designed_sort_merge_orders(t, s);
     return s;
   }
 

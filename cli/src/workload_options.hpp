@@ -40,6 +40,7 @@ struct WorkloadOptions {
   // Whose costs a spec that allocates uses (the topology's /allocator_costs entry, else the
   // defaults); `validate run` sets it from its own --allocator, predict from add_allocator().
   std::string allocator = "glibc";
+  std::string sort_merge_phases = "merge";
   double records = 1e8;
   double build_records = 1.6e7;
   int tuple_bytes = 16;

@@ -44,6 +44,8 @@ constexpr std::pair<const char*, JoinAlgorithm> kJoinAlgorithms[] = {
     {"non-partitioned", JoinAlgorithm::kNonPartitioned}, {"radix", JoinAlgorithm::kRadix}};
 constexpr std::pair<const char*, Allocation> kAllocations[] = {
     {"preallocated", Allocation::kPreallocated}, {"per-group", Allocation::kPerGroup}, {"per-bucket", Allocation::kPerBucket}};
+constexpr std::pair<const char*, SortMergePhases> kSortMergePhases[] = {{"merge", SortMergePhases::kMerge},
+                                                                       {"all", SortMergePhases::kAll}};
 constexpr std::pair<const char*, ShuffleAlgorithm> kAlgorithms[] = {
     {"naive", ShuffleAlgorithm::kNaive}, {"ring", ShuffleAlgorithm::kRing}, {"random", ShuffleAlgorithm::kCoordinatedRandom},
     {"scheduled", ShuffleAlgorithm::kScheduled}};
@@ -114,6 +116,11 @@ JoinAlgorithm parse_join_algorithm(const std::string& text) { return parse_name(
 std::string join_algorithm_name(JoinAlgorithm algorithm) { return name_of(algorithm, kJoinAlgorithms); }
 Allocation parse_allocation(const std::string& text) { return parse_name(text, "--allocation", kAllocations); }
 std::string allocation_name(Allocation allocation) { return name_of(allocation, kAllocations); }
+
+SortMergePhases parse_sort_merge_phases(const std::string& text) {
+  return parse_name(text, "--sort-merge-phases value", kSortMergePhases);
+}
+std::string sort_merge_phases_name(SortMergePhases phases) { return name_of(phases, kSortMergePhases); }
 
 std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base) {
   std::vector<WorkloadSpec> out;

@@ -86,6 +86,42 @@ class SimCommands(unittest.TestCase):
             self.assertGreaterEqual(float(x["memory_traffic_gbps"]), float(x["input_gbps"]) * (1 - 1e-6))
         self.assertNotIn("bandwidth_gbps", rows[0])
 
+    def test_sweep_sort_merge_join_puts_naive_ring_and_designed_side_by_side_per_phase(self):
+        r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "all",
+                "--threads", "4:8:4", "--placement", "sparse", "--records", "1.6e7", "--build-records", "1.6e5",
+                "--interval-samples", "0", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = json.loads(r.stdout)["runs"]
+        self.assertEqual([(x["threads"], x["algorithm"]) for x in runs],
+                         [(4, "naive"), (4, "ring"), (4, "scheduled"), (8, "naive"), (8, "ring"), (8, "scheduled")])
+        for x in runs:
+            self.assertEqual(x["sort_merge_phases"], "all")
+            phases = {p["phase"]: p for p in x["phases"]}
+            for name in ("sort", "partition", "gather", "sort/merge"):
+                self.assertIn(name, phases)
+            # Wall seconds are the run's time shared out among the phases the threads work in.
+            self.assertAlmostEqual(sum(p["wall_s"] for p in x["phases"]), x["time_s"], delta=1e-6 * x["time_s"])
+        # predict --algorithm scheduled designs the same order as the sweep's "designed" row.
+        one = run("predict", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "all",
+                  "--algorithm", "scheduled", "--threads", "8", "--placement", "sparse", "--records", "1.6e7",
+                  "--build-records", "1.6e5", "--interval-samples", "0", "--json")
+        self.assertEqual(one.returncode, 0, one.stderr)
+        self.assertEqual(json.loads(one.stdout)["time_s"], runs[5]["time_s"])
+        text = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "all",
+                   "--threads", "8", "--records", "1.6e7", "--build-records", "1.6e5", "--interval-samples", "0")
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("gain over naive", text.stdout)
+        self.assertIn("designed", text.stdout)
+        loose = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "all",
+                    "--threads", "8", "--sync", "loose", "--records", "1.6e7", "--build-records", "1.6e5",
+                    "--interval-samples", "0", "--json")
+        self.assertEqual(loose.returncode, 0, loose.stderr)
+        self.assertEqual({x["sync"] for x in json.loads(loose.stdout)["runs"]}, {"loose"})
+        bad = run("predict", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "some")
+        self.assertEqual(bad.returncode, 1)
+        self.assertIn("--sort-merge-phases", bad.stderr)
+        self.assertEqual(len(bad.stderr.strip().splitlines()), 1, bad.stderr)
+
     def test_sweep_partitioned_aggregation_over_groups(self):
         r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "8",
                 "--groups-per-partition", "10:1000:10", "--records", "1e6", "--csv")

@@ -40,6 +40,24 @@ class ValidateRun(unittest.TestCase):
         self.assertIn("verified: yes", r.stdout)
         self.assertIn("pages n", r.stdout)  # the observed placement of every dataset
 
+    def test_whole_sort_merge_join_prints_every_phase_measured_and_predicted(self):
+        out = os.path.join(self.dir.name, "smj.json")
+        r = run("validate", "run", "--topology", self.host, "--workload", "sort-merge-join", "--sort-merge-phases", "all",
+                "--records", "2e5", "--build-records", "2e4", "--threads", "2", "--algorithm", "ring", "--repetitions", "1",
+                "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for phase in ("sort facts", "partition", "gather", "sort dimension", "merge"):
+            self.assertIn("phase " + phase + ":", r.stdout)
+        for phase in ("sort", "partition", "gather", "sort/merge"):
+            self.assertIn("predicted phase " + phase + ":", r.stdout)
+        self.assertIn("every R tuple once", r.stdout)
+        with open(out) as f:
+            kernel = json.load(f)["kernels"][0]
+        self.assertIn("all-phases", kernel["id"])
+        self.assertEqual([p["name"] for p in kernel["details"]["phases"]],
+                         ["sort facts", "partition", "gather", "sort dimension", "merge"])
+        self.assertTrue(kernel["details"]["predicted_phases"])
+
     def test_shuffle_report_has_the_guis_shape_and_observations(self):
         out = os.path.join(self.dir.name, "run.json")
         csv_path = os.path.join(self.dir.name, "run.csv")

@@ -228,7 +228,8 @@ TEST(RadixJoinRunTest, PartitionCopiesAreCountedInTheMemoryNeeded) {
 
 TEST(SortMergeJoinRunTest, EveryOrderAndSyncMatchesTheReference) {
   for (sim::ShuffleAlgorithm algorithm :
-       {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing})
+       {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing,
+        sim::ShuffleAlgorithm::kCoordinatedRandom})
     for (sim::SyncMode sync : {sim::SyncMode::kTight, sim::SyncMode::kLoose})
       for (int threads : {1, 2})
         for (const char* keys : {"uniform", "zipf"}) {
@@ -244,13 +245,41 @@ TEST(SortMergeJoinRunTest, EveryOrderAndSyncMatchesTheReference) {
                     sync == sim::SyncMode::kTight ? static_cast<std::size_t>(threads) : 1u);
         }
   sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kSortMergeJoin, "uniform", 2, "first-touch");
-  spec.algorithm = sim::ShuffleAlgorithm::kCoordinatedRandom;
+  spec.algorithm = sim::ShuffleAlgorithm::kScheduled;  // without producer orders
   EXPECT_THROW(run_operator_workload(this_machine().topology, this_machine().host, spec, quick()),
                std::invalid_argument);
   spec.algorithm = sim::ShuffleAlgorithm::kRing;
   spec.data.records = 3;  // fewer than threads^2
   EXPECT_THROW(run_operator_workload(this_machine().topology, this_machine().host, spec, quick()),
                std::invalid_argument);
+}
+
+// All four P-MPSM phases (sort facts, partition, gather, sort dimension, merge) at 1 and 2 threads,
+// every order that needs no schedule file, tight and loose: the join matches the test's own
+// reference and the run verifies its dimension runs (every R tuple gathered once, sorted).
+TEST(SortMergeJoinRunTest, AllPhasesMatchTheReferenceAtOneAndTwoThreads) {
+  for (sim::ShuffleAlgorithm algorithm :
+       {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing, sim::ShuffleAlgorithm::kCoordinatedRandom})
+    for (sim::SyncMode sync : {sim::SyncMode::kTight, sim::SyncMode::kLoose})
+      for (int threads : {1, 2})
+        for (const char* keys : {"uniform", "zipf"}) {
+          sim::WorkloadSpec spec = spec_of(sim::WorkloadKind::kSortMergeJoin, keys, threads,
+                                           threads == 1 ? "first-touch" : "interleave");
+          spec.sort_merge_phases = sim::SortMergePhases::kAll;
+          spec.algorithm = algorithm;
+          spec.sync = sync;
+          const RealRun run =
+              run_operator_workload(this_machine().topology, this_machine().host, spec, quick());
+          EXPECT_TRUE(run.verified) << run.verification;
+          EXPECT_NE(run.verification.find("every R tuple once"), std::string::npos);
+          EXPECT_EQ(run.checksum, reference_checksum(spec));
+          std::vector<std::string> names;
+          for (const PhaseTime& p : run.phases) names.push_back(p.name);
+          EXPECT_EQ(names, (std::vector<std::string>{"sort facts", "partition", "gather",
+                                                     "sort dimension", "merge"}));
+          ASSERT_EQ(run.datasets.size(), 4u);
+          EXPECT_EQ(run.datasets[1].name, "dimension chunks");
+        }
 }
 
 TEST(OperatorSpecTest, TinyInputsWithIdleWorkersStillMatch) {

@@ -17,7 +17,7 @@
 #include "operator_run_common.hpp"
 #include "numatwin/validate/placed_dataset.hpp"
 #include "numatwin/validate/run_support.hpp"
-#include "numatwin/validate/sort_merge_join_kernel.hpp"
+#include "sort_merge_join_run.hpp"
 
 namespace numatwin::validate {
 namespace {
@@ -67,8 +67,11 @@ void check_operator_spec(const sim::WorkloadSpec& spec) {
   ProbeData check(spec);  // the key distribution's parameters
   (void)check;
   if (spec.kind == WorkloadKind::kSortMergeJoin) {
-    if (spec.algorithm == sim::ShuffleAlgorithm::kCoordinatedRandom)
-      throw std::invalid_argument("--algorithm: the sort-merge join merges in naive or ring order");
+    if (spec.algorithm == sim::ShuffleAlgorithm::kScheduled &&
+        spec.producer_orders.size() != static_cast<std::size_t>(spec.threads))
+      throw std::invalid_argument("--algorithm scheduled needs one producer order per thread (" +
+                                  std::to_string(spec.threads) + " threads, " +
+                                  std::to_string(spec.producer_orders.size()) + " orders)");
     const double pieces = static_cast<double>(spec.threads) * spec.threads;
     if (spec.data.records < pieces)
       throw std::invalid_argument("--records " + std::to_string(spec.data.records) +
@@ -364,112 +367,6 @@ RealRun run_index_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& ho
   return run;
 }
 
-RealRun run_sort_merge_join(ThreadTeam& team, const TeamPlan& plan, const HostMap& host,
-                            const sim::WorkloadSpec& spec, const RunOptions& options) {
-  const std::uint64_t nr = build_rows(spec);
-  const std::uint64_t ns = input_rows(spec);
-  const int workers = team.size();
-  const auto wn = static_cast<std::size_t>(workers);
-  const ProbeData probe_gen(spec);
-  std::vector<std::unique_ptr<PlacedDataset>> sets;
-  add_dataset(sets, spec, host, options, "fact runs", ns, sizeof(Tuple),
-              sim::DatasetKind::kPartitioned);
-  add_dataset(sets, spec, host, options, "dimension runs", nr, sizeof(Tuple),
-              sim::DatasetKind::kPartitioned);
-  // Fact runs: each worker's chunk of S, sorted by key (whoever first-touches a chunk sorts it).
-  Tuple* facts = sets[0]->as<Tuple>();
-  const auto by_key = [](const Tuple& a, const Tuple& b) { return a.key < b.key; };
-  sets[0]->initialise(team, [&](int, std::size_t b, std::size_t e) {
-    for (int p = 0; p < workers; ++p) {
-      const auto [cb, ce] = PlacedDataset::chunk(ns, p, workers);
-      if (cb < b || ce > e || cb == ce) continue;
-      probe_gen.fill(cb, {facts + cb, ce - cb});
-      std::sort(facts + cb, facts + ce, by_key);
-    }
-  });
-  // Dimension runs: R sorted by key, worker w's run = the w-th chunk (its key range).
-  std::vector<Tuple> r(nr);
-  BuildData(spec).fill(0, r);
-  std::sort(r.begin(), r.end(), by_key);
-  Tuple* dims = sets[1]->as<Tuple>();
-  sets[1]->initialise(team, [&](int, std::size_t b, std::size_t e) {
-    std::copy(r.begin() + static_cast<std::ptrdiff_t>(b),
-              r.begin() + static_cast<std::ptrdiff_t>(e), dims + b);
-  });
-  // Range bounds and the pieces: piece[p][w] = [begin, end) of producer p's run in w's range.
-  std::vector<std::uint64_t> lower(wn + 1, 0);
-  for (int w = 1; w < workers; ++w) {
-    const std::size_t b = PlacedDataset::chunk(nr, w, workers).first;
-    lower[static_cast<std::size_t>(w)] = b < nr ? r[b].key : kEmptyKey;
-  }
-  lower[wn] = kEmptyKey;
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> piece(
-      wn, std::vector<std::pair<std::size_t, std::size_t>>(wn));
-  for (int p = 0; p < workers; ++p) {
-    const auto [cb, ce] = PlacedDataset::chunk(ns, p, workers);
-    std::vector<std::size_t> cut(wn + 1);
-    for (std::size_t w = 0; w <= wn; ++w) {
-      cut[w] =
-          w == 0 ? cb
-          : w == wn
-              ? ce
-              : static_cast<std::size_t>(
-                    std::lower_bound(facts + cb, facts + ce, Tuple{lower[w], 0}, by_key) - facts);
-    }
-    for (std::size_t w = 0; w < wn; ++w)
-      piece[static_cast<std::size_t>(p)][w] = {cut[w], cut[w + 1]};
-  }
-  const sim::ShuffleOrder order = sim::shuffle_order(plan.model_threads, spec.algorithm, spec.seed, spec.producer_orders);
-  std::vector<std::size_t> position(wn);  // outer position of each worker
-  for (std::size_t o = 0; o < wn; ++o) position[static_cast<std::size_t>(order.outer[o])] = o;
-  const bool tight = spec.sync == sim::SyncMode::kTight;
-  RealRun run;
-  bool first = true;
-  JoinTotals result;
-  std::vector<JoinTotals> parts(wn);
-  time_repetitions(options, run, [&](std::vector<PhaseTime>& phases) {
-    std::vector<double> marks(wn + 1, 0.0);
-    marks[0] = now_seconds();
-    team.run([&](int w) {
-      const auto wi = static_cast<std::size_t>(w);
-      const auto [db, de] = PlacedDataset::chunk(nr, w, workers);
-      const std::span<const Tuple> dim_run(dims + db, de - db);
-      JoinTotals mine;
-      for (std::size_t k = 0; k < wn; ++k) {
-        const auto p = static_cast<std::size_t>(order.producers[position[wi]][k]);
-        const auto [fb, fe] = piece[p][wi];
-        mine += merge_join({facts + fb, fe - fb}, dim_run);
-        if (tight) {
-          team.barrier();
-          if (w == 0) marks[k + 1] = now_seconds();
-        }
-      }
-      parts[wi] = mine;
-    });
-    const double t1 = now_seconds();
-    phases.clear();
-    if (tight) {
-      for (std::size_t k = 0; k < wn; ++k)
-        phases.push_back({"step " + std::to_string(k), marks[k + 1] - marks[k]});
-    } else {
-      phases.push_back({"merge", t1 - marks[0]});
-    }
-    result = JoinTotals{};
-    for (const JoinTotals& p : parts) result += p;
-    same_result(run, result.checksum, first);
-    return t1 - marks[0];
-  });
-  record_observations(plan, team, views(sets), run);
-  run.work = static_cast<double>(nr + ns);
-  if (options.verify) {
-    check_join(result, reference_join(r.data(), nr, facts, ns, false), "the sort-merge join");
-    run.verified = true;
-    run.verification = "matches the reference (R's value per key, direct-addressed): " +
-                       std::to_string(result.matches) + " matches, checksum sum(r.value + s.value)";
-  }
-  return run;
-}
-
 }  // namespace
 
 int radix_join_bits(const model::Topology& topology, const sim::WorkloadSpec& spec) {
@@ -506,7 +403,7 @@ double operator_memory_bytes(const sim::WorkloadSpec& spec) {
       // S, index; R and its sorted keys; reference: ranks, presence, sorted keys
       return n * tuple + r * 64.0 / 7.0 + r * (tuple + 8.0) + r * (8.0 + 1.0 + 8.0);
     case WorkloadKind::kSortMergeJoin:
-      return (n + r) * tuple + r * tuple + r * 9.0;  // runs, sorted R, reference
+      return sort_merge_join_memory_bytes(spec);
     default:
       return 0.0;
   }

@@ -18,6 +18,9 @@ Prediction predict_workload(const model::Topology& topology, const sim::Workload
   Prediction p;
   p.seconds = result.time_s;
   p.local_access_ratio = result.local_access_ratio();
+  for (const sim::PhaseTime& phase : result.phases) {
+    if (phase.wall_s > 0.0) p.phases.push_back({std::string(sim::phase_name(phase.phase)), phase.wall_s});
+  }
   const int bottleneck = result.bottleneck_resource();
   p.bottleneck = bottleneck >= 0 ? result.resources[static_cast<std::size_t>(bottleneck)].name
                                  : "none saturated (each thread's own limit binds: miss buffers or core work)";
@@ -41,6 +44,8 @@ std::string comparison_id(const model::Topology& topology, const sim::WorkloadSp
   if (spec.allocation != sim::Allocation::kPreallocated) id += "-" + sim::allocation_name(spec.allocation);
   if (sim::is_shuffle_family(spec.kind) || spec.kind == sim::WorkloadKind::kSortMergeJoin)
     id += "-" + sim::algorithm_name(spec.algorithm) + "-" + sim::sync_name(spec.sync);
+  // The merge phase alone keeps its old id, so earlier reports still match.
+  if (spec.kind == sim::WorkloadKind::kSortMergeJoin && spec.sort_merge_phases == sim::SortMergePhases::kAll) id += "-all-phases";
   if (spec.kind == sim::WorkloadKind::kPartitionedAggregation)
     id += "-" + sim::strategy_name(spec.strategy) + "-" + sim::algorithm_name(spec.algorithm);
   if (spec.kind == sim::WorkloadKind::kSubarray)

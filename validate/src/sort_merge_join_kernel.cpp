@@ -1,5 +1,7 @@
 #include "numatwin/validate/sort_merge_join_kernel.hpp"
 
+#include <algorithm>
+
 namespace numatwin::validate {
 
 JoinTotals merge_join(std::span<const Tuple> facts, std::span<const Tuple> dims) {
@@ -25,6 +27,28 @@ JoinTotals merge_join(std::span<const Tuple> facts, std::span<const Tuple> dims)
     }
   }
   return {matches, checksum};
+}
+
+}  // namespace numatwin::validate
+
+namespace numatwin::validate {
+
+std::size_t range_of(std::uint64_t key, std::span<const std::uint64_t> lower) {
+  // The last range whose lower bound is <= key (lower[0] is the smallest key).
+  const auto it = std::upper_bound(lower.begin() + 1, lower.end(), key);
+  return static_cast<std::size_t>(it - (lower.begin() + 1));
+}
+
+std::vector<std::size_t> range_histogram(std::span<const Tuple> chunk,
+                                         std::span<const std::uint64_t> lower) {
+  std::vector<std::size_t> count(lower.size(), 0);
+  for (const Tuple& t : chunk) ++count[range_of(t.key, lower)];
+  return count;
+}
+
+void range_scatter(std::span<const Tuple> chunk, std::span<const std::uint64_t> lower,
+                   std::vector<std::size_t> offset, Tuple* out) {
+  for (const Tuple& t : chunk) out[offset[range_of(t.key, lower)]++] = t;
 }
 
 }  // namespace numatwin::validate

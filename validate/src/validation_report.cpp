@@ -61,6 +61,8 @@ Json details_json(const KernelComparison& c) {
   }
   Json phases = Json::array();
   for (const PhaseTime& p : m.phases) phases.push_back({{"name", p.name}, {"seconds", p.seconds}});
+  Json predicted_phases = Json::array();
+  for (const PredictedPhase& p : c.predicted.phases) predicted_phases.push_back({{"name", p.name}, {"wall_s", p.wall_s}});
   Json out{{"measured_s", m.seconds},
            {"predicted_s", c.predicted.seconds},
            {"error", c.error()},
@@ -68,6 +70,7 @@ Json details_json(const KernelComparison& c) {
            {"work_unit", m.work_unit},
            {"repetition_s", m.repetition_seconds},
            {"phases", phases},
+           {"predicted_phases", predicted_phases},
            {"allocator", c.allocator},
            {"huge_pages", m.huge_pages},
            {"verified", m.verified},

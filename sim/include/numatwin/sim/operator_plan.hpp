@@ -1,5 +1,5 @@
 // Traffic plans of database operators (Memarzia et al., Li et al. section 4, Albutiu et al.'s
-// P-MPSM merge phase), under memory and thread placement policies.
+// P-MPSM sort-merge join), under memory and thread placement policies.
 //
 // Two kinds of memory traffic, modelled differently:
 //  - scans are streams: bandwidth-bound, the core's miss buffers full (prefetchers);
@@ -44,7 +44,10 @@
 // Phases (plan.hpp): scans are "read input" and carry the table's core work ("update table" or
 // "probe table") as the share of their cycles it is; the LLC misses are the table's phase;
 // the radix scatter is "partition", MEDIAN's sort and the merge "sort/merge".
-//   sort-merge-join  fact runs and dimension runs (partitioned); naive or ring merge order
+//   sort-merge-join  fact runs and dimension runs (partitioned), with all four phases also the
+//                    dimension chunks and pieces (partitioned); the merge (and the gather) in the
+//                    shuffle's order; local sorts are "sort", the gather "gather"
+//                    (operators/sort_merge_join.cpp)
 //   subarray         a chunked dense array and its result, each chunk group's share loaded by
 //                    its members (partitioned with per-worker shares; operators/subarray.cpp)
 #pragma once

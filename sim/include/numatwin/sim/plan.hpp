@@ -23,14 +23,16 @@ enum class Phase : std::uint8_t {
   kUpdateTable,  // updates of a hash table (aggregation, a join's build): core work and misses
   kProbeTable,   // lookups in a table or index (a join's probe)
   kPartition,    // radix scatter into partitions
-  kSortMerge,    // sorting or merging (MEDIAN's groups, the sort-merge join)
+  kSortMerge,    // sorting or merging (MEDIAN's groups, the sort-merge join's merge)
   kWriteOutput,  // streaming writes of results
   kMoveState,    // a thread's state following it: copies, cold misses after a move, remote state
   kMigrate,      // re-binding a thread to another core (the OS's overhead)
   kBarrierWait,  // waiting at a barrier for the other threads
+  kSort,         // sorting a run in memory (the sort-merge join's fact runs and dimension runs)
+  kGather,       // copying the pieces of a worker's range from every producer into its run
   kFinished,     // the thread is done; the run goes on
 };
-constexpr int kPhaseCount = 12;
+constexpr int kPhaseCount = 14;
 static_assert(static_cast<int>(Phase::kFinished) + 1 == kPhaseCount, "kPhaseCount counts every Phase");
 
 constexpr std::string_view phase_name(Phase phase) {
@@ -46,6 +48,8 @@ constexpr std::string_view phase_name(Phase phase) {
     case Phase::kMoveState: return "move state";
     case Phase::kMigrate: return "migrate";
     case Phase::kBarrierWait: return "barrier wait";
+    case Phase::kSort: return "sort";
+    case Phase::kGather: return "gather";
     case Phase::kFinished: return "finished";
   }
   return "other";

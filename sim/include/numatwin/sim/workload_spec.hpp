@@ -24,7 +24,7 @@ enum class WorkloadKind {
   kHashJoin,                // W3: non-partitioned: build a shared table on R, probe with S
   kIndexJoin,               // W4: index nested-loop join: S probes a prebuilt index on R
   kPartitionedAggregation,  // GROUP BY over key partitions: shuffle, migration or migration & copy
-  kSortMergeJoin,           // the merge phase of P-MPSM: every thread merges its run with all runs
+  kSortMergeJoin,           // P-MPSM: the merge phase only, or all four phases (SortMergePhases)
   kSubarray,                // an array database's range filter over a chunked dense array (Dominico et al.)
 };
 
@@ -93,6 +93,12 @@ enum class ShuffleAlgorithm {
 
 enum class SyncMode { kTight, kLoose };  // barrier after every step, or none
 
+// Which phases of P-MPSM (Albutiu et al.) the sort-merge join runs (operators/sort_merge_join.cpp):
+//  kMerge  phase 4 only, the runs prebuilt (the default, as before the whole join existed)
+//  kAll    (1) sort the fact chunks locally, (2) range-partition the dimension chunks,
+//          (3) gather and sort each worker's dimension run (a shuffle), (4) merge
+enum class SortMergePhases { kMerge, kAll };
+
 struct WorkloadSpec {
   WorkloadKind kind = WorkloadKind::kShuffle;
   ShuffleAlgorithm algorithm = ShuffleAlgorithm::kRing;
@@ -116,6 +122,7 @@ struct WorkloadSpec {
   // model's defaults, model/allocator_costs.hpp); used only when allocation is not preallocated.
   std::string allocator = "glibc";
   std::optional<model::AllocatorCosts> allocator_costs;
+  SortMergePhases sort_merge_phases = SortMergePhases::kMerge;     // kSortMergeJoin
   DataSpec data;
   MemoryPolicy memory;
   OperatorCosts costs;
@@ -147,6 +154,8 @@ JoinAlgorithm parse_join_algorithm(const std::string& text);
 std::string join_algorithm_name(JoinAlgorithm algorithm);
 Allocation parse_allocation(const std::string& text);  // preallocated, per-group, per-bucket
 std::string allocation_name(Allocation allocation);
+SortMergePhases parse_sort_merge_phases(const std::string& text);
+std::string sort_merge_phases_name(SortMergePhases phases);
 std::string algorithm_name(ShuffleAlgorithm algorithm);
 std::string sync_name(SyncMode sync);
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "numatwin/model/topology.hpp"
 #include "numatwin/sim/workload_spec.hpp"
@@ -17,10 +18,16 @@
 
 namespace numatwin::validate {
 
+struct PredictedPhase {
+  std::string name;     // sim::phase_name
+  double wall_s = 0.0;  // the run's time the working threads spend in it (sim::PhaseTime::wall_s)
+};
+
 struct Prediction {
   double seconds = 0.0;
   std::string bottleneck;  // resource saturated longest, or "none"
   double local_access_ratio = 0.0;
+  std::vector<PredictedPhase> phases;  // those with wall time; they add up to `seconds`
 };
 
 // Simulates `spec` on `topology`. Throws std::invalid_argument for specs the model rejects.

@@ -1,18 +1,19 @@
-// The merge phase of P-MPSM (Albutiu et al.; sim/operator_plan.hpp's sort-merge join), the only
-// timed phase: the fact table S is cut into one run per worker, each sorted by key; the
-// dimension table R is range-partitioned into one sorted run per worker (worker w holds the
-// keys in [lo_w, lo_{w+1})). Sorting and partitioning are prebuilt, untimed.
-//
-// Step k of worker w merges the piece of producer p's fact run whose keys fall into w's range
-// (found untimed by binary search) with w's whole dimension run, p being the k-th producer of
-// w's visiting order (sim::shuffle_order: naive = every worker the same order, ring = the
-// coordinated rings). Tight: a barrier after every step; loose: none.
+// P-MPSM, the sort-merge join of Albutiu et al. (sim/src/operators/sort_merge_join.cpp has the
+// model): the loops of its four phases, each one worker's share. The run (sort_merge_join_run.hpp)
+// places the data, times the phases between barriers and verifies.
 //
 // merge_join: one merge of a sorted fact piece with a sorted dimension run of distinct keys;
 // matches and sum(d.value + f.value) modulo 2^64, as the hash join.
+// range_of: the key range (0..n-1) a key belongs to, given the ranges' lower bounds
+// (lower[0] = 0 <= lower[1] <= ... <= lower[n - 1]): binary search, as P-MPSM's splitters.
+// range_histogram / range_scatter: phase 2 of one worker: count its chunk's tuples per range,
+// then write them into `out`, range v's piece starting at offset[v] (the prefix sums of the
+// counts); the order within a piece is the chunk's.
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <vector>
 
 #include "numatwin/validate/data_generator.hpp"
 #include "numatwin/validate/hash_join_kernels.hpp"
@@ -20,5 +21,12 @@
 namespace numatwin::validate {
 
 JoinTotals merge_join(std::span<const Tuple> facts, std::span<const Tuple> dims);
+
+std::size_t range_of(std::uint64_t key, std::span<const std::uint64_t> lower);
+std::vector<std::size_t> range_histogram(std::span<const Tuple> chunk,
+                                         std::span<const std::uint64_t> lower);
+// offset: one start per range (range v's piece is [offset[v], offset[v] + count[v]) in `out`).
+void range_scatter(std::span<const Tuple> chunk, std::span<const std::uint64_t> lower,
+                   std::vector<std::size_t> offset, Tuple* out);
 
 }  // namespace numatwin::validate

@@ -1,0 +1,52 @@
+#include "sort_merge_sweep.hpp"
+
+#include <fmt/format.h>
+
+#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/thread_placement.hpp"
+#include "text_table.hpp"
+
+namespace numatwin::cli {
+
+std::vector<std::vector<int>> designed_sort_merge_orders(const model::Topology& topology, const sim::WorkloadSpec& spec) {
+  const std::vector<sim::PlacedThread> placed = sim::place_threads(topology, spec.threads, spec.placement);
+  const double n = spec.threads;
+  const double piece_bytes = spec.data.records * spec.data.tuple_bytes / (n * n);
+  return sim::design_schedule(topology, placed, piece_bytes).schedule.producer_orders();
+}
+
+std::vector<sim::WorkloadSpec> sort_merge_variants(const model::Topology& topology, const sim::WorkloadSpec& base) {
+  std::vector<sim::WorkloadSpec> out;
+  for (sim::ShuffleAlgorithm a :
+       {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing, sim::ShuffleAlgorithm::kScheduled}) {
+    sim::WorkloadSpec s = base;
+    s.algorithm = a;
+    s.producer_orders.clear();
+    if (a == sim::ShuffleAlgorithm::kScheduled) s.producer_orders = designed_sort_merge_orders(topology, s);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string sort_merge_phase_table(const std::vector<SortMergePoint>& points) {
+  TextTable table({"threads", "order", "time s", "gain over naive", "sort s", "partition s",
+                   "gather s", "merge s"});
+  double naive_s = 0.0;
+  for (const SortMergePoint& p : points) {
+    const sim::SimulationResult& r = p.result;
+    if (p.order == "naive") naive_s = r.time_s;
+    const double merge =
+        r.phase(sim::Phase::kReadInput).wall_s + r.phase(sim::Phase::kSortMerge).wall_s;
+    table.add_row({std::to_string(p.threads), p.order, fmt::format("{:.4g}", r.time_s),
+                   naive_s > 0.0 ? fmt::format("{:.3f}x", naive_s / r.time_s) : "-",
+                   fmt::format("{:.4g}", r.phase(sim::Phase::kSort).wall_s),
+                   fmt::format("{:.4g}", r.phase(sim::Phase::kPartition).wall_s),
+                   fmt::format("{:.4g}", r.phase(sim::Phase::kGather).wall_s),
+                   fmt::format("{:.4g}", merge)});
+  }
+  return "per phase (wall s; sort: the fact runs and the dimension runs; merge: read input + "
+         "sort/merge):\n" +
+         table.render();
+}
+
+}  // namespace numatwin::cli
