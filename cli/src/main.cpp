@@ -14,6 +14,7 @@
 #include "placement_commands.hpp"
 #include "render_command.hpp"
 #include "sim_commands.hpp"
+#include "sweep_command.hpp"
 #include "topo_commands.hpp"
 #include "validate_commands.hpp"
 
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   numatwin::cli::register_topo_commands(app);
   numatwin::cli::register_sim_commands(app);
+  numatwin::cli::register_sweep_command(app);
   numatwin::cli::register_flows_command(app);
   numatwin::cli::register_weights_command(app);
   numatwin::cli::register_schedule_command(app);

@@ -1,0 +1,128 @@
+#include "sim_outcome.hpp"
+
+#include <fmt/format.h>
+
+#include "numatwin/model/energy.hpp"
+
+namespace numatwin::cli {
+
+using Json = nlohmann::ordered_json;
+
+Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool timeline) {
+  sim::Simulation simulation(t);
+  sim::SimulationOptions options;
+  options.record_timeline = timeline;
+  Outcome outcome{spec, {}, {}, {}, {}};
+  const sim::Plan plan = sim::build_plan(t, spec, &outcome.report);
+  outcome.result = simulation.run(plan, options);
+  outcome.energy = sim::estimate_energy(t, outcome.result);
+  outcome.energy_basis = model::energy_basis(t.energy).description();
+  return outcome;
+}
+
+std::string label(const sim::WorkloadSpec& s) {
+  if (s.kind == sim::WorkloadKind::kPartitionedAggregation) {
+    return "partitioned-aggregation " + sim::strategy_name(s.strategy) + " " + sim::algorithm_name(s.algorithm) + " " +
+           sim::sync_name(s.sync);
+  }
+  if (s.kind == sim::WorkloadKind::kHashJoin) return "hash-join " + sim::join_algorithm_name(s.join_algorithm);
+  if (!sim::is_shuffle_family(s.kind) && s.kind != sim::WorkloadKind::kSortMergeJoin) return sim::workload_kind_name(s.kind);
+  return sim::workload_kind_name(s.kind) + " " + sim::algorithm_name(s.algorithm) + " " + sim::sync_name(s.sync);
+}
+
+Json summary_json(const Outcome& o) {
+  const sim::SimulationResult& r = o.result;
+  const int busiest = r.busiest_resource();
+  Json out{{"workload", sim::workload_kind_name(o.spec.kind)},
+            {"algorithm", sim::algorithm_name(o.spec.algorithm)},
+            {"sync", sim::sync_name(o.spec.sync)},
+            {"threads", o.spec.threads},
+            {"placement", sim::placement_name(o.spec.placement)}};
+  if (sim::is_shuffle_family(o.spec.kind)) {
+    out["bytes"] = o.spec.total_bytes;
+  } else {
+    out["strategy"] = sim::strategy_name(o.spec.strategy);
+    out["join_algorithm"] = sim::join_algorithm_name(o.spec.join_algorithm);
+    out["records"] = o.spec.data.records;
+    out["build_records"] = o.spec.data.build_records;
+    out["keys"] = sim::key_distribution_name(o.spec.data.keys);
+    out["groups"] = o.spec.data.keys.groups;
+  }
+  out.update(Json{{"time_s", r.time_s},
+              {"input_gbps", o.input_gbps()},
+              {"input_mtuples_per_s", o.input_mtuples_per_s()},
+              {"memory_traffic_gbps", o.memory_traffic_gbps()},
+              {"bytes_moved", r.bytes},
+              {"local_access_ratio", r.local_access_ratio()},
+              {"energy_j", o.energy.total_j()},
+              {"energy_basis", o.energy_basis},
+              {"busiest_resource", busiest >= 0 ? r.resources[busiest].name : ""},
+              {"busiest_mean_utilisation", busiest >= 0 ? r.mean_utilisation[busiest] : 0.0},
+              {"bottleneck_resource", r.bottleneck_resource() >= 0 ? r.resources[r.bottleneck_resource()].name : ""},
+              {"bottleneck_saturated_fraction", r.bottleneck_resource() >= 0 ? r.saturated_fraction[r.bottleneck_resource()] : 0.0},
+              {"events", r.events},
+              {"model_rounds", r.solver_rounds}});
+  return out;
+}
+
+Json detail_json(const Outcome& o, bool timeline) {
+  Json out = summary_json(o);
+  const sim::SimulationResult& r = o.result;
+  Json resources = Json::array();
+  for (std::size_t i = 0; i < r.resources.size(); ++i) {
+    resources.push_back(Json{{"name", r.resources[i].name},
+                             {"capacity_gbps", r.resources[i].capacity_bytes_per_s / 1e9},
+                             {"mean_utilisation", r.mean_utilisation[i]},
+                             {"saturated_fraction", r.saturated_fraction[i]}});
+  }
+  out["resources"] = resources;
+  Json steps = Json::array();
+  for (const sim::StepStats& s : r.steps) {
+    steps.push_back(Json{{"step", s.step}, {"begin_s", s.begin_s}, {"end_s", s.end_s}, {"bytes", s.bytes},
+                         {"mean_utilisation", s.mean_utilisation}});
+  }
+  out["steps"] = steps;
+  if (timeline) {
+    Json segments = Json::array();
+    for (const sim::TimelineSegment& seg : r.timeline) {
+      segments.push_back(Json{{"begin_s", seg.begin_s}, {"end_s", seg.end_s}, {"utilisation", seg.utilisation}});
+    }
+    out["timeline"] = segments;
+  }
+  return out;
+}
+
+std::vector<std::string> with_rate_columns(std::vector<std::string> before, bool operators, const std::vector<std::string>& after) {
+  if (operators) {
+    before.insert(before.end(), {"input Mtuples/s", "input GB/s"});
+  } else {
+    before.emplace_back("shuffled GB/s");
+  }
+  before.emplace_back("memory GB/s");
+  before.insert(before.end(), after.begin(), after.end());
+  return before;
+}
+
+std::vector<std::string> with_rates(std::vector<std::string> before, const Outcome& o, bool operators,
+                                    const std::vector<std::string>& after) {
+  if (operators) before.push_back(fmt::format("{:.1f}", o.input_mtuples_per_s()));
+  before.push_back(fmt::format("{:.2f}", o.input_gbps()));
+  before.push_back(fmt::format("{:.2f}", o.memory_traffic_gbps()));
+  before.insert(before.end(), after.begin(), after.end());
+  return before;
+}
+
+std::string busiest_text(const sim::SimulationResult& r) {
+  const int b = r.busiest_resource();
+  return b < 0 ? "-" : fmt::format("{} {:.0f}%", r.resources[b].name, 100.0 * r.mean_utilisation[b]);
+}
+
+std::string bottleneck_text(const sim::SimulationResult& r) {
+  const int b = r.bottleneck_resource();
+  return b < 0 ? "none saturated" : fmt::format("{} {:.0f}% of the time", r.resources[b].name, 100.0 * r.saturated_fraction[b]);
+}
+
+double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result) { return sim::headline_rate(spec, result.time_s); }
+
+
+}  // namespace numatwin::cli
