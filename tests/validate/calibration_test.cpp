@@ -257,5 +257,26 @@ TEST(CalibrationTest, MeasurementReportsAreReadAndCheckedWithPointers) {
   EXPECT_THROW(calibration_data_from_measurements(nlohmann::ordered_json::object(), two_nodes(), "x.json"), model::InputError);
 }
 
+// Two threads that took turns on a busy CPU (cpu_share 0.5) did not read together: the point is
+// left out and named; one thread's rate (its CPU time) and quiet multi-thread points stay.
+TEST(CalibrationTest, MultiThreadPointsWhoseThreadsDidNotRunTogetherAreLeftOutAndNamed) {
+  const nlohmann::ordered_json report = nlohmann::ordered_json::parse(R"({
+    "format": "numatwin-measurements", "format_version": 1, "complete": true,
+    "nodes": [{"os_index": 0}, {"os_index": 1}],
+    "bandwidth": [{"kernel": "read", "cpu_node": 0, "memory_node": 0, "threads": 1, "bandwidth_gbps": 29.0, "cpu_share": 0.5},
+                  {"kernel": "read", "cpu_node": 0, "memory_node": 0, "threads": 2, "bandwidth_gbps": 49.1, "cpu_share": 0.502},
+                  {"kernel": "read", "cpu_node": 0, "memory_node": 1, "threads": 2, "bandwidth_gbps": 9.5, "cpu_share": 0.97}]})");
+  const CalibrationData data = calibration_data_from_measurements(report, two_nodes(), "m.json");
+  ASSERT_EQ(data.points.size(), 2u);
+  EXPECT_EQ(data.points[0].id, "read-s0-s0-1");
+  EXPECT_EQ(data.points[1].id, "read-s0-s1-2");
+  bool named = false;
+  for (const std::string& note : data.notes) {
+    named = named || (note.find("read-s0-s0-2 left out") != std::string::npos && note.find("50 %") != std::string::npos &&
+                      note.find("/bandwidth/1") != std::string::npos);
+  }
+  EXPECT_TRUE(named);
+}
+
 }  // namespace
 }  // namespace numatwin::validate

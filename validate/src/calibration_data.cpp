@@ -2,6 +2,7 @@
 // (kerncraft_import.cpp): Intel mlc output and `numatwin validate measure` reports. Each becomes a
 // list of points the model can predict (calibration.hpp says which and how).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -176,6 +177,14 @@ CalibrationData calibration_data_from_measurements(const Json& report, const mod
     point.streams = {model::MeasurementStream{cpu, mem, threads}};
     point.value = number(p, pointer, "bandwidth_gbps");
     if (threads > topology.nodes[cpu].hardware_threads()) throw fail(pointer + "/threads", "expected at most the node's hardware threads");
+    // Several threads that did not run together the whole time did not share the memory as the
+    // model's point says: left out, and named.
+    if (threads > 1 && p.contains("cpu_share") && p["cpu_share"].is_number() && p["cpu_share"].get<double>() < 0.9) {
+      data.notes.push_back(point.id + " left out: a thread had its CPU only " +
+                           std::to_string(static_cast<int>(std::lround(100.0 * p["cpu_share"].get<double>()))) +
+                           " % of the time (another process ran), so its threads did not read together (" + pointer + ")");
+      continue;
+    }
     data.points.push_back(point);
   }
   const Json& idle = report.contains("idle_latency") ? report["idle_latency"] : empty;

@@ -28,6 +28,10 @@ using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kMiB = 1024 * 1024;
+// A bandwidth point of several threads is quiet when each had its CPU at least this share of the
+// wall time; otherwise it is measured again, at most kAttempts times in all.
+constexpr double kQuietCpuShare = 0.9;
+constexpr int kAttempts = 3;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -387,25 +391,55 @@ Json measure_machine(const MeasureOptions& options) {
       std::byte* base = stream_buffer->data();
       const std::string kernel = task.kernel;
       std::vector<std::uint64_t> sinks(cpus.size(), 0);
-      run_pinned(pinner, cpus, records, [&](std::size_t t, ThreadRecord& record) {
-        const auto start = Clock::now();
-        double bytes = 0.0;
-        do {
-          if (kernel == "read") {
-            sinks[t] ^= read_stream(base + t * slice, slice);
-            bytes += static_cast<double>(slice);
-          } else if (kernel == "write") {
-            write_stream(base + t * slice, slice, t + 1);
-            bytes += static_cast<double>(slice);
-          } else {
-            copy_stream(base + half + t * slice, base + t * slice, slice);
-            bytes += 2.0 * static_cast<double>(slice);
-          }
-        } while (seconds_since(start) < point_s);
-        record.bytes = bytes;
-      });
+      // One thread: bytes over its CPU time (the rate while it ran; time descheduled by another
+      // process does not count). Several: their bytes over the common wall time, because they
+      // share the memory only while they run together: per-thread CPU-time rates of threads that
+      // took turns on a busy CPU add up to more than the memory gave them together (on this VM
+      // with a competing process on one CPU, 2 threads read "43.7 GB/s" that way, 36 when quiet).
+      // A point during which some thread had its CPU less than kQuietCpuShare of the time is
+      // measured again, up to kAttempts times, and the quietest attempt is kept.
       double gbps = 0.0;
-      for (const ThreadRecord& r : records) gbps += r.bytes / r.seconds / 1e9;
+      int attempts = 0;
+      std::vector<ThreadRecord> best;
+      double best_share = -1.0;
+      for (attempts = 1; attempts <= kAttempts; ++attempts) {
+        run_pinned(pinner, cpus, records, [&](std::size_t t, ThreadRecord& record) {
+          const auto start = Clock::now();
+          double bytes = 0.0;
+          do {
+            if (kernel == "read") {
+              sinks[t] ^= read_stream(base + t * slice, slice);
+              bytes += static_cast<double>(slice);
+            } else if (kernel == "write") {
+              write_stream(base + t * slice, slice, t + 1);
+              bytes += static_cast<double>(slice);
+            } else {
+              copy_stream(base + half + t * slice, base + t * slice, slice);
+              bytes += 2.0 * static_cast<double>(slice);
+            }
+          } while (seconds_since(start) < point_s);
+          record.bytes = bytes;
+        });
+        const double share = cpu_share(records);
+        if (share > best_share) {
+          best_share = share;
+          best = records;
+        }
+        if (share >= kQuietCpuShare || task.threads == 1) break;
+      }
+      records = best;
+      attempts = std::min(attempts, kAttempts);
+      if (records.size() == 1) {
+        gbps = records[0].bytes / records[0].seconds / 1e9;
+      } else {
+        double bytes = 0.0;
+        double wall = 0.0;
+        for (const ThreadRecord& r : records) {
+          bytes += r.bytes;
+          wall = std::max(wall, r.wall_seconds);
+        }
+        gbps = bytes / wall / 1e9;
+      }
       bandwidth.push_back(Json{{"kernel", task.kernel},
                                {"cpu_node", cpu.node.os_index},
                                {"memory_node", memory_os},
@@ -414,6 +448,7 @@ Json measure_machine(const MeasureOptions& options) {
                                {"bytes_per_thread", slice},
                                {"checksum", sinks.empty() ? 0 : sinks[0] & 1},
                                {"cpu_share", cpu_share(records)},
+                               {"attempts", attempts},
                                {"threads_observed", threads_json(records)},
                                {"pages", stream_pages}});
     } else if (task.kind == Task::kIdleLatency) {
