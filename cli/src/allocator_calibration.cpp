@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
 #include <fstream>
 #include <iterator>
 
@@ -16,19 +15,6 @@
 #include "numatwin/validate/machine_measurement.hpp"
 
 namespace numatwin::cli {
-namespace {
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
-
-}  // namespace
-
 void write_allocator_costs_file(const std::string& file, const std::string& allocator, const AllocatorCalibrationOptions& o) {
   if (validate::built_with_address_sanitizer())
     throw std::invalid_argument("allocbench --calibrate: this numatwin is built with AddressSanitizer, whose malloc is not " +
@@ -49,7 +35,7 @@ void write_allocator_costs_file(const std::string& file, const std::string& allo
   costs.overhead_ratio = peak.overhead;
   const nlohmann::ordered_json host = validate::host_state();
   costs.host = fmt::format("{} ({})", host.value("hostname", std::string("?")), host.value("kernel", std::string("?")));
-  costs.measured_at = utc_now();
+  costs.measured_at = validate::iso_time_now();
   costs.source = fmt::format(
       "numatwin validate allocbench --calibrate: costs at 1..{} threads, sizes 16 B..64 KiB, median of {} repetitions; "
       "overhead from {} rounds of {:g} MiB per thread (peak VmHWM over requested)",

@@ -172,6 +172,8 @@ class Engine {
   void start_due_clients();
   void issue_query(int client);
   void finish_task(int task_id);
+  // A fresh Task (from the free list, else appended); returns its id.
+  [[nodiscard]] int new_task();
   // adaptive_query_stages.cpp
   void issue_stage(int query_id);
   void account_phase(const Task& task, double dt, double bytes);

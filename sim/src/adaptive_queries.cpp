@@ -77,16 +77,8 @@ void Engine::issue_query(int client) {
     if (!parts_[p].alive || parts_[p].table != table) continue;
     const int chunks = std::max(1, static_cast<int>(std::ceil(parts_[p].bytes / sc_.task_bytes - 1e-9)));
     for (int k = 0; k < chunks; ++k) {
-      int id;
-      if (!free_tasks_.empty()) {
-        id = free_tasks_.back();
-        free_tasks_.pop_back();
-      } else {
-        id = static_cast<int>(tasks_.size());
-        tasks_.emplace_back();
-      }
+      const int id = new_task();
       Task& task = tasks_[id];
-      task = Task{};
       task.query = query_id;
       task.part = p;
       task.task_class = task_class;
@@ -97,6 +89,19 @@ void Engine::issue_query(int client) {
       enqueue(id, parts_[p].socket);
     }
   }
+}
+
+int Engine::new_task() {
+  int id = 0;
+  if (!free_tasks_.empty()) {
+    id = free_tasks_.back();
+    free_tasks_.pop_back();
+  } else {
+    id = static_cast<int>(tasks_.size());
+    tasks_.emplace_back();
+  }
+  tasks_[id] = Task{};
+  return id;
 }
 
 void Engine::finish_task(int task_id) {

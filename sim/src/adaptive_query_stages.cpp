@@ -28,16 +28,8 @@ void Engine::issue_stage(int query_id) {
         plan_adaptive_query_stage(sc_, type, q.table, parts, other, q.stage);
     if (planned.empty()) continue;
     for (const PlannedTask& pt : planned) {
-      int id;
-      if (!free_tasks_.empty()) {
-        id = free_tasks_.back();
-        free_tasks_.pop_back();
-      } else {
-        id = static_cast<int>(tasks_.size());
-        tasks_.emplace_back();
-      }
+      const int id = new_task();
       Task& task = tasks_[id];
-      task = Task{};
       task.query = query_id;
       task.part = pt.part;
       task.query_type = q.query_type;

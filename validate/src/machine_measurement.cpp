@@ -205,6 +205,8 @@ std::string bytes_text(std::size_t bytes) {
   return buffer;
 }
 
+}  // namespace
+
 std::string iso_time_now() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -213,8 +215,6 @@ std::string iso_time_now() {
   std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buffer;
 }
-
-}  // namespace
 
 Json host_state() {
   Json host;

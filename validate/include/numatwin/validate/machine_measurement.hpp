@@ -47,5 +47,7 @@ nlohmann::ordered_json measure_machine(const MeasureOptions& options);
 
 // Kernel version, THP and numa_balancing state, CPU model, host name: what the report's "host" holds.
 nlohmann::ordered_json host_state();
+// The time now in UTC, ISO 8601 ("2026-11-26T17:30:00Z"), as the reports record it.
+std::string iso_time_now();
 
 }  // namespace numatwin::validate
