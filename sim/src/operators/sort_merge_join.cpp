@@ -147,16 +147,23 @@ void plan(OperatorBuilder& b) {
   const double fact_piece = d.records / (static_cast<double>(n) * n);
   const double dim_run = d.build_records / n;
   b.set_steps(n);
+  // Each run's node spread, once (n x n merges read n fact runs and n dimension runs).
+  std::vector<std::vector<model::NodeShare>> fact_runs(static_cast<std::size_t>(n));
+  std::vector<std::vector<model::NodeShare>> dim_runs(static_cast<std::size_t>(n));
+  for (int t = 0; t < n; ++t) {
+    fact_runs[static_cast<std::size_t>(t)] = facts.chunk(t, n);
+    dim_runs[static_cast<std::size_t>(t)] = dims.chunk(t, n);
+  }
   for (int o = 0; o < n; ++o) {
     if (all_phases(spec)) sort_and_gather(b, order, o);
     const int w = order.outer[o];
     ThreadPlan& tp = b.thread_plan(w);
     for (int k = 0; const int producer : order.producers[o]) {
       // (4) Merge the producer's fact range for this worker with the worker's whole dimension run.
-      OperatorBuilder::scan(tp, facts.chunk(producer, n), fact_piece * d.tuple_bytes,
+      OperatorBuilder::scan(tp, fact_runs[static_cast<std::size_t>(producer)], fact_piece * d.tuple_bytes,
                             fact_piece * c.merge_cycles_per_tuple, k, Phase::kReadInput,
                             Phase::kSortMerge, 1.0);
-      OperatorBuilder::scan(tp, dims.chunk(w, n), dim_run * d.tuple_bytes,
+      OperatorBuilder::scan(tp, dim_runs[static_cast<std::size_t>(w)], dim_run * d.tuple_bytes,
                             dim_run * c.scan_cycles_per_tuple, k);
       if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
       b.maybe_os_move(tp);
