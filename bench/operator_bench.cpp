@@ -232,9 +232,12 @@ void BM_IndexJoin(benchmark::State& state) {
   report(state, cpu, s.size());
 }
 
-void BM_SortMergeJoin(benchmark::State& state) {
+// The sort-merge join at range(0) threads, naive (range(1) == 0) or ring: the merge phase alone
+// or the whole join (all four P-MPSM phases).
+void sort_merge_join(benchmark::State& state, sim::SortMergePhases phases) {
   static const numatwin::bench::ThisMachine machine = numatwin::bench::this_machine();
   sim::WorkloadSpec spec = spec_for(sim::WorkloadKind::kSortMergeJoin);
+  spec.sort_merge_phases = phases;
   spec.threads = static_cast<int>(state.range(0));
   spec.algorithm =
       state.range(1) == 0 ? sim::ShuffleAlgorithm::kNaive : sim::ShuffleAlgorithm::kRing;
@@ -249,24 +252,8 @@ void BM_SortMergeJoin(benchmark::State& state) {
   state.SetLabel(state.range(1) == 0 ? "naive" : "ring");
 }
 
-// The whole join (all four P-MPSM phases, --sort-merge-phases all), naive and ring.
-void BM_SortMergeJoinAllPhases(benchmark::State& state) {
-  static const numatwin::bench::ThisMachine machine = numatwin::bench::this_machine();
-  sim::WorkloadSpec spec = spec_for(sim::WorkloadKind::kSortMergeJoin);
-  spec.sort_merge_phases = sim::SortMergePhases::kAll;
-  spec.threads = static_cast<int>(state.range(0));
-  spec.algorithm =
-      state.range(1) == 0 ? sim::ShuffleAlgorithm::kNaive : sim::ShuffleAlgorithm::kRing;
-  if (spec.threads > machine.topology.total_cores())
-    spec.placement.kind = sim::PlacementKind::kNone;
-  nv::RunOptions options;
-  options.verify = false;
-  for (auto _ : state)
-    state.SetIterationTime(
-        nv::run_operator_workload(machine.topology, machine.host, spec, options).seconds);
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kRecords + kBuild));
-  state.SetLabel(state.range(1) == 0 ? "naive" : "ring");
-}
+void BM_SortMergeJoin(benchmark::State& state) { sort_merge_join(state, sim::SortMergePhases::kMerge); }
+void BM_SortMergeJoinAllPhases(benchmark::State& state) { sort_merge_join(state, sim::SortMergePhases::kAll); }
 
 BENCHMARK(BM_Count)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Median)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
