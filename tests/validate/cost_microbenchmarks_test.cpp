@@ -91,6 +91,21 @@ TEST(CostDerivationTest, LinesInFlightSubtractTheEmptyProbesCoreWork) {
   EXPECT_DOUBLE_EQ(find(derive_operator_costs(synthetic(), 2.0), "random_lines_in_flight").value, 10.0);
 }
 
+TEST(CostDerivationTest, LinesInFlightStopAtTheFitsLargest) {
+  // random_memory just above the loop's work: L = 100 / (2.51 - 2.5) = 10000, beyond the fit's
+  // bound of 32, which is taken instead and said; the private hits then cost f x 4 / 32 = 0.25
+  // cycles, so hash = 2 x 5 - 2 - 0.25 = 7.75.
+  CostTimings t = synthetic();
+  for (CostTiming& x : t.timings)
+    if (x.name == "random_memory") x.low_ns = x.median_ns = x.high_ns = 2.51;
+  const std::vector<DerivedCost> c = derive_operator_costs(t, 2.0);
+  const DerivedCost& lines = find(c, "random_lines_in_flight");
+  EXPECT_DOUBLE_EQ(lines.value, 32.0);
+  EXPECT_LE(lines.high, 32.0 * 1.05 + 1e-12);  // at most the minimum relative range above it
+  EXPECT_NE(lines.derivation.find("taken instead"), std::string::npos) << lines.derivation;
+  EXPECT_NEAR(find(c, "hash_cycles_per_tuple").value, 7.75, 1e-12);
+}
+
 TEST(CostDerivationTest, SyntheticTimingsGiveTheHandWorkedCosts) {
   const std::vector<DerivedCost> c = derive_operator_costs(synthetic(), 2.0);
   // Worked by hand, f = 2 cycles per ns, h = 0:
