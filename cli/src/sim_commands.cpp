@@ -15,6 +15,7 @@
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
 #include "numatwin/sim/workload_input.hpp"
+#include "balancing_options.hpp"
 #include "parallel_for.hpp"
 #include "phases_text.hpp"
 #include "prediction_intervals.hpp"
@@ -148,10 +149,14 @@ void register_sim_commands(CLI::App& app) {
     predict->add_option("--interval-samples", *samples,
                         "Samples of the uncertain costs for the 90 % interval (0: no interval)")
         ->capture_default_str();
-    predict->callback([o, json, steps, timeline, out, seeds, samples, phases] {
+    auto balancing = std::make_shared<BalancingOptions>();
+    balancing->add_to(predict);
+    predict->callback([o, json, steps, timeline, out, seeds, samples, phases, balancing] {
       const model::Topology t = find_topology(o->topology);
       const sim::WorkloadSpec spec = o->spec(t, o->threads);
       if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
+      const bool balance = balancing->on();
+      const BalancingOutcome balanced = balance ? simulate_balancing(t, spec, *balancing) : BalancingOutcome{};
       const Outcome outcome = simulate(t, spec, *timeline || *steps || *json);
       const sim::CostBasis basis = o->cost_basis(t);
       const PredictionUncertainty uncertainty = uncertainty_of(t, spec, basis, *samples);
@@ -177,6 +182,7 @@ void register_sim_commands(CLI::App& app) {
         }
         detail["datasets"] = datasets;
         detail["uncertainty"] = uncertainty_json(uncertainty, basis, sim::is_shuffle_family(spec.kind) ? "input_gbps" : "input_mtuples_per_s");
+        if (balance) detail["numa_balancing"] = balancing_json(balanced, *balancing);
         const std::string text = detail.dump(2) + "\n";
         if (out->empty()) {
           std::cout << text;
@@ -186,6 +192,7 @@ void register_sim_commands(CLI::App& app) {
       } else {
         print_predict(t, outcome, *steps, seed_times, uncertainty);
         if (*phases) std::cout << "\n" << phases_text(outcome.result);
+        if (balance) std::cout << "\n" << balancing_text(balanced, *balancing);
       }
     });
   }

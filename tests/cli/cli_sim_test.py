@@ -517,5 +517,40 @@ class FlowsCommand(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("1..255", r.stderr)
 
+    def test_predict_with_numa_balancing_moves_a_loaders_pages_to_the_workers(self):
+        # COUNT whose input a loader wrote on s0: 3/4 of it (the other sockets' workers' chunks) can
+        # move, and with enough executions all of it does; the first execution (before the first
+        # scan at 1 s) runs as without balancing, the last reads local memory only.
+        args = ["predict", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--records", "2e8",
+                "--groups", "1e6", "--memory-policy", "first-touch:loader", "--numa-balancing", "on",
+                "--executions", "30", "--interval-samples", "0"]
+        r = run(*args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        b = json.loads(r.stdout)["numa_balancing"]
+        input_bytes = [d["bytes"] for d in json.loads(r.stdout)["datasets"] if d["name"] == "input"][0]
+        self.assertAlmostEqual(b["movable_bytes"], 0.75 * input_bytes, delta=1e-6 * input_bytes)
+        self.assertAlmostEqual(b["migrated_bytes"], b["movable_bytes"], delta=1e-6 * input_bytes)
+        first, last = b["executions"][0], b["executions"][-1]
+        self.assertAlmostEqual(first["time_s"], b["time_s_without_balancing"] / 30, delta=1e-9)
+        self.assertAlmostEqual(first["local_access_ratio"], 0.25, delta=1e-9)
+        self.assertAlmostEqual(last["local_access_ratio"], 1.0, delta=1e-9)
+        self.assertEqual(b["hinting_fault_basis"], "default, not measured")
+        text = run(*args)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("automatic NUMA balancing, 30 executions back to back", text.stdout)
+        self.assertIn("MB moved", text.stdout)
+        for bad, words in ((["--numa-balancing", "maybe"], "on or off"),
+                           (["--executions", "3"], "needs --numa-balancing on"),
+                           (["--numa-balancing", "on", "--executions", "0"], "--executions must be >= 1"),
+                           (["--numa-balancing", "on", "--balancing-scan-size-mb", "0"], "--balancing-scan-size-mb must be > 0"),
+                           (["--workload", "shuffle", "--numa-balancing", "on"], "not for shuffle")):
+            base = ["predict", "--topology", "xeon-e7-4880v2-4s", "--interval-samples", "0"]
+            if "--workload" not in bad:
+                base += ["--workload", "count"]
+            r = run(*base, *bad)
+            self.assertEqual(r.returncode, 1, (bad, r.stderr))
+            self.assertIn(words, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])

@@ -1,5 +1,7 @@
 #include "operator_builder.hpp"
 
+#include "numatwin/sim/numa_balancing.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -72,8 +74,14 @@ void OperatorBuilder::place_datasets() {
   for (const PlacedThread& p : threads_) nodes.push_back(p.node);
   MemoryPlacer placer(t_, routing_, nodes, threads_.front().node);
   datasets_.clear();
+  double offset = 0.0;
   for (const DatasetRequest& r : definition_.datasets(spec_)) {
     datasets_.push_back(placer.place(r.name, r.bytes, r.kind, spec_.memory, r.worker_shares));
+    if (spec_.numa_balanced_prefix_bytes > offset) {
+      datasets_.back() = balanced_placement(datasets_.back(), r.kind, spec_.memory, offset,
+                                            spec_.numa_balanced_prefix_bytes, nodes, r.worker_shares);
+    }
+    offset += r.bytes;
   }
 }
 

@@ -126,6 +126,10 @@ struct WorkloadSpec {
   DataSpec data;
   MemoryPolicy memory;
   OperatorCosts costs;
+  // Operators: the address-space prefix (the datasets in allocation order) that automatic NUMA
+  // balancing has scanned, whose one-worker pages are on their worker's node (numa_balancing.hpp);
+  // 0: none (balancing off or not yet scanning). Set by simulate_numa_balancing.
+  double numa_balanced_prefix_bytes = 0.0;
 };
 
 [[nodiscard]] bool is_shuffle_family(WorkloadKind kind);
