@@ -143,6 +143,17 @@ void BandwidthModel::add_access(std::vector<ResourceUse>& uses, NodeIndex cpu_no
   for (std::size_t k = before; k < uses.size(); ++k) uses[k].coefficient *= fraction;
 }
 
+std::vector<ResourceUse> BandwidthModel::read_terms(NodeIndex cpu_node, NodeIndex memory_node) {
+  if (cpu_node < 0 || memory_node < 0 || static_cast<std::size_t>(std::max(cpu_node, memory_node)) >= topology_->nodes.size() ||
+      !topology_->nodes[memory_node].has_memory()) {
+    throw std::invalid_argument("read_terms: no such reader node or memory node");
+  }
+  Stream s;
+  s.cpu_node = cpu_node;
+  s.read_node = memory_node;
+  return stream_terms(s, cpu_node);
+}
+
 const std::vector<ResourceUse>& BandwidthModel::stream_terms(const Stream& st, NodeIndex cpu_node) {
   const bool spread = !st.read_spread.empty() || !st.write_spread.empty();
   std::vector<ResourceUse>* target = &spread_terms_;

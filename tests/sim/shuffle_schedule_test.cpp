@@ -40,6 +40,42 @@ TEST(ShuffleScheduleTest, RingEstimateOnTwoSocketsWorkedByHand) {
   EXPECT_NO_THROW(check_schedule(d.schedule, 4));
 }
 
+TEST(ShuffleScheduleTest, TheEstimateCountsCoherenceProbes) {
+  // As above, with source snoop and 32 probe bytes per 64-byte line: every read, local or not,
+  // sends half its bytes in probes to the other socket. A ring step: the two s0 threads read 2 GB
+  // (probes s0->s1: 1 GB) and one s1 thread reads 1 GB of s0's data (s0->s1: 1 GB): 2 GB on
+  // the 10 GB/s link, T_k = 0.2 s; four steps 0.8 s. Over the run s0->s1 carries 8 GB: B = 0.8 s,
+  // which the ring meets (the controllers: 8 GB / 40 GB/s = 0.2 s).
+  model::GeneratorParams p;
+  p.family = model::TopologyFamily::kFullyConnected;
+  p.nodes = 2;
+  p.cores_per_node = 2;
+  p.threads_per_core = 1;
+  p.memory_read_bandwidth_gbps = 40.0;
+  p.link_bandwidth_gbps = 10.0;
+  p.coherence.probe_bytes_per_line = 32.0;
+  const model::Topology t = model::generate_topology(p);
+  ASSERT_EQ(t.performance.cache_line_bytes, 64);
+  const std::vector<PlacedThread> placed = place_threads(t, 4, ThreadPlacement{});
+  const ScheduleDesign d = design_schedule(t, placed, 1e9);
+  EXPECT_NEAR(d.ring_estimate_s, 0.8, 1e-12);
+  EXPECT_NEAR(d.bound_s, 0.8, 1e-12);
+}
+
+TEST(ShuffleScheduleTest, TheSearchKeepsTheEstimateExactUnderADirectory) {
+  // The search sums each swap's change over the pairs' terms less what depends on the reader or
+  // the home alone (shuffle_schedule.cpp, swap_terms); the designed schedule's estimate computed
+  // afresh from the whole terms must be the same. xeon-e7-8880v2-8s: directory, home-dependent
+  // probes on a ring with diagonals.
+  const model::Topology t = machine("xeon-e7-8880v2-8s");
+  const std::vector<PlacedThread> placed = place_threads(t, 120, ThreadPlacement{});
+  const double piece = 12.8e9 / (120.0 * 120.0);
+  const ScheduleDesign d = design_schedule(t, placed, piece);
+  EXPECT_GT(d.swaps_kept, 0);
+  EXPECT_LT(d.design_estimate_s, d.ring_estimate_s);
+  EXPECT_NEAR(schedule_estimate_s(t, placed, piece, d.schedule), d.design_estimate_s, 1e-9 * d.design_estimate_s);
+}
+
 TEST(ShuffleScheduleTest, LatinSquareIsChecked) {
   ShuffleSchedule s;
   s.steps = {{0, 1}, {1, 0}};

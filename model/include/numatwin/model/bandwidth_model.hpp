@@ -215,6 +215,11 @@ class BandwidthModel {
   // node without memory, a core out of range, or neither a read nor a write node.
   const StreamRates& solve(std::span<const Stream> streams);
 
+  // The load that a thread on `cpu_node` puts on each resource per payload byte it reads from
+  // `memory_node`: the controller, the route's links and forwarding nodes, the coherence probes
+  // and responses (the terms above), one per resource.
+  [[nodiscard]] std::vector<ResourceUse> read_terms(NodeIndex cpu_node, NodeIndex memory_node);
+
  private:
   void add_route(std::vector<ResourceUse>& uses, NodeIndex from, NodeIndex to, double coefficient) const;
   void add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const;

@@ -6,16 +6,20 @@
 // (thread, producer) pair occurs once over the steps: the steps form a Latin square. The ring is
 // one such square (sigma_k(o) = inner[(o + k) mod n] over the outer ring).
 //
-// Estimate. With equal pieces of P bytes, step k puts on each resource r a load
-//     L_k(r) = P x #{t : r is the memory controller of node(sigma_k(t)), or a link on the
-//                         route node(sigma_k(t)) -> node(t)}
-// and, since a tight step ends when its slowest resource has drained, takes about
+// Estimate. With equal pieces of P bytes, step k puts on each resource r of the bandwidth model
+// (memory controllers, links, forwarding nodes) a load
+//     L_k(r) = P x sum_t c_r(node(t), node(sigma_k(t)))
+// where c_r(n, m) is the model's load on r per byte that a thread on n reads from m
+// (BandwidthModel::read_terms): the controller of m and the links of route(m -> n) once, and the
+// coherence probes and responses that each line brings (under source snoop they depend on the
+// reader's node only and are the same in every step; under home snoop and directories on the
+// home, so on the order). A tight step ends when its slowest resource has drained, so it takes
+// about
 //     T_k = max_r L_k(r) / C_r                      (C_r: the resource's bandwidth)
-// (coherence probes and the threads' own limits are the same for every order, so they are left
-// out of the design and left to the fluid model's check). The schedule's estimate is sum_k T_k;
-// no order can go below the bound B = max_r (sum_k L_k(r)) / C_r, whose loads do not depend on
-// the order. On a fully connected machine with the same threads on every node the ring meets B.
-//
+// (the threads' own limits, miss buffers and latency, are left to the fluid model's check).
+// The schedule's estimate is sum_k T_k; no order can go below the bound
+// B = max_r (sum_k L_k(r)) / C_r, whose loads do not depend on the order. On a fully connected
+// machine with the same threads on every node the ring meets B.
 // Search. From the ring, a local search over cycle swaps: for steps k != l and a thread t, the
 // threads t, sigma_k^-1(sigma_l(t)), ... form a cycle on which exchanging sigma_k and sigma_l
 // keeps both steps permutations and the square Latin; a swap is kept when it lowers
