@@ -171,7 +171,7 @@ TEST_F(MainWindowTest, CompareFillsTheChartAndTheSummaryAndExports) {
 
 // Ring vs designed on the twisted ladder, where the ring is not the best order (issue 18): the
 // designed run carries a Latin-square order searched off the GUI thread, and the fluid model
-// finishes it sooner than the ring (1.23 s against 1.39 s when this test was written).
+// finishes it sooner than the ring (1.18 s against 1.39 s when this test was last run by hand).
 TEST_F(MainWindowTest, RingVsDesignedOrderOnTheTwistedLadder) {
   ASSERT_TRUE(window_->open_bundled(QStringLiteral("opteron-8220-8s-twisted-ladder")));
   window_->set_workload(QStringLiteral("shuffle"), QString(), QStringLiteral("tight"), 16);
