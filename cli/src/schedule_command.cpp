@@ -78,9 +78,9 @@ void register_schedule_command(CLI::App& app) {
       rows.push_back(row);
     }
     const bool at_bound = d.design_estimate_s <= d.bound_s * (1.0 + 1e-9);
-    // The estimate leaves out coherence, the threads' own limits and loaded latency: the fluid
-    // model has the last word. A design it does not find faster than the ring (tight) is not
-    // kept; the ring is the schedule then.
+    // The estimate leaves out the threads' own limits (misses in flight over the loaded latency):
+    // the fluid model has the last word. A design it does not find faster than the ring (tight)
+    // is not kept; the ring is the schedule then.
     const Row& ring = rows[1];
     Row& designed = rows[3];
     const bool kept = designed.tight > ring.tight * (1.0 + 1e-9);
@@ -97,6 +97,32 @@ void register_schedule_command(CLI::App& app) {
                                   "({:.2f} vs {:.2f} GB/s tight)",
                                   100.0 * (d.ring_estimate_s / d.design_estimate_s - 1.0), designed.tight, ring.tight);
       designed.order = "designed (not kept)";
+    }
+    // The bound holds for the fluid model too (no order changes a resource's total load): a
+    // tight schedule that reaches it there cannot be beaten by any order.
+    const double chosen_gbps = kept ? designed.tight : ring.tight;
+    const double chosen_s = spec.total_bytes / (chosen_gbps * 1e9);
+    if (chosen_s <= d.bound_s * 1.001) {
+      verdict += fmt::format("; it reaches the bound in the fluid model too ({:.4g} s against {:.4g} s): no order does better",
+                             chosen_s, d.bound_s);
+    } else {
+      const Row* best = nullptr;
+      bool best_loose = false;
+      for (const Row& r : rows) {
+        for (const bool loose : {false, true}) {
+          const double gbps = loose ? r.loose : r.tight;
+          if (gbps > chosen_gbps * 1.001 && (best == nullptr || gbps > (best_loose ? best->loose : best->tight))) {
+            best = &r;
+            best_loose = loose;
+          }
+        }
+      }
+      if (best != nullptr) {
+        verdict += fmt::format(
+            "; but {} {} is faster in the fluid model ({:.2f} vs {:.2f} GB/s): the threads' own limits, which the estimate "
+            "leaves out, decide there",
+            best->order, best_loose ? "loose" : "tight", best_loose ? best->loose : best->tight, chosen_gbps);
+      }
     }
     if (!out->empty()) {  // docs/shuffle-schedule-format.md; libnumatwin-shuffle reads it back
       shuffle::ScheduleFile file;
