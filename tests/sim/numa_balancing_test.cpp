@@ -50,9 +50,10 @@ WorkloadSpec count(const model::Topology& t, const std::string& memory, double r
   return s;
 }
 
-double plain_time(const model::Topology& t, const WorkloadSpec& s) {
+// One execution without balancing (and its datasets in `report`).
+double plain_time(const model::Topology& t, const WorkloadSpec& s, PlanReport* report = nullptr) {
   Simulation simulation(t);
-  return simulation.run(build_plan(t, s)).time_s;
+  return simulation.run(build_plan(t, s, report)).time_s;
 }
 
 TEST(NumaBalancingTest, ScanPeriodFollowsTheKernelsFloorAndWindows) {
@@ -117,8 +118,7 @@ TEST(NumaBalancingTest, ALoadersPagesMoveToTheWorkersAndLaterExecutionsRunFaster
   const model::Topology t = machine("xeon-e7-4880v2-4s");
   const WorkloadSpec s = count(t, "first-touch:loader", 2e8);
   PlanReport report;
-  Simulation simulation(t);
-  const double alone = simulation.run(build_plan(t, s, &report)).time_s;
+  const double alone = plain_time(t, s, &report);
   const double input = report.datasets.front().size_bytes;
   const int executions = static_cast<int>(std::ceil(6.0 / alone));  // about six seconds of work
   const NumaBalancingRun run = simulate_numa_balancing(t, s, {}, executions);
@@ -150,8 +150,7 @@ TEST(NumaBalancingTest, AScanThatMovesNothingCostsItsHintingFaults) {
   const model::Topology t = machine("xeon-e7-4880v2-4s");
   const WorkloadSpec s = count(t, "first-touch", 1e7);
   PlanReport report;
-  Simulation simulation(t);
-  const double alone = simulation.run(build_plan(t, s, &report)).time_s;
+  const double alone = plain_time(t, s, &report);
   double rss = 0.0;
   for (const DataPlacement& d : report.datasets) rss += d.size_bytes;
   ASSERT_LT(rss, 256 * kMiB);

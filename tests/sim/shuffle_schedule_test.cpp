@@ -17,12 +17,9 @@ model::Topology machine(const std::string& name) {
   return model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / (name + ".json"));
 }
 
-TEST(ShuffleScheduleTest, RingEstimateOnTwoSocketsWorkedByHand) {
-  // 2 nodes x 2 cores, memory 40 GB/s, one link of 10 GB/s each way, pieces of 1 GB. Threads
-  // t0, t1 on s0, t2, t3 on s1; outer ring t0 t1 t2 t3, inner ring t0 t2 t1 t3. Every ring
-  // step has one thread of each socket reading the other: each link carries 1 GB (0.1 s),
-  // each controller 2 GB (0.05 s): T_k = 0.1 s, four steps 0.4 s. The bound: each link carries
-  // 4 GB over the run (0.4 s), each controller 8 GB (0.2 s): B = 0.4 s, met by the ring.
+// 2 nodes x 2 cores (one hardware thread each), memory 40 GB/s, one link of 10 GB/s each way,
+// source snoop with `probe_bytes` per line.
+model::Topology two_sockets(double probe_bytes) {
   model::GeneratorParams p;
   p.family = model::TopologyFamily::kFullyConnected;
   p.nodes = 2;
@@ -30,7 +27,17 @@ TEST(ShuffleScheduleTest, RingEstimateOnTwoSocketsWorkedByHand) {
   p.threads_per_core = 1;
   p.memory_read_bandwidth_gbps = 40.0;
   p.link_bandwidth_gbps = 10.0;
-  const model::Topology t = model::generate_topology(p);
+  p.coherence.probe_bytes_per_line = probe_bytes;
+  return model::generate_topology(p);
+}
+
+TEST(ShuffleScheduleTest, RingEstimateOnTwoSocketsWorkedByHand) {
+  // 2 nodes x 2 cores, memory 40 GB/s, one link of 10 GB/s each way, pieces of 1 GB. Threads
+  // t0, t1 on s0, t2, t3 on s1; outer ring t0 t1 t2 t3, inner ring t0 t2 t1 t3. Every ring
+  // step has one thread of each socket reading the other: each link carries 1 GB (0.1 s),
+  // each controller 2 GB (0.05 s): T_k = 0.1 s, four steps 0.4 s. The bound: each link carries
+  // 4 GB over the run (0.4 s), each controller 8 GB (0.2 s): B = 0.4 s, met by the ring.
+  const model::Topology t = two_sockets(0.0);
   const std::vector<PlacedThread> placed = place_threads(t, 4, ThreadPlacement{});
   const ScheduleDesign d = design_schedule(t, placed, 1e9);
   EXPECT_NEAR(d.ring_estimate_s, 0.4, 1e-12);
@@ -46,15 +53,7 @@ TEST(ShuffleScheduleTest, TheEstimateCountsCoherenceProbes) {
   // (probes s0->s1: 1 GB) and one s1 thread reads 1 GB of s0's data (s0->s1: 1 GB): 2 GB on
   // the 10 GB/s link, T_k = 0.2 s; four steps 0.8 s. Over the run s0->s1 carries 8 GB: B = 0.8 s,
   // which the ring meets (the controllers: 8 GB / 40 GB/s = 0.2 s).
-  model::GeneratorParams p;
-  p.family = model::TopologyFamily::kFullyConnected;
-  p.nodes = 2;
-  p.cores_per_node = 2;
-  p.threads_per_core = 1;
-  p.memory_read_bandwidth_gbps = 40.0;
-  p.link_bandwidth_gbps = 10.0;
-  p.coherence.probe_bytes_per_line = 32.0;
-  const model::Topology t = model::generate_topology(p);
+  const model::Topology t = two_sockets(32.0);
   ASSERT_EQ(t.performance.cache_line_bytes, 64);
   const std::vector<PlacedThread> placed = place_threads(t, 4, ThreadPlacement{});
   const ScheduleDesign d = design_schedule(t, placed, 1e9);
