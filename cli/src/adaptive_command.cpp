@@ -115,11 +115,17 @@ Json result_json(const model::Topology& t, const sim::AdaptiveScenario& sc, cons
   Json decisions = Json::array();
   for (const sim::AdaptivePlacerEvent& e : r.placer_events) {
     const sim::PlacerDecision& d = e.decision;
+    Json copies = Json::array();
+    for (const sim::AdaptiveTableCopy& c : e.copies) copies.push_back(Json{{"table", c.table}, {"bytes_copied", c.bytes}});
+    Json after = Json::array();
+    for (const sim::AdaptivePart& p : e.parts_after) after.push_back(Json{{"table", p.table}, {"socket", r.sockets[p.socket]}, {"bytes", p.bytes}});
     decisions.push_back(Json{{"decided_s", e.decided_s}, {"done_s", e.done_s < 0.0 ? Json(nullptr) : Json(e.done_s)},
                              {"action", sim::placer_action_name(d.action)}, {"table", e.table},
+                             {"group", e.group.empty() ? Json(nullptr) : Json(e.group)},
                              {"from", d.from_socket < 0 ? Json(nullptr) : Json(r.sockets[d.from_socket])},
                              {"to", r.sockets[d.to_socket]}, {"imbalance_before", d.imbalance_before},
-                             {"imbalance_after_predicted", d.imbalance_after}, {"bytes_copied", e.bytes}, {"reason", d.reason}});
+                             {"imbalance_after_predicted", d.imbalance_after}, {"bytes_copied", e.bytes}, {"tables", copies},
+                             {"parts_after", after}, {"reason", d.reason}});
   }
   Json placement = Json::array();
   for (const sim::AdaptivePart& p : r.final_placement) {
@@ -182,11 +188,21 @@ void print_result(const model::Topology& t, const sim::AdaptiveScenario& sc, con
   if (r.placer_events.empty()) std::cout << "  none\n";
   for (const sim::AdaptivePlacerEvent& e : r.placer_events) {
     const sim::PlacerDecision& d = e.decision;
-    const std::string what = d.action == sim::PlacerAction::kMove ? fmt::format("moved {} from {} to {}", e.table, r.sockets[d.from_socket], r.sockets[d.to_socket])
+    // A group's tables go together: name them all, with the bytes copied for each.
+    std::string tables;
+    std::string copied;
+    for (const sim::AdaptiveTableCopy& c : e.copies) {
+      tables += (tables.empty() ? "" : "+") + c.table;
+      copied += (copied.empty() ? "" : ", ") + fmt::format("{} {}", c.table, gib(c.bytes));
+    }
+    const std::string what = fmt::format("{}{}", e.group.empty() ? std::string() : fmt::format("group {} ", e.group), tables);
+    const std::string done = d.action == sim::PlacerAction::kMove
+                                 ? fmt::format("moved {} from {} to {}", what, r.sockets[d.from_socket], r.sockets[d.to_socket])
                              : d.action == sim::PlacerAction::kPartition
-                                 ? fmt::format("partitioned {} on {}, half to {}", e.table, r.sockets[d.from_socket], r.sockets[d.to_socket])
-                                 : fmt::format("merged {} onto {}", e.table, r.sockets[d.to_socket]);
-    std::cout << fmt::format("  {:7.2f} s  {} ({} copied, {}) — {}\n", e.decided_s, what, gib(e.bytes),
+                                 ? fmt::format("partitioned {} on {}, half to {}", what, r.sockets[d.from_socket], r.sockets[d.to_socket])
+                                 : fmt::format("merged {} onto {}", what, r.sockets[d.to_socket]);
+    std::cout << fmt::format("  {:7.2f} s  {} ({} copied{}, {}) — {}\n", e.decided_s, done, gib(e.bytes),
+                             e.copies.size() > 1 ? ": " + copied : std::string(),
                              e.done_s < 0.0 ? std::string("still running at the end") : fmt::format("done at {:.2f} s", e.done_s), d.reason);
   }
 
