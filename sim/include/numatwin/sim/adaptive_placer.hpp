@@ -6,8 +6,8 @@
 // worker running its tasks). A "part" here is a placement unit: a table part, or the matching
 // parts of a table group's tables, which the engine moves together (adaptive_table_groups.hpp).
 // Every period:
-//  1. A part is eligible to move when, over W_m = 2 x pages x move_s_per_page (the history there is), and
-//         |avg(W_m) - recent| <= c_e x recent                       (c_e = 0.3)
+//  1. A part is eligible to move when its mean share over W_m = 2 x pages x move_s_per_page (the history there is)
+//     is within c_e of its recent one, |avg(W_m) - recent| <= c_e x recent      (c_e = 0.3),
 //     and eligible to partition likewise over W_p = 2 x pages x (move + partition s per page),
 //     and only while 2 x (parts of its table) <= sockets.
 //  2. Socket pairs (h, c) are sorted by imbalance I = u_h - u_c; take the hottest pair.
