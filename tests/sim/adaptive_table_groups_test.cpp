@@ -122,24 +122,26 @@ std::map<std::string, std::vector<int>> sockets_by_table(const std::vector<Adapt
   return out;
 }
 
-// Random scenarios on xeon-e7-4880v2-4s (8 seeds, 30 s each): 2-3 groups of 2-3 tables
-// (16-256 MiB each), each group starting on a random socket in 1 or 2 parts, plus 0-2 tables in
-// no group; 1-3 client groups weighting random tables (a join with each group's second table,
-// and plain scans), some starting late or stopping early so tables go cold; cheap per-page costs
-// (2 and 4 us) so the placer acts often (57 group moves, 8 splits, 1 merge when written). After every decision that finished, each group's tables have the same number of parts
-// and the i-th part of each is on the same socket (and so at the end), and every table keeps
-// its bytes. Over the seeds the placer must have moved and split groups (else this tests nothing).
-TEST(AdaptiveTableGroupsTest, AfterEveryPlacerDecisionAGroupsPartsAreOnTheSameSockets) {
+// Random scenarios on xeon-e7-4880v2-4s (seeds 1..n, `duration_s` each): 2-3 groups of 2-3
+// tables (16-256 MiB each), each group starting on a random socket in 1 or 2 parts, plus 0-2
+// tables in no group; 1-3 client groups weighting random tables (a join with each group's second
+// table, and plain scans), some starting late or stopping early (within the first two thirds) so
+// tables go cold; cheap per-page costs (2 and 4 us) so the placer acts often. After every
+// decision that finished, each group's tables have the same number of parts and the i-th part of
+// each is on the same socket (and so at the end), and every table keeps its bytes. Over the seeds
+// the placer must have moved and split groups (else this tests nothing).
+void check_groups_stay_co_partitioned(std::uint64_t seeds, double duration_s) {
   const model::Topology t = machine("xeon-e7-4880v2-4s");
   int group_moves = 0;
   int group_partitions = 0;
   int group_merges = 0;
-  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+  const int third = static_cast<int>(duration_s / 3.0);
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
     std::mt19937_64 rng(seed);
     const auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     AdaptiveScenario sc;
     sc.seed = seed;
-    sc.duration_s = 30.0;
+    sc.duration_s = duration_s;
     sc.task_bytes = 16.0 * kMiB;
     sc.stealing = StealingMode::kDeny;
     sc.costs = PageCosts{2e-6, 4e-6, "test"};
@@ -189,8 +191,8 @@ TEST(AdaptiveTableGroupsTest, AfterEveryPlacerDecisionAGroupsPartsAreOnTheSameSo
       // the group's second: co-partitioned only for the group's first table (else a plain join).
       for (int q = 0; q < static_cast<int>(sc.query_types.size()); ++q)
         client.query_types.push_back(WeightedChoice{q, 1.0});
-      client.start_s = c == 0 ? 0.0 : pick(0, 10);
-      client.stop_s = pick(0, 1) == 1 ? pick(10, 20) : 1e300;
+      client.start_s = c == 0 ? 0.0 : pick(0, third);
+      client.stop_s = pick(0, 1) == 1 ? pick(third, 2 * third) : 1e300;
       sc.clients.push_back(client);
     }
     const AdaptiveResult r = run_adaptive(t, sc);
@@ -223,8 +225,17 @@ TEST(AdaptiveTableGroupsTest, AfterEveryPlacerDecisionAGroupsPartsAreOnTheSameSo
   }
   EXPECT_GT(group_moves, 0);
   EXPECT_GT(group_partitions, 0);
-  std::cout << "group decisions over 8 seeds: " << group_moves << " moves, " << group_partitions
-            << " partitions, " << group_merges << " merges\n";
+  std::cout << "group decisions over " << seeds << " seeds of " << duration_s << " s: " << group_moves
+            << " moves, " << group_partitions << " partitions, " << group_merges << " merges\n";
+}
+
+TEST(AdaptiveTableGroupsTest, AfterEveryPlacerDecisionAGroupsPartsAreOnTheSameSockets) {
+  check_groups_stay_co_partitioned(4, 15.0);
+}
+
+// The same over more and longer runs (label slow).
+TEST(AdaptiveTableGroupsSlowTest, AfterEveryPlacerDecisionAGroupsPartsAreOnTheSameSockets) {
+  check_groups_stay_co_partitioned(24, 60.0);
 }
 
 // A group whose tables start on different sockets is rejected: the placer could not keep it
