@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "adaptive_overrides.hpp"
 #include "adaptive_scenario_io.hpp"
+#include "scenario_lookup.hpp"
 #include "numatwin/sim/adaptive_engine.hpp"
 #include "numatwin/sim/adaptive_stealing_calibration.hpp"
 #include "text_table.hpp"
@@ -25,12 +27,7 @@ struct AdaptiveOptions {
   std::string topology;
   std::string scenario;
   bool json = false;
-  std::string placer;    // "", on, off
-  std::string stealing;  // "", allow, deny, adaptive
-  std::optional<std::uint64_t> seed;
-  std::optional<double> duration_s;
-  std::optional<double> table_bytes;  // every table's size (the study gives rows, not bytes)
-  std::optional<int> parts;           // every table's part count (the overhead of partitioning)
+  AdaptiveOverrides overrides;
   double bin_s = 1.0;
   bool calibrate = false;
 };
@@ -115,11 +112,17 @@ Json result_json(const model::Topology& t, const sim::AdaptiveScenario& sc, cons
   Json decisions = Json::array();
   for (const sim::AdaptivePlacerEvent& e : r.placer_events) {
     const sim::PlacerDecision& d = e.decision;
+    Json copies = Json::array();
+    for (const sim::AdaptiveTableCopy& c : e.copies) copies.push_back(Json{{"table", c.table}, {"bytes_copied", c.bytes}});
+    Json after = Json::array();
+    for (const sim::AdaptivePart& p : e.parts_after) after.push_back(Json{{"table", p.table}, {"socket", r.sockets[p.socket]}, {"bytes", p.bytes}});
     decisions.push_back(Json{{"decided_s", e.decided_s}, {"done_s", e.done_s < 0.0 ? Json(nullptr) : Json(e.done_s)},
                              {"action", sim::placer_action_name(d.action)}, {"table", e.table},
+                             {"group", e.group.empty() ? Json(nullptr) : Json(e.group)},
                              {"from", d.from_socket < 0 ? Json(nullptr) : Json(r.sockets[d.from_socket])},
                              {"to", r.sockets[d.to_socket]}, {"imbalance_before", d.imbalance_before},
-                             {"imbalance_after_predicted", d.imbalance_after}, {"bytes_copied", e.bytes}, {"reason", d.reason}});
+                             {"imbalance_after_predicted", d.imbalance_after}, {"bytes_copied", e.bytes}, {"tables", copies},
+                             {"parts_after", after}, {"reason", d.reason}});
   }
   Json placement = Json::array();
   for (const sim::AdaptivePart& p : r.final_placement) {
@@ -182,11 +185,21 @@ void print_result(const model::Topology& t, const sim::AdaptiveScenario& sc, con
   if (r.placer_events.empty()) std::cout << "  none\n";
   for (const sim::AdaptivePlacerEvent& e : r.placer_events) {
     const sim::PlacerDecision& d = e.decision;
-    const std::string what = d.action == sim::PlacerAction::kMove ? fmt::format("moved {} from {} to {}", e.table, r.sockets[d.from_socket], r.sockets[d.to_socket])
+    // A group's tables go together: name them all, with the bytes copied for each.
+    std::string tables;
+    std::string copied;
+    for (const sim::AdaptiveTableCopy& c : e.copies) {
+      tables += (tables.empty() ? "" : "+") + c.table;
+      copied += (copied.empty() ? "" : ", ") + fmt::format("{} {}", c.table, gib(c.bytes));
+    }
+    const std::string what = fmt::format("{}{}", e.group.empty() ? std::string() : fmt::format("group {} ", e.group), tables);
+    const std::string done = d.action == sim::PlacerAction::kMove
+                                 ? fmt::format("moved {} from {} to {}", what, r.sockets[d.from_socket], r.sockets[d.to_socket])
                              : d.action == sim::PlacerAction::kPartition
-                                 ? fmt::format("partitioned {} on {}, half to {}", e.table, r.sockets[d.from_socket], r.sockets[d.to_socket])
-                                 : fmt::format("merged {} onto {}", e.table, r.sockets[d.to_socket]);
-    std::cout << fmt::format("  {:7.2f} s  {} ({} copied, {}) — {}\n", e.decided_s, what, gib(e.bytes),
+                                 ? fmt::format("partitioned {} on {}, half to {}", what, r.sockets[d.from_socket], r.sockets[d.to_socket])
+                                 : fmt::format("merged {} onto {}", what, r.sockets[d.to_socket]);
+    std::cout << fmt::format("  {:7.2f} s  {} ({} copied{}, {}) — {}\n", e.decided_s, done, gib(e.bytes),
+                             e.copies.size() > 1 ? ": " + copied : std::string(),
                              e.done_s < 0.0 ? std::string("still running at the end") : fmt::format("done at {:.2f} s", e.done_s), d.reason);
   }
 
@@ -262,23 +275,8 @@ void run(const AdaptiveOptions& o) {
     return;
   }
   if (o.scenario.empty()) throw CLI::RequiredError("--scenario");
-  sim::AdaptiveScenario sc = load_adaptive_scenario(o.scenario, sockets);
-  if (o.placer == "on") sc.placer_enabled = true;
-  if (o.placer == "off") sc.placer_enabled = false;
-  if (!o.stealing.empty()) sc.stealing = sim::parse_stealing_mode(o.stealing);
-  if (o.seed) sc.seed = *o.seed;
-  if (o.duration_s) {
-    if (!(*o.duration_s > 0.0)) throw std::invalid_argument("--duration must be > 0");
-    sc.duration_s = *o.duration_s;
-  }
-  if (o.table_bytes) {
-    if (!(*o.table_bytes > 0.0) || !std::isfinite(*o.table_bytes)) throw std::invalid_argument("--table-bytes must be > 0");
-    for (sim::AdaptiveTable& table : sc.tables) table.size_bytes = *o.table_bytes;
-  }
-  if (o.parts) {
-    if (*o.parts < 1 || *o.parts > 64) throw std::invalid_argument("--parts must be from 1 to 64");
-    for (sim::AdaptiveTable& table : sc.tables) table.parts = *o.parts;
-  }
+  sim::AdaptiveScenario sc = load_adaptive_scenario(find_scenario(o.scenario), sockets);
+  apply_adaptive_overrides(o.overrides, sc);
   std::string threshold_source = "not used";
   std::optional<sim::StealingCalibration> cal;
   if (sc.stealing == sim::StealingMode::kAdaptive) {
@@ -310,14 +308,15 @@ void register_adaptive_command(CLI::App& app) {
   auto o = std::make_shared<AdaptiveOptions>();
   CLI::App* cmd = app.add_subcommand("adaptive", "Column store over time: adaptive data placement and task stealing (Psaroudakis et al.)");
   cmd->add_option("--topology", o->topology, "Bundled machine name or topology file")->required();
-  cmd->add_option("--scenario", o->scenario, "Scenario file (scenarios/*.json)");
-  cmd->add_option("--placer", o->placer, "Data Placer on or off (default: the scenario's)")->check(CLI::IsMember({"on", "off"}));
-  cmd->add_option("--stealing", o->stealing, "Task stealing across sockets (default: the scenario's)")
+  cmd->add_option("--scenario", o->scenario, "Scenario file, or the name of a shipped one (scenarios/*.json)");
+  cmd->add_option("--placer", o->overrides.placer, "Data Placer on or off (default: the scenario's)")->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--stealing", o->overrides.stealing, "Task stealing across sockets (default: the scenario's)")
       ->check(CLI::IsMember({"allow", "deny", "adaptive"}));
-  cmd->add_option("--seed", o->seed, "Seed of the clients' choices (default: the scenario's)");
-  cmd->add_option("--duration", o->duration_s, "Simulated seconds (default: the scenario's)");
-  cmd->add_option("--table-bytes", o->table_bytes, "Every table's size in bytes (default: the scenario's)");
-  cmd->add_option("--parts", o->parts, "Every table's initial part count, spread round robin from its socket (default: the scenario's)");
+  cmd->add_option("--seed", o->overrides.seed, "Seed of the clients' choices (default: the scenario's)");
+  cmd->add_option("--duration", o->overrides.duration_s, "Simulated seconds (default: the scenario's)");
+  cmd->add_option("--table-bytes", o->overrides.table_bytes, "Every table's size in bytes (default: the scenario's)");
+  cmd->add_option("--parts", o->overrides.parts, "Every table's initial part count, spread round robin from its socket (default: the scenario's)");
+  cmd->add_option("--selectivity", o->overrides.selectivity, "Every scan and join query type's selectivity (default: the scenario's)");
   cmd->add_option("--timeline-bin", o->bin_s, "Seconds per timeline point")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--calibrate", o->calibrate, "Print the stealing calibration (alone without --scenario)");
   cmd->add_flag("--json", o->json, "Print JSON");

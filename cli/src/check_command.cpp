@@ -83,8 +83,9 @@ void run_check(const std::string& data_dir, const std::string& study, bool json)
 
   Counts counts;
   std::vector<sim::PublishedOutcome> outcomes;
+  sim::PublishedRunCache cache;  // entries that share a run (the same scenario and options) run it once
   for (const sim::PublishedEntry* e : selected) {
-    outcomes.push_back(sim::evaluate_published(data.topologies, *e));
+    outcomes.push_back(sim::evaluate_published(data.topologies, *e, &cache));
     switch (outcomes.back().verdict) {
       case sim::PublishedVerdict::kPass:
         ++counts.pass;

@@ -11,6 +11,7 @@
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/input_json.hpp"
 #include "numatwin/sim/operator_plan.hpp"
+#include "published_adaptive_io.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"
 
@@ -174,7 +175,8 @@ class Loader {
     if (text == "local_access_ratio") return sim::PublishedMetric::kLocalAccessRatio;
     if (text == "dram_energy_j") return sim::PublishedMetric::kDramEnergyJ;
     if (text == "distinct_placements") return sim::PublishedMetric::kDistinctPlacements;
-    field.fail("expected gbps, mtuples_per_s, time_s, local_access_ratio, dram_energy_j or distinct_placements, found \"" +
+    if (text == "queries_per_s") return sim::PublishedMetric::kQueriesPerS;
+    field.fail("expected gbps, mtuples_per_s, time_s, local_access_ratio, dram_energy_j, distinct_placements or queries_per_s, found \"" +
                text + "\"");
   }
 
@@ -210,8 +212,8 @@ class Loader {
     if (terms.size() == 0) terms.fail("expected at least one term");
     for (std::size_t i = 0; i < terms.size(); ++i) {
       const JsonReader t = terms.element(i);
-      t.expect_object("a term {\"run\", \"power\", \"metric\"}");
-      t.allow_only({"run", "power", "metric"});
+      t.expect_object("a term {\"run\" or \"best_of\", \"power\", \"metric\"}");
+      t.allow_only({"run", "best_of", "power", "metric"});
       sim::PublishedTerm term;
       if (t.has("metric")) {
         term.metric = read_metric(t.field("metric"));
@@ -225,7 +227,19 @@ class Loader {
         term.power = power.number();
         if (term.power == 0.0) power.fail("expected a non-zero power");
       }
-      term.run = read_run(t.field("run"), false);
+      if (t.has("run") == t.has("best_of")) t.fail("expected either a \"run\" or a \"best_of\" list of runs");
+      if (t.has("run")) {
+        term.run = read_run(t.field("run"), false);
+        check_metric_fits(t.field("run"), term.run, term.metric);
+      } else {
+        const JsonReader runs = t.field("best_of");
+        runs.expect_array("the runs whose best metric is the term");
+        if (runs.size() < 2) runs.fail("expected at least two runs");
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+          term.best_of.push_back(read_run(runs.element(k), false));
+          check_metric_fits(runs.element(k), term.best_of.back(), term.metric);
+        }
+      }
       q.terms.push_back(std::move(term));
     }
   }
@@ -261,6 +275,13 @@ class Loader {
     }
   }
 
+  // Adaptive engine runs have one metric, queries_per_s, which no workload has.
+  static void check_metric_fits(const JsonReader& run, const sim::PublishedRun& r, sim::PublishedMetric metric) {
+    const bool adaptive_metric = metric == sim::PublishedMetric::kQueriesPerS;
+    if (r.adaptive && !adaptive_metric) run.fail("expected the metric queries_per_s for an adaptive engine run (a scenario)");
+    if (!r.adaptive && adaptive_metric) run.fail("expected a scenario: queries_per_s is the metric of adaptive engine runs");
+  }
+
   int topology_index(const JsonReader& field) {
     const std::string name = field.string(true);
     const auto found = std::find(data_->topology_names.begin(), data_->topology_names.end(), name);
@@ -282,6 +303,20 @@ class Loader {
   sim::PublishedRun read_run(const JsonReader& r, bool swept) {
     r.expect_object(
         "a run {\"topology\", \"workload\", ...} (predict's options without the dashes)");
+    if (r.has("scenario")) {  // an adaptive engine run (published_adaptive_io.hpp)
+      if (swept) r.fail("expected a workload: the crossover sweeps a partitioned aggregation, not a scenario");
+      std::vector<std::string_view> allowed{"topology"};
+      for (const char* key : kPublishedAdaptiveRunFields) allowed.emplace_back(key);
+      for (const auto& [key, v] : r.json().items()) {
+        if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+          r.field(key.c_str()).fail("unknown field: an adaptive run has topology, scenario, placer, stealing, seed, duration, parts, table-bytes, selectivity");
+      }
+      sim::PublishedRun run;
+      run.topology = topology_index(r.field("topology"));
+      run.adaptive = read_published_adaptive_run(r, data_->topologies[static_cast<std::size_t>(run.topology)]);
+      run.key = "adaptive " + r.json().dump();  // keys sorted: the same run written twice has one key
+      return run;
+    }
     r.allow_only({"topology", "workload", "algorithm", "sync", "threads", "placement", "bytes",
                   "element-bytes", "cycles-per-element", "state-bytes", "memory-policy", "strategy",
                   "join-algorithm", "allocation", "sort-merge-phases", "records", "build-records", "tuple-bytes", "groups",

@@ -9,6 +9,7 @@
 //   --compare A,B         simulate with algorithms (or partitioned-aggregation strategies) A and B
 //                         into the Compare tab
 //   --report FILE         open a validator report
+//   --adaptive FILE       open a `numatwin adaptive --json` run in the Adaptive run tab
 //   --size WxH            window size;  --ready-file F   written once the requested runs landed
 #include <QApplication>
 #include <QCommandLineParser>
@@ -44,9 +45,10 @@ int run_window(int argc, char** argv) {
   const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Step to show (from 0) or all."), QStringLiteral("K"));
   const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare two algorithms (naive,ring) or strategies (shuffle,migration)."), QStringLiteral("A,B"));
   const QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Validator report to open."), QStringLiteral("FILE"));
+  const QCommandLineOption adaptive(QStringLiteral("adaptive"), QStringLiteral("numatwin adaptive --json run to open."), QStringLiteral("FILE"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
   const QCommandLineOption ready(QStringLiteral("ready-file"), QStringLiteral("File written once the requested runs are shown."), QStringLiteral("F"));
-  parser.addOptions({topology, workload, algorithm, sync, threads, strategy, records, groups, weights, run, step, compare, report, size, ready});
+  parser.addOptions({topology, workload, algorithm, sync, threads, strategy, records, groups, weights, run, step, compare, report, adaptive, size, ready});
   parser.process(app);
 
   numatwin::gui::MainWindow window;
@@ -74,6 +76,7 @@ int run_window(int argc, char** argv) {
     window.set_interleave_weights(w);  // before --run: no run to repeat yet
   }
   if (parser.isSet(report)) window.open_validation_report(parser.value(report));
+  if (parser.isSet(adaptive)) window.open_adaptive_run(parser.value(adaptive));
 
   int expected = 0;
   if (parser.isSet(run) && window.topology()) {

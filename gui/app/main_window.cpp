@@ -1,5 +1,5 @@
 // MainWindow, part 1 of 3: building the window (docks, tabs, menus) and loading machines and
-// validator reports (runs and views: main_window_runs.cpp; what-if edits and export:
+// validator reports and adaptive runs (runs and views: main_window_runs.cpp; what-if edits and export:
 // main_window_edit.cpp).
 #include "main_window.hpp"
 
@@ -33,6 +33,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
+#include "adaptive_run_tab.hpp"
 #include "interconnect_view.hpp"
 #include "numatwin/gui/image_export.hpp"
 #include "numatwin/gui/interconnect_renderer.hpp"
@@ -172,6 +173,14 @@ void MainWindow::build_central() {
   });
   report_layout->addWidget(report_split, 1);
   tabs_->addTab(report, tr("Validator report"));
+
+  // Adaptive run: a `numatwin adaptive --json` run over time (adaptive_run_tab.hpp).
+  adaptive_tab_ = new AdaptiveRunTab(tabs_);
+  connect(adaptive_tab_, &AdaptiveRunTab::openRequested, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open adaptive run"), QString(), tr("JSON (*.json);;All files (*)"));
+    if (!path.isEmpty()) open_adaptive_run(path);
+  });
+  tabs_->addTab(adaptive_tab_, tr("Adaptive run"));
   layout->addWidget(tabs_, 1);
 
   // Timeline.
@@ -395,6 +404,10 @@ void MainWindow::build_menus() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open validator report"), QString(), tr("JSON (*.json);;All files (*)"));
     if (!path.isEmpty()) open_validation_report(path);
   });
+  file->addAction(tr("Open &adaptive run..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open adaptive run"), QString(), tr("JSON (*.json);;All files (*)"));
+    if (!path.isEmpty()) open_adaptive_run(path);
+  });
   file->addAction(tr("&Save topology as..."), QKeySequence::SaveAs, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save topology"), QString(), tr("Topology (*.json)"));
     if (!path.isEmpty()) save_topology_to(path);
@@ -456,6 +469,17 @@ bool MainWindow::open_validation_report(const QString& path) {
     return true;
   } catch (const std::exception& e) {
     show_error(tr("Cannot open validator report"), QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::open_adaptive_run(const QString& path) {
+  try {
+    adaptive_tab_->load(path);
+    tabs_->setCurrentWidget(adaptive_tab_);
+    return true;
+  } catch (const std::exception& e) {
+    show_error(tr("Cannot open adaptive run"), QString::fromUtf8(e.what()));
     return false;
   }
 }

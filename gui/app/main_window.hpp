@@ -1,6 +1,6 @@
 // The numatwin-gui main window: open a machine, choose a workload, simulate it on a worker
 // thread, step through the shuffle with a timeline, compare two runs, edit the machine (what-if),
-// read a validator report, export pictures. Errors go to non-blocking dialogs; the window and
+// read a validator report, show an adaptive engine run over time, export pictures. Errors go to non-blocking dialogs; the window and
 // the app keep running whatever file is opened.
 #pragma once
 
@@ -31,6 +31,7 @@ class QToolButton;
 
 namespace numatwin::gui {
 
+class AdaptiveRunTab;
 class InterconnectView;
 class ThroughputChart;
 
@@ -48,6 +49,8 @@ class MainWindow : public QMainWindow {
   bool open_bundled(const QString& name);
   bool open_topology_file(const QString& path);
   bool open_validation_report(const QString& path);
+  // A `numatwin adaptive --json` run, shown in the "Adaptive run" tab (which it brings to the front).
+  bool open_adaptive_run(const QString& path);
 
   // The workload form.
   void set_workload(const QString& workload, const QString& algorithm, const QString& sync, int threads);
@@ -93,6 +96,7 @@ class MainWindow : public QMainWindow {
   void set_interleave_weights(const std::vector<int>& weights);
   [[nodiscard]] QString weights_result_text() const;
   [[nodiscard]] ReportTableModel* report_model() const { return report_model_; }
+  [[nodiscard]] AdaptiveRunTab* adaptive_tab() const { return adaptive_tab_; }
   // Called once each time a run lands (after the views are updated).
   void set_run_finished_callback(std::function<void()> callback) { run_finished_ = std::move(callback); }
 
@@ -180,6 +184,7 @@ class MainWindow : public QMainWindow {
   ReportTableModel* report_model_ = nullptr;
   LinkTrafficModel* link_traffic_model_ = nullptr;
   QLabel* report_label_ = nullptr;
+  AdaptiveRunTab* adaptive_tab_ = nullptr;
 };
 
 }  // namespace numatwin::gui

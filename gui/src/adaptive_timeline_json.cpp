@@ -1,7 +1,7 @@
 // Reading `numatwin adaptive --json` output for the adaptive view (adaptive_timeline.hpp): the
 // fields it draws (scenario, topology, sockets, timeline[].{begin_s, end_s, queries_per_s,
 // socket_cpu, socket_memory_utilisation}, placer_decisions[].{decided_s, done_s, action, table,
-// from, to}); other fields are ignored (the CLI's output grows). Every error names the file and
+// from, to, and if present group, bytes_copied, tables[].{table, bytes_copied}}); other fields are ignored (the CLI's output grows). Every error names the file and
 // the JSON pointer.
 #include <QFile>
 #include <QJsonArray>
@@ -116,6 +116,19 @@ AdaptiveTimelineView read_adaptive_timeline(const std::filesystem::path& path) {
     const QJsonValue from = r.required(d, "from", at);
     decision.from = from.isNull() ? std::string() : r.string(d, "from", at);
     decision.to = r.string(d, "to", at);
+    // Optional (runs written before table groups have none): the group, the bytes copied in
+    // all and per table.
+    if (d.contains(QLatin1String("group")) && !d.value(QLatin1String("group")).isNull())
+      decision.group = r.string(d, "group", at);
+    if (d.contains(QLatin1String("bytes_copied"))) decision.bytes_copied = r.number(d, "bytes_copied", at);
+    if (d.contains(QLatin1String("tables"))) {
+      const QJsonArray tables = r.array(d, "tables", at);
+      for (qsizetype k = 0; k < tables.size(); ++k) {
+        const std::string tat = at + "/tables/" + std::to_string(k);
+        const QJsonObject t = r.object(tables[k], tat);
+        decision.tables.emplace_back(r.string(t, "table", tat), r.number(t, "bytes_copied", tat));
+      }
+    }
     view.decisions.push_back(std::move(decision));
   }
   return view;

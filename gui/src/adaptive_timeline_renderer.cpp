@@ -24,11 +24,13 @@ AdaptiveTimelineView adaptive_timeline_from_result(const sim::AdaptiveResult& re
   }
   for (const sim::AdaptivePlacerEvent& e : result.placer_events) {
     const sim::PlacerDecision& d = e.decision;
-    view.decisions.push_back(AdaptiveTimelineView::Decision{
+    AdaptiveTimelineView::Decision decision{
         e.decided_s, e.done_s, sim::placer_action_name(d.action), e.table,
         d.from_socket < 0 ? std::string()
                           : result.sockets.at(static_cast<std::size_t>(d.from_socket)),
-        result.sockets.at(static_cast<std::size_t>(d.to_socket))});
+        result.sockets.at(static_cast<std::size_t>(d.to_socket)), e.group, e.bytes, {}};
+    for (const sim::AdaptiveTableCopy& c : e.copies) decision.tables.emplace_back(c.table, c.bytes);
+    view.decisions.push_back(std::move(decision));
   }
   return view;
 }
@@ -78,10 +80,12 @@ void paint_adaptive_timeline(QPainter& painter, const QRectF& area,
   painter.fillRect(area, Qt::white);
   painter.setPen(Qt::black);
   const QFontMetricsF fm(painter.font());
+  // The title, elided to the area's width (a narrow window cuts it with an ellipsis, not mid-word).
   painter.drawText(QPointF(area.left() + 8.0, area.top() + 8.0 + fm.ascent()),
-                   QString::fromStdString(
-                       view.title + ": queries/s, then per socket CPU (busy workers) and memory "
-                                    "(controller utilisation); lines: placer decisions"));
+                   fm.elidedText(QString::fromStdString(
+                                     view.title + ": queries/s, then per socket CPU (busy workers) and memory "
+                                                  "(controller utilisation); lines: placer decisions"),
+                                 Qt::ElideRight, std::max(0.0, area.width() - 16.0)));
   // Throughput: filled steps, scaled to the largest bin.
   double peak = 0.0;
   for (const AdaptiveTimelineView::Bin& b : view.bins) peak = std::max(peak, b.queries_per_s);

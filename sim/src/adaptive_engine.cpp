@@ -60,6 +60,14 @@ void Engine::check() const {
     }
   }
   for (const AdaptiveTable& table : sc_.tables) {
+    for (int other : adaptive_group_tables(sc_, static_cast<int>(&table - sc_.tables.data()))) {
+      const AdaptiveTable& o = sc_.tables[static_cast<std::size_t>(other)];
+      if (o.parts != table.parts || o.socket != table.socket) {
+        throw std::invalid_argument("adaptive: the tables of group " + table.group +
+                                    " must start co-partitioned (the same socket and part count): " + table.name + " and " + o.name +
+                                    " do not");
+      }
+    }
     if (!(table.row_bytes > 0.0) || !(table.distinct_values >= 1.0)) {
       throw std::invalid_argument("adaptive: table " + table.name + " needs row_bytes > 0 and distinct_values >= 1");
     }

@@ -26,6 +26,7 @@
 #include "numatwin/sim/adaptive_engine.hpp"
 #include "numatwin/sim/adaptive_placer.hpp"
 #include "numatwin/sim/adaptive_scenario.hpp"
+#include "numatwin/sim/adaptive_table_groups.hpp"
 #include "numatwin/sim/adaptive_utilisation.hpp"
 
 namespace numatwin::sim::adaptive_detail {
@@ -92,6 +93,7 @@ struct OperationPhase {
 struct Operation {
   int event = 0;  // index into placer_events
   PlacerDecision decision;
+  std::vector<int> members;  // move, partition: the unit's parts (adaptive_table_groups.hpp); merge: the group's tables
   std::vector<OperationPhase> phases;
   std::size_t phase = 0;
   double remaining = 0.0;
@@ -188,6 +190,7 @@ class Engine {
   // adaptive_rates.cpp
   const CachedRates& rates();
   // adaptive_operations.cpp
+  [[nodiscard]] std::vector<LivePart> live_parts() const;
   void run_placer();
   void start_operation(const PlacerDecision& decision);
   void finish_phase();

@@ -16,6 +16,13 @@ std::string pct(double share) {
 
 std::string sock(int s) { return "s" + std::to_string(s); }
 
+// "Lowers the imbalance" means by more than rounding: shares are sums of time integrals, so a
+// unit holding a whole socket can read 0.99999999 of it, and |I - 2p| would then pass for a gain
+// (a numerical tolerance, not a model parameter).
+constexpr double kImbalanceRounding = 1e-9;
+
+bool lowers(double after, double before) { return after < before - kImbalanceRounding; }
+
 }  // namespace
 
 bool placer_eligible(double recent, double window_average, double divergence) {
@@ -76,7 +83,7 @@ PlacerDecision decide_placement(const PlacerSnapshot& snapshot, const PlacerPara
   for (const PlacerPartState* part : candidates) {
     if (!part->move_eligible) continue;
     const double after = std::abs(imbalance - 2.0 * part->cpu_share);
-    if (!(after < imbalance) || part->memory_bytes_per_s > mem_room) continue;
+    if (!lowers(after, imbalance) || part->memory_bytes_per_s > mem_room) continue;
     d.action = PlacerAction::kMove;
     d.part = part->part;
     d.table = part->table;
@@ -91,7 +98,7 @@ PlacerDecision decide_placement(const PlacerSnapshot& snapshot, const PlacerPara
   for (const PlacerPartState* part : candidates) {
     if (!part->partition_eligible || 2 * part->table_parts > sockets) continue;
     const double after = std::abs(imbalance - part->cpu_share);
-    if (!(after < imbalance) || 0.5 * part->memory_bytes_per_s > mem_room) continue;
+    if (!lowers(after, imbalance) || 0.5 * part->memory_bytes_per_s > mem_room) continue;
     d.action = PlacerAction::kPartition;
     d.part = part->part;
     d.table = part->table;

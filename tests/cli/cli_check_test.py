@@ -205,5 +205,55 @@ class BadData(unittest.TestCase):
                          "expected the label")
 
 
+    # Adaptive engine runs: a shipped scenario by name, the adaptive command's options without the dashes.
+    def adaptive_entry(self, **run_changes):
+        sel = {"topology": "xeon-e7-4880v2-4s", "scenario": "stealing-vs-selectivity", "duration": 2, "placer": "off"}
+        sel.update(run_changes)
+        return self.entry(published={"relation": ">", "value": 0.0001, "unit": "queries/s"},
+                          predict={"kind": "product", "metric": "queries_per_s", "terms": [
+                              {"run": dict(sel, stealing="deny")},
+                              {"best_of": [dict(sel, stealing="allow"), dict(sel, stealing="deny")], "power": -1}]})
+
+    def test_an_adaptive_entry_runs_the_engine(self):
+        # deny over the best of (allow, deny) is at most 1 and above 0: "> 0.0001" passes.
+        self.write({"study": "t", "title": "t", "entries": [self.adaptive_entry()]})
+        r = run("check", "published", "--data", self.dir, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        e = json.loads(r.stdout)["entries"][0]
+        self.assertEqual(e["verdict"], "pass")
+        self.assertLessEqual(e["predicted"], 1.0)
+
+    def test_unknown_scenario_names_the_field(self):
+        self.check_fails({"study": "t", "title": "t", "entries": [self.adaptive_entry(scenario="no-such-scenario")]},
+                         "/entries/0/predict/terms/0/run/scenario", "no-such-scenario")
+
+    def test_adaptive_run_with_a_workload_option_is_an_unknown_field(self):
+        self.check_fails({"study": "t", "title": "t", "entries": [self.adaptive_entry(threads=4)]},
+                         "/entries/0/predict/terms/0/run/threads", "unknown field")
+
+    def test_bad_adaptive_override_names_the_run(self):
+        self.check_fails({"study": "t", "title": "t", "entries": [self.adaptive_entry(selectivity=2)]},
+                         "/entries/0/predict/terms/0/run", "--selectivity")
+
+    def test_queries_per_s_needs_a_scenario_and_a_scenario_needs_it(self):
+        e = self.entry()
+        e["predict"]["metric"] = "queries_per_s"
+        self.check_fails({"study": "t", "title": "t", "entries": [e]}, "/entries/0/predict/terms/0/run",
+                         "expected a scenario")
+        e = self.adaptive_entry()
+        e["predict"]["metric"] = "gbps"
+        self.check_fails({"study": "t", "title": "t", "entries": [e]}, "/entries/0/predict/terms/0/run",
+                         "queries_per_s")
+
+    def test_best_of_needs_two_runs_and_excludes_run(self):
+        e = self.adaptive_entry()
+        e["predict"]["terms"][1]["best_of"] = e["predict"]["terms"][1]["best_of"][:1]
+        self.check_fails({"study": "t", "title": "t", "entries": [e]}, "/entries/0/predict/terms/1/best_of",
+                         "at least two runs")
+        e = self.adaptive_entry()
+        e["predict"]["terms"][1]["run"] = e["predict"]["terms"][0]["run"]
+        self.check_fails({"study": "t", "title": "t", "entries": [e]}, "/entries/0/predict/terms/1", "either")
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0]])

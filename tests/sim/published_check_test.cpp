@@ -1,10 +1,13 @@
 // The published-figures check's judgement (worked by hand from the rules in published_check.hpp)
-// and its evaluation of products, crossovers and statements it cannot speak to.
+// and its evaluation of products (of runs, of the best of runs, of adaptive engine runs),
+// crossovers and statements it cannot speak to.
 #include "numatwin/sim/published_check.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <stdexcept>
 
 #include "numatwin/model/topology_json.hpp"
 
@@ -107,6 +110,79 @@ TEST(PublishedEvaluateTest, CannotSpeakCarriesTheReasonAndRunsNothing) {
   EXPECT_EQ(out.verdict, PublishedVerdict::kCannotSpeak);
   EXPECT_EQ(out.detail, "energy: not modelled");
   EXPECT_FALSE(out.predicted.has_value());
+}
+
+// "Best of" is the larger metric of the runs (the smaller for time): checked against the two
+// runs' metrics taken one by one.
+// (Every core of nehalem-ex-4s: the naive shuffle reads one socket at a time, the ring all four,
+// so their metrics differ.)
+TEST(PublishedEvaluateTest, ABestOfTermIsTheBetterRunsMetric) {
+  const std::vector<model::Topology> topologies{nehalem()};
+  WorkloadSpec ring = small_shuffle(ShuffleAlgorithm::kRing);
+  WorkloadSpec naive = small_shuffle(ShuffleAlgorithm::kNaive);
+  ring.threads = naive.threads = 32;
+  const double ring_gbps = run_metric(topologies[0], ring, PublishedMetric::kGbps);
+  const double naive_gbps = run_metric(topologies[0], naive, PublishedMetric::kGbps);
+  ASSERT_NE(ring_gbps, naive_gbps);
+  PublishedTerm term;
+  term.best_of = {PublishedRun{0, naive, {}, {}}, PublishedRun{0, ring, {}, {}}};
+  term.metric = PublishedMetric::kGbps;
+  EXPECT_DOUBLE_EQ(term_value(topologies, term), std::max(ring_gbps, naive_gbps));
+  term.metric = PublishedMetric::kTimeS;
+  const double ring_s = run_metric(topologies[0], ring, PublishedMetric::kTimeS);
+  const double naive_s = run_metric(topologies[0], naive, PublishedMetric::kTimeS);
+  EXPECT_DOUBLE_EQ(term_value(topologies, term), std::min(ring_s, naive_s));
+}
+
+// One client, one 64 MiB table on s0 of skylake-4114-2s, a CPU-bound class (8 cycles/B at
+// 2.2 GHz): each query is one task of 64 MiB x 8 / 2.2e9 = 0.244 s, so 10 s hold
+// floor(10 / 0.244) = 40 queries: 4.0 queries/s.
+AdaptiveScenario one_cpu_bound_client() {
+  AdaptiveScenario sc;
+  sc.duration_s = 10.0;
+  sc.task_bytes = 64.0 * 1048576.0;
+  sc.placer_enabled = false;
+  sc.stealing = StealingMode::kDeny;
+  sc.costs = PageCosts{1e-5, 2e-5, "test"};
+  sc.classes = {AdaptiveTaskClass{"heavy", 8.0, 0.0}};
+  sc.tables = {AdaptiveTable{"T", 64.0 * 1048576.0, 0, 1}};
+  AdaptiveClientGroup g;
+  g.tables = {WeightedChoice{0, 1.0}};
+  g.classes = {WeightedChoice{0, 1.0}};
+  sc.clients = {g};
+  return sc;
+}
+
+TEST(PublishedEvaluateTest, AnAdaptiveRunGivesItsQueriesPerSecondAndOnlyThat) {
+  const std::vector<model::Topology> topologies{
+      model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / "skylake-4114-2s.json")};
+  PublishedTerm term;
+  term.run.adaptive = one_cpu_bound_client();
+  term.metric = PublishedMetric::kQueriesPerS;
+  const double task_s = 64.0 * 1048576.0 * 8.0 / 2.2e9;
+  EXPECT_NEAR(term_value(topologies, term), std::floor(10.0 / task_s) / 10.0, 1e-9);
+  term.metric = PublishedMetric::kGbps;
+  EXPECT_THROW((void)term_value(topologies, term), std::invalid_argument);
+  EXPECT_THROW((void)run_metric(topologies[0], small_shuffle(ShuffleAlgorithm::kRing), PublishedMetric::kQueriesPerS),
+               std::invalid_argument);
+}
+
+// A run with a key is simulated once per cache: a value already in the cache is what the term
+// gives (here a value no run could give), and a fresh cache is filled with the run's metric.
+TEST(PublishedEvaluateTest, RunsWithTheSameKeyRunOncePerCache) {
+  const std::vector<model::Topology> topologies{
+      model::load_topology(std::filesystem::path(NUMATWIN_TOPOLOGY_DIR) / "skylake-4114-2s.json")};
+  PublishedTerm term;
+  term.run.adaptive = one_cpu_bound_client();
+  term.run.key = "the run";
+  term.metric = PublishedMetric::kQueriesPerS;
+  PublishedRunCache cache{{{"the run", PublishedMetric::kQueriesPerS}, -7.0}};
+  EXPECT_EQ(term_value(topologies, term, &cache), -7.0);
+  PublishedRunCache fresh;
+  const double value = term_value(topologies, term, &fresh);
+  EXPECT_NEAR(value, 4.0, 1e-9);
+  ASSERT_EQ(fresh.size(), 1U);
+  EXPECT_EQ(fresh.begin()->second, value);
 }
 
 }  // namespace

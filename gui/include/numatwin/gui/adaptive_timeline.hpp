@@ -10,6 +10,7 @@
 #include <QSize>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "numatwin/sim/adaptive_engine.hpp"
@@ -31,6 +32,9 @@ struct AdaptiveTimelineView {
     std::string table;
     std::string from;  // empty for a merge
     std::string to;
+    std::string group;  // the table group moved together, empty for a single table
+    double bytes_copied = 0.0;
+    std::vector<std::pair<std::string, double>> tables;  // per table: bytes copied (a group's every table)
   };
   std::string title;
   std::vector<std::string> sockets;

@@ -54,18 +54,31 @@ struct AdaptiveTimelinePoint {
   int steals = 0;
 };
 
-struct AdaptivePlacerEvent {
-  double decided_s = 0.0;
-  double done_s = -1.0;  // -1: still running at the end
-  PlacerDecision decision;
-  std::string table;
-  double bytes = 0.0;  // copied
-};
-
 struct AdaptivePart {
   std::string table;
   int socket = 0;
   double bytes = 0.0;
+};
+
+// What one table of an operation cost: the bytes copied for it (a partition counts its local
+// rewrite and the copy of the half that leaves).
+struct AdaptiveTableCopy {
+  std::string table;
+  double bytes = 0.0;
+};
+
+// A placer decision as carried out. A table in a group (adaptive_table_groups.hpp) is moved,
+// split or merged together with the matching parts of the group's other tables: `copies` has
+// every table the operation touched, `parts_after` where their parts are once it is done.
+struct AdaptivePlacerEvent {
+  double decided_s = 0.0;
+  double done_s = -1.0;  // -1: still running at the end
+  PlacerDecision decision;
+  std::string table;  // the table the decision names (the group's first table for a group)
+  std::string group;  // its table group, "" for a table in none
+  double bytes = 0.0;  // copied, over every table
+  std::vector<AdaptiveTableCopy> copies;  // per table, in table order
+  std::vector<AdaptivePart> parts_after;  // the tables' live parts after the switch (empty until done)
 };
 
 struct AdaptiveClassStats {

@@ -3,9 +3,11 @@
 // carries the decision out over time and records it.
 //
 // CPU shares are busy workers over a socket's workers (0..1, a part's share counts every
-// worker running its tasks). Every period:
-//  1. A part is eligible to move when its history covers W_m = 2 x pages x move_s_per_page and
-//         |avg(W_m) - recent| <= c_e x recent                       (c_e = 0.3)
+// worker running its tasks). A "part" here is a placement unit: a table part, or the matching
+// parts of a table group's tables, which the engine moves together (adaptive_table_groups.hpp).
+// Every period:
+//  1. A part is eligible to move when its mean share over W_m = 2 x pages x move_s_per_page (the history there is)
+//     is within c_e of its recent one, |avg(W_m) - recent| <= c_e x recent      (c_e = 0.3),
 //     and eligible to partition likewise over W_p = 2 x pages x (move + partition s per page),
 //     and only while 2 x (parts of its table) <= sockets.
 //  2. Socket pairs (h, c) are sorted by imbalance I = u_h - u_c; take the hottest pair.
@@ -18,6 +20,7 @@
 //  5. Else merge: the first partitioned table whose parts together use less than
 //     cold_table_cpu of a socket moves all its parts onto the coldest socket k, if
 //     m_k + m_table <= M_k and the hottest pair's predicted imbalance does not grow.
+// "Lowers" (steps 3, 4) means I' < I - 1e-9, so that rounding in the summed shares is no gain.
 // The predicted I' is recorded with the decision; no decision predicts I' > I.
 #pragma once
 

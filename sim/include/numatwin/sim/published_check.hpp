@@ -5,7 +5,11 @@
 //
 // An entry asks one question:
 //   product       x = prod_k metric_k(run_k) ^ power_k
-//                 (one run: a value; two runs with powers 1, -1: a ratio; four: a ratio of ratios)
+//                 (one run: a value; two runs with powers 1, -1: a ratio; four: a ratio of ratios);
+//                 a term may instead be the best of several runs, max_j metric(run_j) (min for
+//                 time and energy): "at least as good as the better of A and B" is
+//                 metric(C) / best(A, B) >= 1. A run is a workload (WorkloadSpec) or an adaptive
+//                 engine run (adaptive_engine.hpp: a scenario, metric queries per second).
 //   crossover     over a sweep of groups per partition (groups = per partition x threads), which of
 //                 two variants is faster at the first and at the last point of the sweep
 //   stealing      the adaptive stealing calibration (adaptive_stealing.hpp) on a machine: does
@@ -22,11 +26,13 @@
 // iff the first power's gain is below the calibration's margin and the last power's is not.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
+#include "numatwin/sim/adaptive_scenario.hpp"
 #include "numatwin/sim/workload_spec.hpp"
 
 namespace numatwin::sim {
@@ -37,15 +43,28 @@ namespace numatwin::sim {
 // RAPL's DRAM domain counts), in joules; and, as a property of the run's spec on its machine, the
 // number of placements of its distinct threads up to the machine's symmetries
 // (distinct_placements.hpp).
-enum class PublishedMetric { kGbps, kMtuplesPerS, kTimeS, kLocalAccessRatio, kDramEnergyJ, kDistinctPlacements };
+// An adaptive engine run's metric is its queries per second (AdaptiveResult::queries_per_s); it
+// is the only metric of such runs and no workload has it.
+enum class PublishedMetric { kGbps, kMtuplesPerS, kTimeS, kLocalAccessRatio, kDramEnergyJ, kDistinctPlacements, kQueriesPerS };
 
 struct PublishedRun {
   int topology = 0;  // index into the topologies handed to evaluate_published
   WorkloadSpec spec;
+  // Set: an adaptive engine run of this scenario (overrides applied) instead of `spec`. With
+  // adaptive stealing and no threshold in the scenario, the threshold is calibrated on the
+  // machine first (calibrate_stealing), as `numatwin adaptive` does.
+  std::optional<AdaptiveScenario> adaptive;
+  // Identifies the run among those of a data set (the loader sets it from the run as written and
+  // its machine): runs with the same key give the same metric, so a PublishedRunCache runs each once.
+  std::string key;
 };
+
+// Metrics of runs already simulated, by run key and metric (only runs with a key are kept).
+using PublishedRunCache = std::map<std::pair<std::string, PublishedMetric>, double>;
 
 struct PublishedTerm {
   PublishedRun run;
+  std::vector<PublishedRun> best_of;  // non-empty: the term is the best of these runs' metrics, not `run`'s
   PublishedMetric metric = PublishedMetric::kGbps;
   double power = 1.0;
 };
@@ -119,8 +138,18 @@ bool judge_product(double predicted, const PublishedFigure& figure, double toler
 double run_metric(const model::Topology& topology, const WorkloadSpec& spec,
                   PublishedMetric metric);
 
+// An adaptive engine run's metric (published_adaptive_run.cpp): queries per second. Throws
+// std::invalid_argument for any other metric.
+double adaptive_run_metric(const model::Topology& topology, AdaptiveScenario scenario,
+                           PublishedMetric metric);
+
+// A term's value: its run's metric, or the best of its runs' (higher, or lower for time and
+// energy).
+double term_value(const std::vector<model::Topology>& topologies, const PublishedTerm& term,
+                  PublishedRunCache* cache = nullptr);
+
 // Evaluates one entry; `topologies` holds every machine its runs name by index.
 PublishedOutcome evaluate_published(const std::vector<model::Topology>& topologies,
-                                    const PublishedEntry& entry);
+                                    const PublishedEntry& entry, PublishedRunCache* cache = nullptr);
 
 }  // namespace numatwin::sim
