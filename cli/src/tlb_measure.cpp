@@ -42,9 +42,12 @@ std::string tlb_text(const nlohmann::json& s) {
   std::string out = fmt::format("\nTLB (dependent random loads over {:.0f} MiB on CPU {}; transparent_hugepage enabled [{}], defrag [{}]):\n",
                                 s["footprint_bytes"].get<double>() / 1048576.0, s["cpu"].get<int>(),
                                 s.value("thp_enabled", std::string()), s.value("thp_defrag", std::string()));
-  for (const char* key : {"walk_4k", "walk_2m"}) {
+  for (const char* key : {"walk_4k", "walk_2m", "walk_4k_16_chains", "walk_2m_16_chains"}) {
+    if (!s.contains(key)) continue;
     const nlohmann::json& w = s[key];
-    out += fmt::format("  {} pages: {:.1f} ns per load ({:.1f} .. {:.1f}), {} on huge pages\n", key[5] == '4' ? "4 KiB" : "2 MiB",
+    const std::string k = key;
+    out += fmt::format("  {} pages{}: {:.1f} ns per load ({:.1f} .. {:.1f}), {} on huge pages\n", k[5] == '4' ? "4 KiB" : "2 MiB",
+                       k.size() > 7 ? ", 16 independent chains" : ", one chain",
                        w["median_ns"].get<double>(), w["low_ns"].get<double>(), w["high_ns"].get<double>(),
                        w.contains("huge_page_share") ? fmt::format("{:.0f} %", 100.0 * w["huge_page_share"].get<double>())
                                                      : std::string("unknown share"));
@@ -59,6 +62,13 @@ std::string tlb_text(const nlohmann::json& s) {
                        w["high"].get<double>(), w["derivation"].get<std::string>());
   } else {
     out += "  page walk (4 KiB): not derived: " + s["page_walk_ns_4k_not_derived"].get<std::string>() + "\n";
+  }
+  if (s.contains("concurrent_walks")) {
+    const nlohmann::json& w = s["concurrent_walks"];
+    out += fmt::format("  walks in flight: {:.2f} ({:.2f} .. {:.2f}): {}\n", w["value"].get<double>(), w["low"].get<double>(),
+                       w["high"].get<double>(), w["derivation"].get<std::string>());
+  } else if (s.contains("concurrent_walks_not_derived")) {
+    out += "  walks in flight: " + s["concurrent_walks_not_derived"].get<std::string>() + "\n";
   }
   if (s.contains("topology_tlb")) out += "  for the topology's /tlb: " + s["topology_tlb"].dump() + "\n";
   return out;

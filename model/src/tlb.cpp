@@ -87,7 +87,8 @@ double translation_ns_per_access(const TlbFigures& tlb, double footprint_bytes, 
   const double m1 = tlb_miss_ratio(footprint_bytes, tlb_reach_bytes(small ? tlb.l1_entries_4k : tlb.l1_entries_2m, page));
   const double m2 = tlb_miss_ratio(footprint_bytes, tlb_reach_bytes(small ? tlb.stlb_entries_4k : tlb.stlb_entries_2m, page));
   const double walk_ns = small ? tlb.page_walk_ns_4k : tlb.page_walk_ns_2m;
-  const double overlap = std::max(1.0, std::min(accesses_in_flight, tlb.concurrent_walks));
+  const double share = std::clamp((accesses_in_flight - 1.0) / 15.0, 0.0, 1.0);
+  const double overlap = 1.0 + (std::max(1.0, tlb.concurrent_walks) - 1.0) * share;
   return (std::max(0.0, m1 - m2) * tlb.stlb_hit_ns + m2 * walk_ns) / overlap;
 }
 

@@ -24,11 +24,16 @@ TEST(TlbTest, TranslationPerAccessWorkedByHand) {
   const TlbFigures f;
   // F = 12 MiB, 4 KiB pages: m1 = 1 - 0.25 / 12 = 0.979167, m2 = 0.5:
   // t = (0.979167 - 0.5) x 3 + 0.5 x 30 = 1.4375 + 15 = 16.4375 ns; 2 MiB pages: F inside the
-  // L1's 64 MiB, t = 0; so extra = 16.4375 with one access in flight, half that with 19 (2 walkers).
+  // L1's 64 MiB, t = 0; so extra = 16.4375 with one access in flight, half that with 16 or more
+  // (O = C = 2), and with 4: O = 1 + (2 - 1) x 3 / 15 = 1.2, 16.4375 / 1.2 = 13.697917.
   EXPECT_NEAR(translation_ns_per_access(f, 12.0 * kMiB, PageSize::k4KiB, 1.0), 16.4375, 1e-9);
   EXPECT_DOUBLE_EQ(translation_ns_per_access(f, 12.0 * kMiB, PageSize::k2MiB, 1.0), 0.0);
   EXPECT_NEAR(extra_translation_ns(f, 12.0 * kMiB, PageSize::k4KiB, 1.0), 16.4375, 1e-9);
   EXPECT_NEAR(extra_translation_ns(f, 12.0 * kMiB, PageSize::k4KiB, 19.0), 8.21875, 1e-9);
+  EXPECT_NEAR(extra_translation_ns(f, 12.0 * kMiB, PageSize::k4KiB, 4.0), 16.4375 / 1.2, 1e-9);
+  TlbFigures overlapping = f;
+  overlapping.concurrent_walks = 100.0;  // O(16) = 100, O(8.5) = 1 + 99 x 0.5 = 50.5
+  EXPECT_NEAR(extra_translation_ns(overlapping, 12.0 * kMiB, PageSize::k4KiB, 8.5), 16.4375 / 50.5, 1e-9);
   // F = 4 MiB: inside the STLB's reach, only L1 misses: m1 = 1 - 0.25 / 4 = 0.9375, t = 2.8125.
   EXPECT_NEAR(translation_ns_per_access(f, 4.0 * kMiB, PageSize::k4KiB, 1.0), 2.8125, 1e-9);
   // F = 1 GiB: 2 MiB pages miss the L1 1 - 64 / 1024 = 0.9375, never the STLB: 2.8125 ns;

@@ -14,11 +14,15 @@
 // table of F bytes of 4 KiB pages is F / 512 bytes, 8 bytes per page).
 //
 // ── Time per access ──────────────────────────────────────────────────────────────────────────
-// The walks of accesses in flight together overlap, up to the core's page walkers W:
-//     t(F, P, k) = ((m1 - m2) x stlb_hit_ns + m2 x page_walk_ns(P)) / min(k, W)
-// with k the accesses the loop keeps in flight (random_lines_in_flight for a table loop whose
-// lines are prefetched ahead, 1 for a dependent access: a chain's next node).
-//
+// A loop that keeps k accesses in flight overlaps their translations with each other and with
+// the misses' latency; the overlap O(k) is 1 for a dependent access (k = 1: a chain's next node)
+// and C = concurrent_walks for k >= 16, linear between:
+//     O(k) = 1 + (C - 1) x min(1, (k - 1) / 15)
+//     t(F, P, k) = ((m1 - m2) x stlb_hit_ns + m2 x page_walk_ns(P)) / O(k)
+// C is what `validate measure --tlb-only` measures as the dependent walk's extra over the extra
+// per load of 16 independent chains (validate/tlb_microbenchmark.hpp); it may exceed 16: on this
+// project's VM a lone walk cost ~590 ns while 16 chains paid ~3 ns per load for 4 KiB pages.
+// k is random_lines_in_flight for a table loop whose lines are prefetched ahead.
 // ── What the model adds ──────────────────────────────────────────────────────────────────────
 // The machine's latencies and operator costs are measured with transparent huge pages on every
 // buffer (`validate measure` and the cost microbenchmarks madvise their buffers, as the kernels
@@ -45,8 +49,8 @@
 //   page_walk_ns 4 KiB = 30, 2 MiB = 20: a walk whose leaf entry hits the L2 or the LLC, an
 //            order of magnitude, uncalibrated (`validate measure --tlb-only` measures the 4 KiB
 //            walk's extra on the machine: validate/tlb_microbenchmark.hpp);
-//   concurrent_walks = 2: the two page walkers Intel has had since Broadwell (the optimisation
-//            manual); AMD's Zen cores have more.
+//   concurrent_walks = 2: uncalibrated; the two page walkers Intel has had since Broadwell (the
+//            optimisation manual) as a floor, since C also counts the overlap with the misses.
 #pragma once
 
 #include <cstdint>
@@ -81,7 +85,7 @@ struct TlbFigures {
   double stlb_hit_ns = 3.0;     // default: uncalibrated (range 1..10)
   double page_walk_ns_4k = 30.0;  // default: uncalibrated (range 10..200; more in a VM: 2-D walks)
   double page_walk_ns_2m = 20.0;  // default: uncalibrated (range 5..150)
-  double concurrent_walks = 2.0;  // default: Intel since Broadwell (range 1..8)
+  double concurrent_walks = 2.0;  // default: uncalibrated (range 1..200: the overlap C above)
 
   bool operator==(const TlbFigures&) const = default;
 };

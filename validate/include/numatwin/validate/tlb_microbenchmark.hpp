@@ -28,6 +28,16 @@
 // hardware counter is read (this project's VM has none): the miss ratios are the model's, not
 // counted.
 //
+// ── Walks in flight ──────────────────────────────────────────────────────────────────────────
+// The same buffers walked by K = 16 independent chains at once (each chain's next line a hash of
+// its own last value; the core overlaps their misses and their walks): ns per load t_P,K. The
+// model gives the translations' extra with K >= 16 loads in flight as Δ_1 / C (C =
+// concurrent_walks, the overlap O(16) of model/tlb.hpp), with Δ_1 = t_4k - t_2m of the dependent
+// walk above, so
+//     C = Δ_1 / Δ_K,   Δ_K = t_4k,K - t_2m,K        (at least 1; it may exceed K: the walks
+//                                                     overlap the misses' latency too)
+// derived only when W_4k is and Δ_K > 0. Range by interval arithmetic as above.
+//
 // ── TLB sizes ────────────────────────────────────────────────────────────────────────────────
 // On x86 the data TLBs' entries are read from CPUID (AMD: leaves 0x80000005 and 0x80000006; other
 // vendors: not read, the figures given are used) and reported as a /tlb block for the topology.
@@ -74,9 +84,14 @@ struct TlbTimings {
   double footprint_bytes = 0.0;
   TlbWalkTiming small_pages;  // 4 KiB (MADV_NOHUGEPAGE)
   TlbWalkTiming huge_pages;   // 2 MiB (MADV_HUGEPAGE)
+  // The same with kParallelChains independent chains (ns per load); median 0: not run.
+  TlbWalkTiming small_pages_parallel;
+  TlbWalkTiming huge_pages_parallel;
   int cpu = -1;
   std::optional<CpuidTlb> cpuid;
 };
+
+inline constexpr int kParallelChains = 16;
 
 struct PageWalkDerivation {
   bool derived = false;
@@ -86,6 +101,11 @@ struct PageWalkDerivation {
   double high_ns = 0.0;
   double m1_4k = 0.0, m2_4k = 0.0, m1_2m = 0.0, m2_2m = 0.0;  // the model's miss ratios of F
   std::string derivation;  // the formula with its numbers
+  bool walks_derived = false;  // concurrent walks C
+  double concurrent_walks = 0.0;
+  double walks_low = 0.0;
+  double walks_high = 0.0;
+  std::string walks_derivation;  // or why not
 };
 
 // The CPUID figures, when this is an x86 CPU that gives them.
