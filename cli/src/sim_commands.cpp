@@ -92,6 +92,7 @@ void print_predict(const model::Topology& t, const Outcome& o, bool steps, const
     }
     for (const std::string& note : o.report.notes) std::cout << "  " << note << "\n";
     if (const std::string basis = sim::allocator_cost_basis(o.spec); !basis.empty()) std::cout << "  " << basis << "\n";
+    std::cout << "  " << pages_text(t, o.spec.huge_pages) << "\n";
   }
   if (seed_times.size() > 1) {
     std::vector<double> sorted = seed_times;
@@ -136,6 +137,7 @@ void register_sim_commands(CLI::App& app) {
     o->add_common(predict);
     o->add_algorithm(predict);
     o->add_allocator(predict);
+    o->add_huge_pages(predict);
     predict->add_option("--threads", o->threads, "Threads (default: one per core)");
     predict->add_flag("--steps", *steps, "Print per-step statistics");
     auto phases = std::make_shared<bool>(false);
@@ -204,6 +206,7 @@ void register_sim_commands(CLI::App& app) {
         "compare", "Variants side by side: shuffle algorithms and migration, partitioning strategies, or placement policies");
     o->add_common(compare);
     o->add_algorithm(compare);
+    o->add_huge_pages(compare);
     compare->add_option("--threads", o->threads, "Threads (default: one per core)");
     compare->add_flag("--policies", *policies, "Operators: memory policies side by side (with the local access ratio)");
     compare->add_flag("--json", *json, "Print JSON");
@@ -279,6 +282,7 @@ void register_sim_commands(CLI::App& app) {
       }
       if (*json) {
         std::cout << Json{{"topology", t.name}, {"threads", base.threads}, {"costs", sim::cost_basis_summary(basis, rested_on)},
+                          {"pages", pages_text(t, base.huge_pages)},
                           {"runs", rows}}
                          .dump(2)
                   << "\n";
@@ -286,6 +290,7 @@ void register_sim_commands(CLI::App& app) {
         std::cout << fmt::format("{}: {} on {} threads\n", t.name, sim::workload_kind_name(base.kind), base.threads)
                   << table.render() << sim::cost_basis_summary(basis, rested_on)
                   << (*samples > 0 ? fmt::format("; intervals: {} samples of each variant's uncertain costs\n", *samples) : "\n");
+        std::cout << pages_text(t, base.huge_pages) << "\n";
         if (*phases) std::cout << "\n" << phases_by_variant_text(names, results);
       }
     });

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "numatwin/model/energy.hpp"
+#include "numatwin/model/tlb.hpp"
 
 namespace numatwin::cli {
 
@@ -12,12 +13,21 @@ Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool t
   sim::Simulation simulation(t);
   sim::SimulationOptions options;
   options.record_timeline = timeline;
-  Outcome outcome{spec, {}, {}, {}, {}};
+  Outcome outcome{spec, {}, {}, {}, {}, {}};
   const sim::Plan plan = sim::build_plan(t, spec, &outcome.report);
   outcome.result = simulation.run(plan, options);
   outcome.energy = sim::estimate_energy(t, outcome.result);
   outcome.energy_basis = model::energy_basis(t.energy).description();
+  outcome.tlb_basis = model::tlb_basis(t.tlb).description();
   return outcome;
+}
+
+std::string pages_text(const model::Topology& t, model::HugePages setting) {
+  const char* meaning = setting == model::HugePages::kOn    ? "2 MiB pages for every buffer"
+                        : setting == model::HugePages::kOff ? "4 KiB pages for every buffer"
+                                                                    : "2 MiB pages for the placed datasets, 4 KiB for the allocator's heap";
+  return fmt::format("pages: huge pages {} ({}); {}", model::huge_pages_name(setting), meaning,
+                     model::tlb_basis(t.tlb).description());
 }
 
 std::string label(const sim::WorkloadSpec& s) {
@@ -56,6 +66,8 @@ Json summary_json(const Outcome& o) {
               {"local_access_ratio", r.local_access_ratio()},
               {"energy_j", o.energy.total_j()},
               {"energy_basis", o.energy_basis},
+              {"huge_pages", std::string(model::huge_pages_name(o.spec.huge_pages))},
+              {"tlb_basis", o.tlb_basis},
               {"busiest_resource", busiest >= 0 ? r.resources[busiest].name : ""},
               {"busiest_mean_utilisation", busiest >= 0 ? r.mean_utilisation[busiest] : 0.0},
               {"bottleneck_resource", r.bottleneck_resource() >= 0 ? r.resources[r.bottleneck_resource()].name : ""},

@@ -21,6 +21,7 @@ struct Outcome {
   sim::PlanReport report;
   sim::EnergyEstimate energy;  // of the memory traffic (energy_estimate.hpp)
   std::string energy_basis;    // what the energy figures rest on
+  std::string tlb_basis;       // what the translation costs rest on (model/tlb.hpp)
   // Every rate says what it counts (sim/workload_input.hpp): the work rate is the workload's input
   // per second (shuffles: bytes shuffled; operators: input tuples, both sides of a join); memory
   // traffic is every byte the run moved per second (state moves, table misses, partition writes).
@@ -31,6 +32,9 @@ struct Outcome {
 
 // Simulates `spec` (timeline recorded when asked) and estimates its energy.
 Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool timeline);
+// "pages: huge pages on (2 MiB pages for every buffer); tlb: ...": the page setting and the TLB
+// figures' basis.
+std::string pages_text(const model::Topology& t, model::HugePages setting);
 // "shuffle ring tight", "partitioned-aggregation migration ring tight", "hash-join radix", ...
 std::string label(const sim::WorkloadSpec& s);
 nlohmann::ordered_json summary_json(const Outcome& o);

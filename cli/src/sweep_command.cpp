@@ -38,6 +38,7 @@ void register_sweep_command(CLI::App& app) {
         "Every variant as the thread count grows (shuffle; sort-merge-join: naive, ring and the designed order, with the time "
         "per phase), or as the groups per partition grow (partitioned-aggregation)");
     o->add_common(sweep);
+    o->add_huge_pages(sweep);
     sweep->add_option("--workload", o->workload, "shuffle, partitioned-aggregation or sort-merge-join")
         ->check(CLI::IsMember({"shuffle", "partitioned-aggregation", "sort-merge-join"}))
         ->capture_default_str();
@@ -159,6 +160,7 @@ void register_sweep_command(CLI::App& app) {
         std::cout << csv_text;
       } else if (*json) {
         Json out{{"topology", t.name}, {"costs", sim::cost_basis_summary(basis, uncertain)}, {"samples", drawn}, {"runs", rows}};
+        out["pages"] = pages_text(t, *model::parse_huge_pages(o->huge_pages));
         Json list = Json::array();
         for (const SweepCrossover& c : crossovers) list.push_back(crossover_json(c));
         out["crossovers"] = list;
@@ -171,6 +173,7 @@ void register_sweep_command(CLI::App& app) {
                                    sim::cost_basis_summary(basis, uncertain));
         }
         for (const SweepCrossover& c : crossovers) std::cout << crossover_text(c) << "\n";
+        std::cout << pages_text(t, *model::parse_huge_pages(o->huge_pages)) << "\n";
       }
     });
   }

@@ -31,6 +31,7 @@
 #include "interrupt.hpp"
 #include "progress.hpp"
 #include "text_table.hpp"
+#include "tlb_measure.hpp"
 #include "topology_lookup.hpp"
 #include "validate_run_commands.hpp"
 
@@ -256,6 +257,7 @@ void register_measure(CLI::App& validate_app) {
     std::string out = "numatwin-measurements.json";
     bool quick = false;
     bool costs_only = false;
+    bool tlb_only = false;
     bool json = false;
     bool no_likwid = false;
     double seconds = 0.0;
@@ -270,6 +272,9 @@ void register_measure(CLI::App& validate_app) {
   measure->add_flag("--no-likwid", o->no_likwid, "Do not probe likwid-perfctr nor run likwid-bench");
   measure->add_flag("--costs-only", o->costs_only,
                     "Run only the operator cost microbenchmarks (seconds): the report's operator_costs section");
+  measure->add_flag("--tlb-only", o->tlb_only,
+                    "Run only the TLB microbenchmark (seconds): dependent random loads on 4 KiB and on 2 MiB pages, the "
+                    "page walk's cost derived (the report's tlb section)");
   measure->add_option("--seconds-per-point", o->seconds, "Duration of one point (default 1, 0.05 with --quick)")
       ->check(CLI::Range(0.001, 60.0));
   measure->add_option("--memory-fraction", o->memory_fraction, "Largest buffer as a fraction of a node's free memory")
@@ -279,6 +284,23 @@ void register_measure(CLI::App& validate_app) {
     const InterruptScope interrupt;
     const ProgressBar bar;
     const std::string out = o->out;
+    if (o->tlb_only) {
+      const double start = validate::now_seconds();
+      bar.update(0, 1, 0.0, "TLB: 4 KiB and 2 MiB pages");
+      const std::optional<Json> tlb = measure_tlb(o->quick, interrupt.flag());
+      bar.finish();
+      if (!tlb) throw std::runtime_error("interrupted while measuring the TLB; nothing written");
+      const Json report{{"format", "numatwin-measurements"},
+                        {"host", validate::host_state()},
+                        {"complete", true},
+                        {"tlb_only", true},
+                        {"elapsed_s", validate::now_seconds() - start},
+                        {"tlb", *tlb}};
+      model::write_file_atomically(out, report.dump(2) + "\n");
+      std::cout << (o->json ? report.dump(2) + "\n" : tlb_text(*tlb));
+      std::cerr << fmt::format("TLB measured in {:.1f} s; report written to {}\n", report["elapsed_s"].get<double>(), out);
+      return;
+    }
     if (o->costs_only) {
       const double start = validate::now_seconds();
       const std::optional<Json> costs = measure_operator_costs(o->quick, interrupt.flag(), bar);
@@ -322,6 +344,13 @@ void register_measure(CLI::App& validate_app) {
         report["operator_costs"] = *costs;
         report["elapsed_s"] = report["elapsed_s"].get<double>() + (validate::now_seconds() - costs_start);
       }
+      if (report["complete"].get<bool>()) {
+        const double tlb_start = validate::now_seconds();
+        if (const std::optional<Json> tlb = measure_tlb(o->quick, interrupt.flag())) {
+          report["tlb"] = *tlb;
+          report["elapsed_s"] = report["elapsed_s"].get<double>() + (validate::now_seconds() - tlb_start);
+        }
+      }
     }
     model::write_file_atomically(out, report.dump(2) + "\n");
     bar.finish();
@@ -330,6 +359,7 @@ void register_measure(CLI::App& validate_app) {
     } else {
       std::cout << measure_text(report);
       if (report.contains("operator_costs")) std::cout << operator_costs_text(report["operator_costs"]);
+      if (report.contains("tlb")) std::cout << tlb_text(report["tlb"]);
       if (report.contains("operator_costs_not_measured")) {
         std::cout << "\noperator costs: not measured: " << report["operator_costs_not_measured"].get<std::string>() << "\n";
       }

@@ -28,6 +28,7 @@
 #include "numatwin/validate/calibration.hpp"
 #include "numatwin/validate/core_to_core.hpp"
 #include "numatwin/validate/host_map.hpp"
+#include "numatwin/validate/huge_pages_state.hpp"
 #include "numatwin/validate/machine_discovery.hpp"
 #include "numatwin/validate/machine_measurement.hpp"
 #include "numatwin/validate/run_comparison.hpp"
@@ -39,6 +40,7 @@
 #include "numatwin/validate/validation_suite.hpp"
 #include "progress.hpp"
 #include "schedule_comparison.hpp"
+#include "sim_outcome.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"
@@ -124,9 +126,11 @@ struct RunFlags {
     app->add_option("--allocator", allocator, "glibc, jemalloc, tcmalloc or tbbmalloc (LD_PRELOAD; release builds)")
         ->capture_default_str();
     app->add_option("--huge-pages", huge_pages,
-                    "on: madvise(MADV_HUGEPAGE) on every buffer, as `validate measure` does for the figures the model "
-                    "is calibrated on; off: MADV_NOHUGEPAGE")
-        ->check(CLI::IsMember({"on", "off"}))
+                    "on / madvise: madvise(MADV_HUGEPAGE) on every placed dataset, as `validate measure` does for the "
+                    "figures the model is calibrated on (the allocator's heap follows the system's "
+                    "transparent_hugepage setting, which is recorded); off: MADV_NOHUGEPAGE. The prediction uses the "
+                    "setting the run gets as recorded: on with THP always, madvise with THP madvise, off with never")
+        ->check(CLI::IsMember({"on", "off", "madvise"}))
         ->capture_default_str();
     app->add_option("--numa-balancing", numa_balancing,
                     "system: leave automatic NUMA balancing as it is; on / off: switch /proc/sys/kernel/numa_balancing "
@@ -144,7 +148,8 @@ struct RunFlags {
   [[nodiscard]] validate::RunOptions options(const std::atomic<bool>* stop) const {
     validate::RunOptions o;
     o.repetitions = repetitions;
-    o.huge_pages = huge_pages == "on";
+    o.huge_pages = huge_pages != "off";
+    o.huge_pages_setting = *model::parse_huge_pages(huge_pages);
     if (numa_balancing != "system") o.numa_balancing = numa_balancing == "on";
     o.memory_fraction = memory_fraction;
     o.stop = stop;
@@ -208,6 +213,14 @@ void register_run(CLI::App& validate_app) {
     ensure_allocator(o->flags.allocator);
     const model::Topology t = find_topology(o->workload.topology);
     o->workload.allocator = o->flags.allocator;  // the prediction uses the costs of the allocator that runs
+    // The pages the run gets, as the system's transparent huge pages make them (huge_pages_state.hpp).
+    const validate::TransparentHugePages thp = validate::read_transparent_huge_pages();
+    const model::HugePages run_pages = validate::effective_huge_pages(*model::parse_huge_pages(o->flags.huge_pages), thp.enabled);
+    o->workload.huge_pages = std::string(model::huge_pages_name(run_pages));
+    std::cerr << fmt::format("numatwin: huge pages {} asked; transparent_hugepage enabled [{}], defrag [{}]{}; the prediction uses {}\n",
+                             o->flags.huge_pages, thp.enabled.empty() ? "unknown" : thp.enabled,
+                             thp.defrag.empty() ? "unknown" : thp.defrag, thp.why.empty() ? "" : " (" + thp.why + ")",
+                             pages_text(t, run_pages));
     sim::WorkloadSpec spec = o->workload.spec(t, o->workload.threads);
     const validate::HostMap host = validate::map_this_host(t);
     if (!shared_line_given) {
@@ -367,6 +380,7 @@ Json measure_switches(const model::Topology& t, const validate::HostMap& host,
                     base->measured.repetition_seconds});
     validate::RunOptions other = run_options;
     other.huge_pages = !run_options.huge_pages;
+    other.huge_pages_setting = other.huge_pages ? model::HugePages::kOn : model::HugePages::kOff;
     bar.update(done++, total, 0.0, id + (other.huge_pages ? " with huge pages" : " without huge pages"));
     const validate::RealRun run = validate::run_workload(t, host, spec, other);
     runs.push_back({id, workload, "huge_pages", other.huge_pages ? "on" : "off", run.seconds, run.repetition_seconds});

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 
 #include "numatwin/sim/memory_policy.hpp"
 #include "sort_merge_sweep.hpp"
@@ -72,6 +73,15 @@ void WorkloadOptions::add_allocator(CLI::App* app) {
       ->capture_default_str();
 }
 
+void WorkloadOptions::add_huge_pages(CLI::App* app) {
+  app->add_option("--huge-pages", huge_pages,
+                  "Pages of the operators' buffers: on (2 MiB for every buffer, as the kernels advise and the machine's "
+                  "costs were measured), off (4 KiB pages), madvise (the placed datasets on 2 MiB, the allocator's heap on "
+                  "4 KiB); random accesses add the TLB's page walks (the topology's /tlb, else defaults)")
+      ->check(CLI::IsMember({"on", "off", "madvise"}))
+      ->capture_default_str();
+}
+
 sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_count) const {
     sim::WorkloadSpec s;
     s.kind = sim::parse_workload_kind(workload);
@@ -94,6 +104,9 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.allocator = allocator;
     if (const model::AllocatorCosts* a = model::find_allocator_costs(t.allocator_costs, allocator)) s.allocator_costs = *a;
     s.sort_merge_phases = sim::parse_sort_merge_phases(sort_merge_phases);
+    const std::optional<model::HugePages> pages = model::parse_huge_pages(huge_pages);
+    if (!pages) throw std::invalid_argument("--huge-pages " + huge_pages + ": expected on, off or madvise");
+    s.huge_pages = *pages;
     s.data.records = records;
     s.data.build_records = build_records;
     s.data.tuple_bytes = tuple_bytes;

@@ -41,6 +41,9 @@ struct WorkloadOptions {
   // defaults); `validate run` sets it from its own --allocator, predict from add_allocator().
   std::string allocator = "glibc";
   std::string sort_merge_phases = "merge";
+  // The page setting (model/tlb.hpp): on, off or madvise; predict, compare and sweep take it from
+  // add_huge_pages(), `validate run` from its own --huge-pages as the system recorded it.
+  std::string huge_pages = "on";
   double records = 1e8;
   double build_records = 1.6e7;
   int tuple_bytes = 16;
@@ -55,6 +58,7 @@ struct WorkloadOptions {
   void add_common(CLI::App* app);
   void add_algorithm(CLI::App* app);
   void add_allocator(CLI::App* app);  // --allocator, for commands that only predict
+  void add_huge_pages(CLI::App* app);  // --huge-pages, for commands that only predict
   [[nodiscard]] sim::WorkloadSpec spec(const model::Topology& t, int thread_count) const;
   // The costs the spec's OperatorCosts come from: the machine's, with the given ones marked.
   [[nodiscard]] sim::CostBasis cost_basis(const model::Topology& t) const;

@@ -381,3 +381,54 @@ TEST(TopologyJsonTest, EnergyFiguresAreCheckedOneByOne) {
 
 }  // namespace
 }  // namespace numatwin::model
+
+namespace numatwin::model {
+namespace {
+
+Json tlb_figures() {
+  return Json{{"l1_entries_4k", 64}, {"stlb_entries_4k", 1536}, {"page_walk_ns_4k", 45.0}, {"source", "made up for the test"}};
+}
+
+TEST(TopologyJsonTest, TlbFiguresLoadAndRoundTrip) {
+  Json doc = valid_document();
+  EXPECT_FALSE(parse_topology(doc.dump(), "ok.json").tlb.has_value());
+  doc["tlb"] = tlb_figures();
+  const Topology t = parse_topology(doc.dump(), "ok.json");
+  ASSERT_TRUE(t.tlb.has_value());
+  EXPECT_EQ(t.tlb->stlb_entries_4k, 1536);
+  EXPECT_FALSE(t.tlb->stlb_entries_2m.has_value());  // absent: the default, not written back
+  EXPECT_EQ(t.tlb->page_walk_ns_4k, 45.0);
+  const std::string text = topology_to_json_text(t);
+  EXPECT_EQ(text.find("stlb_entries_2m"), std::string::npos);
+  EXPECT_EQ(parse_topology(text, "again.json"), t);
+}
+
+TEST(TopologyJsonTest, TlbFiguresAreCheckedOneByOne) {
+  Json doc = valid_document();
+  doc["tlb"] = tlb_figures();
+  doc["tlb"]["stlb_entries_4k"] = 0;
+  expect_error(doc, "/tlb/stlb_entries_4k", ">= 1");
+  doc["tlb"] = tlb_figures();
+  doc["tlb"]["page_walk_ns_4k"] = -2.0;
+  expect_error(doc, "/tlb/page_walk_ns_4k", "> 0");
+  doc["tlb"] = tlb_figures();
+  doc["tlb"]["concurrent_walks"] = 0.5;
+  expect_error(doc, "/tlb/concurrent_walks", ">= 1");
+  doc["tlb"] = tlb_figures();
+  doc["tlb"]["stlb_entries_4k"] = 32;  // fewer than the L1's 64
+  expect_error(doc, "/tlb/stlb_entries_4k", "stlb_entries_4k >= l1_entries_4k (64)");
+  doc["tlb"] = tlb_figures();
+  doc["tlb"]["l1_entries_2m"] = 4096;  // more than the default STLB's 1536: refused at the block
+  expect_error(doc, "/tlb", "stlb_entries_2m >= l1_entries_2m (4096)");
+  doc["tlb"] = tlb_figures();
+  doc["tlb"].erase("source");
+  expect_error(doc, "/tlb/source", "");
+  doc["tlb"] = tlb_figures();
+  doc["tlb"]["dtlb_entries"] = 64;
+  expect_error(doc, "/tlb/dtlb_entries", "");
+  doc["tlb"] = "big";
+  expect_error(doc, "/tlb", "TLB figures");
+}
+
+}  // namespace
+}  // namespace numatwin::model

@@ -70,6 +70,8 @@ KernelComparison compare_workload(const model::Topology& topology, const HostMap
   c.predicted = predict_workload(topology, spec);            // then: a spec the model rejects costs no run
   c.allocator = active_allocator();
   c.measured = run_workload(topology, host, spec, options);
+  c.measured.huge_pages_setting = std::string(model::huge_pages_name(options.huge_pages_setting));
+  c.measured.transparent_huge_pages = read_transparent_huge_pages();
   return c;
 }
 

@@ -55,6 +55,7 @@ SavedMeasurements read_saved_measurements(const std::string& path) {
     m.verified = d.field("verified").boolean();
     m.verification = d.field("verification").string(false);
     m.huge_pages = d.field("huge_pages").boolean();
+    if (d.has("huge_pages_setting")) m.huge_pages_setting = d.field("huge_pages_setting").string(false);
     m.checksum = d.field("checksum").unsigned_integer();
     run.allocator = d.field("allocator").string(true);
     const model::JsonReader reps = d.field("repetition_s");

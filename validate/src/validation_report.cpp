@@ -73,6 +73,8 @@ Json details_json(const KernelComparison& c) {
            {"predicted_phases", predicted_phases},
            {"allocator", c.allocator},
            {"huge_pages", m.huge_pages},
+           {"huge_pages_setting", m.huge_pages_setting},
+           {"model_huge_pages", std::string(model::huge_pages_name(c.spec.huge_pages))},
            {"verified", m.verified},
            {"verification", m.verification},
            {"checksum", m.checksum},
@@ -80,6 +82,9 @@ Json details_json(const KernelComparison& c) {
            {"model_local_access_ratio", c.predicted.local_access_ratio},
            {"threads", threads},
            {"datasets", datasets}};
+  Json thp{{"enabled", m.transparent_huge_pages.enabled}, {"defrag", m.transparent_huge_pages.defrag}};
+  if (!m.transparent_huge_pages.why.empty()) thp["not_read"] = m.transparent_huge_pages.why;
+  out["transparent_hugepage"] = thp;
   Json balancing{{"setting", m.numa_balancing}};
   if (m.numa_counters) {
     balancing["pte_updates"] = m.numa_counters->pte_updates;

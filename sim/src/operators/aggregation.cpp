@@ -43,6 +43,11 @@
 //             ratio), selects each median as above, and frees the blocks (the free and
 //             remote-free time of allocation_costs.hpp).
 // There is no count or offsets step: nothing is laid out in advance.
+//
+// Pages (model/tlb.hpp, OperatorBuilder::page_walks): every table update, run-tail write and block
+// header access adds the translation its buffer's pages cost over 2 MiB pages (random over the
+// buffer's bytes, random_lines_in_flight at once; the dependent tails one at a time). The hash
+// table and the runs are placed datasets; the per-group blocks are the allocator's heap.
 #include <algorithm>
 #include <cmath>
 
@@ -99,10 +104,12 @@ void update_pass(OperatorBuilder& b, int w, const PassHits& hits, bool tails, do
     b.table_loop(tp, w, chunk, batch * d.tuple_bytes, batch * c.scan_cycles_per_tuple,
                  b.dataset("hash table").spread(), batch, hits.llc, true, c.hash_cycles_per_tuple,
                  -1, hits.shared, hits.own, n > 1);
+    b.table_page_walks(tp, b.dataset("hash table").size_bytes, batch, model::BufferKind::kPlaced, Phase::kUpdateTable);
     if (tails) {
       const std::vector<model::NodeShare> values = b.dataset("values").spread();
       b.table_loop(tp, w, {}, 0.0, 0.0, values, batch, hits.llc, true, 0.0, -1, 0.0, hits.own,
                    false);
+      b.table_page_walks(tp, b.dataset("values").size_bytes, batch, model::BufferKind::kPlaced, Phase::kUpdateTable);
       OperatorBuilder::write_stream(tp, values, batch * 8.0 * hits.llc);
     }
     if (allocate_s > 0.0) tp.ops.emplace_back(Compute{allocate_s / kBatches, Phase::kUpdateTable});
@@ -128,6 +135,15 @@ void plan_per_group(OperatorBuilder& b) {
     const double tails = d.records / n * share_beyond_header_line(b.spec());
     const std::vector<model::NodeShare> blocks = b.dataset("values").spread();
     b.dependent_accesses(tp, blocks, tails, append.llc, true, Phase::kUpdateTable);
+    // Translation: every value's block header (prefetched ahead) and the dependent tails, over
+    // the allocator's heap.
+    const double heap_bytes = b.dataset("values").size_bytes;
+    if (w == 0) {
+      b.note_pages("hash table", b.dataset("hash table").size_bytes, c.random_lines_in_flight, model::BufferKind::kPlaced);
+      b.note_pages("value blocks (allocator heap)", heap_bytes, 1.0, model::BufferKind::kAllocatorHeap);
+    }
+    b.table_page_walks(tp, heap_bytes, d.records / n, model::BufferKind::kAllocatorHeap, Phase::kUpdateTable);
+    b.page_walks(tp, heap_bytes, tails, 1.0, model::BufferKind::kAllocatorHeap, Phase::kUpdateTable);
     OperatorBuilder::write_stream(tp, blocks, tails * 8.0 * append.llc);
     tp.ops.emplace_back(Barrier{});
     const std::vector<model::NodeShare> slice = b.dataset("hash table").chunk(w, n);
@@ -157,6 +173,7 @@ void plan(OperatorBuilder& b) {
     if (w == 0) {
       b.note_hit("hash table", count.llc);
       b.note_shared("hash table", count.shared);
+      b.note_pages("hash table", b.dataset("hash table").size_bytes, c.random_lines_in_flight, model::BufferKind::kPlaced);
     }
     update_pass(b, w, count, false);
     if (!median) continue;

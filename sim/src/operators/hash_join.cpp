@@ -25,6 +25,9 @@
 //            nodes (the LLC hit ratio of uniform accesses over M nodes of 32 bytes);
 //   free     each worker walks its slice's chains (M / n random node reads) and frees the nodes:
 //            M / n x ((1 / n) free_ns + ((n - 1) / n) remote_free_ns).
+// Pages (model/tlb.hpp, OperatorBuilder::page_walks): every build and probe access to the table
+// (a placed dataset) and every node visit (the allocator's heap; the deeper nodes one at a time)
+// adds what its buffer's pages cost in translation over 2 MiB pages.
 #include <algorithm>
 
 #include "numatwin/sim/allocation_costs.hpp"
@@ -96,11 +99,14 @@ void plan_per_bucket(OperatorBuilder& b) {
       b.note_hit("probe", probe_hit);
       b.note_hit("overflow nodes", node_hit);
       b.note_shared("build", build_shared);
+      b.note_pages("buckets", table.size_bytes, c.random_lines_in_flight, model::BufferKind::kPlaced);
+      b.note_pages("overflow nodes (allocator heap)", nodes.size_bytes, 1.0, model::BufferKind::kAllocatorHeap);
     }
     for (int batch = 0; batch < kBatches; ++batch) {
       const double tuples = d.build_records / n / kBatches;
       b.table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
                    build_hit, true, c.join_cycles_per_tuple, -1, build_shared, build_own, n > 1);
+      b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kUpdateTable);
       OperatorBuilder::write_stream(tp, nodes.spread(), node_count / n / kBatches * 32.0);
       tp.ops.emplace_back(Compute{alloc.allocate_s / n / kBatches, Phase::kUpdateTable});
       b.maybe_os_move(tp);
@@ -113,11 +119,16 @@ void plan_per_bucket(OperatorBuilder& b) {
       b.table_loop(tp, w, {}, 0.0, 0.0, nodes.spread(), tuples * node_count / d.build_records, node_hit, false, 0.0, -1, 0.0,
                    node_own);
       b.dependent_accesses(tp, nodes.spread(), tuples * deeper, node_hit, false, Phase::kProbeTable);
+      b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kProbeTable);
+      b.table_page_walks(tp, nodes.size_bytes, tuples * node_count / d.build_records, model::BufferKind::kAllocatorHeap,
+                         Phase::kProbeTable);
+      b.page_walks(tp, nodes.size_bytes, tuples * deeper, 1.0, model::BufferKind::kAllocatorHeap, Phase::kProbeTable);
       b.maybe_os_move(tp);
     }
     tp.ops.emplace_back(Barrier{});
     b.table_loop(tp, w, table.chunk(w, n), buckets / n * 32.0, 0.0, nodes.spread(), node_count / n, node_hit, false, 0.0, -1,
                  0.0, node_own);
+    b.table_page_walks(tp, nodes.size_bytes, node_count / n, model::BufferKind::kAllocatorHeap, Phase::kOther);
     tp.ops.emplace_back(Compute{alloc.free_s / n, Phase::kOther});
   }
 }
@@ -150,11 +161,13 @@ void plan(OperatorBuilder& b) {
       b.note_hit("build", build_hit);
       b.note_hit("probe", probe_hit);
       b.note_shared("build", build_shared);
+      b.note_pages("hash table", table.size_bytes, c.random_lines_in_flight, model::BufferKind::kPlaced);
     }
     for (int batch = 0; batch < kBatches; ++batch) {
       const double tuples = d.build_records / n / kBatches;
       b.table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
                    build_hit, true, c.join_cycles_per_tuple, -1, build_shared, build_own, n > 1);
+      b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kUpdateTable);
       b.maybe_os_move(tp);
     }
     tp.ops.emplace_back(Barrier{});
@@ -162,6 +175,7 @@ void plan(OperatorBuilder& b) {
       const double tuples = d.records / n / kBatches;
       b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
                    probe_hit, false, c.join_cycles_per_tuple, -1, 0.0, probe_own);
+      b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kProbeTable);
       b.maybe_os_move(tp);
     }
   }

@@ -7,7 +7,9 @@
 // miss: hit ratio c / D.
 // Per worker w of n, in kBatches batches: a table loop over chunk w of S with D reads of the
 // index per tuple, join_cycles_per_tuple / D per read (the probe's whole cost spread over its
-// levels), no updates.
+// levels), no updates. Pages (model/tlb.hpp): a read of level l ranges over that level's
+// 8^l x 64 bytes, and adds what 4 KiB pages cost there in translation over 2 MiB pages (the top
+// levels fit any TLB's reach and add nothing).
 #include <cmath>
 
 #include "operator_builder.hpp"
@@ -54,6 +56,9 @@ void plan(OperatorBuilder& b) {
       const double tuples = d.records / n / kBatches;
       b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, index.spread(), tuples * depth,
                    hit, false, c.join_cycles_per_tuple / depth);
+      // Translation: level l's nodes (8^l x 64 bytes) are what a probe's access to it ranges over.
+      for (int l = 0; l < depth; ++l)
+        b.table_page_walks(tp, std::pow(8.0, l) * 64.0, tuples, model::BufferKind::kPlaced, Phase::kProbeTable);
       b.maybe_os_move(tp);
     }
   }

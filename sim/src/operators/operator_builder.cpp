@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace numatwin::sim::operators {
@@ -25,7 +26,7 @@ double llc_bytes(const model::Node& node) {
 }
 
 OperatorBuilder::OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition)
-    : t_(topology), spec_(spec), definition_(definition), routing_(topology), os_random_(spec.placement.seed * 7919 + 17) {}
+    : t_(topology), spec_(spec), tlb_(model::tlb_basis(topology.tlb)), definition_(definition), routing_(topology), os_random_(spec.placement.seed * 7919 + 17) {}
 
 Plan OperatorBuilder::build(PlanReport* report) {
   check();
@@ -205,6 +206,26 @@ void OperatorBuilder::dependent_accesses(ThreadPlan& tp, std::vector<model::Node
   tr.lines_in_flight = 1.0;
   tr.phase = phase;
   tp.ops.emplace_back(std::move(tr));
+}
+
+void OperatorBuilder::page_walks(ThreadPlan& tp, double footprint_bytes, double accesses, double in_flight, model::BufferKind buffer,
+                                 Phase phase) const {
+  const model::PageSize page = model::page_size_of(spec_.huge_pages, buffer);
+  const double ns = model::extra_translation_ns(tlb_.figures, footprint_bytes, page, in_flight);
+  if (accesses * ns > 0.0) tp.ops.emplace_back(Compute{accesses * ns * 1e-9, phase});
+}
+
+void OperatorBuilder::note_pages(const std::string& what, double footprint_bytes, double in_flight, model::BufferKind buffer) {
+  const model::PageSize page = model::page_size_of(spec_.huge_pages, buffer);
+  if (page == model::PageSize::k2MiB) return;
+  const model::TlbFigures& f = tlb_.figures;
+  const double m1 = model::tlb_miss_ratio(footprint_bytes, model::tlb_reach_bytes(f.l1_entries_4k, page));
+  const double m2 = model::tlb_miss_ratio(footprint_bytes, model::tlb_reach_bytes(f.stlb_entries_4k, page));
+  char text[320];
+  std::snprintf(text, sizeof text, "%s: huge pages %s, 4 KiB pages over %.3g MB: L1 dTLB miss %.3f, STLB miss %.3f, +%.3g ns per access (%.3g in flight)",
+                what.c_str(), std::string(model::huge_pages_name(spec_.huge_pages)).c_str(), footprint_bytes / 1e6, m1, m2,
+                model::extra_translation_ns(f, footprint_bytes, page, in_flight), in_flight);
+  notes_.emplace_back(text);
 }
 
 void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes,

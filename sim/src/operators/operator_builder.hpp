@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "numatwin/model/routing.hpp"
+#include "numatwin/model/tlb.hpp"
 #include "numatwin/model/topology.hpp"
 #include "numatwin/sim/key_distribution.hpp"
 #include "numatwin/sim/memory_policy.hpp"
@@ -98,6 +99,22 @@ class OperatorBuilder {
   void random_misses(ThreadPlan& tp, std::vector<model::NodeShare> table_spread, double misses, bool update, int step,
                      Phase phase, double core_seconds = 0.0, double frequency_hz = 0.0) const;
 
+  // Address translation (model/tlb.hpp): `accesses` random accesses over a buffer of
+  // `footprint_bytes`, `in_flight` of them at once (random_lines_in_flight for a table loop's
+  // prefetched lines, 1 for dependent accesses), on the pages the spec's page setting gives
+  // `buffer`: what those pages add over 2 MiB pages (extra_translation_ns each), as a Compute in
+  // `phase`. Nothing on 2 MiB pages, so the default setting (huge pages on) adds no op.
+  void page_walks(ThreadPlan& tp, double footprint_bytes, double accesses, double in_flight, model::BufferKind buffer,
+                  Phase phase) const;
+  // The same for the table loops of a buffer: in flight random_lines_in_flight.
+  void table_page_walks(ThreadPlan& tp, double footprint_bytes, double accesses, model::BufferKind buffer, Phase phase) const {
+    page_walks(tp, footprint_bytes, accesses, spec_.costs.random_lines_in_flight, buffer, phase);
+  }
+  // One note per buffer that the page setting puts on 4 KiB pages: its footprint, the TLB's
+  // miss ratios and the ns it adds per access (with `in_flight` accesses at once).
+  void note_pages(const std::string& what, double footprint_bytes, double in_flight, model::BufferKind buffer);
+  [[nodiscard]] const model::TlbBasis& tlb() const { return tlb_; }
+
   // One batch of a table loop: a scan of `scan_bytes` from `scan_spread` with `scan_cycles` of
   // core work, and per scanned tuple-batch `accesses` random accesses to a table spread as given,
   // of which a share `hit` hits the LLC and a share `private_hit` (<= hit) the core's own cache.
@@ -152,6 +169,7 @@ class OperatorBuilder {
 
   const model::Topology& t_;
   const WorkloadSpec& spec_;
+  model::TlbBasis tlb_;
   OperatorDefinition definition_;
   model::Routing routing_;
   std::mt19937_64 os_random_;

@@ -5,6 +5,8 @@
 // with a barrier after each step or loose).
 //
 // Datasets: input (partitioned, like the shuffle's buffers), tables (private: one per worker).
+// Pages (model/tlb.hpp): each update adds what its table's pages cost in translation over 2 MiB
+// pages, random over the table's T bytes.
 //
 // ── The state against the caches ────────────────────────────────────────────────────────────
 // Per worker and step k, the piece has a = |input| / n^2 records, each one update of the table
@@ -246,6 +248,7 @@ void plan(OperatorBuilder& b) {
           copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table;
       b.table_loop(tp, w, piece, a * d.tuple_bytes, a * c.scan_cycles_per_tuple, table_now, a, hit,
                    true, c.group_cycles_per_tuple, k, 0.0, private_hit, false, cold);
+      b.table_page_walks(tp, table_bytes, a, model::BufferKind::kPlaced, Phase::kUpdateTable);
       if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
       b.maybe_os_move(tp);
     }

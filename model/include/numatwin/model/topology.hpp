@@ -20,6 +20,7 @@
 
 #include "numatwin/model/allocator_costs.hpp"
 #include "numatwin/model/energy.hpp"
+#include "numatwin/model/tlb.hpp"
 #include "numatwin/model/memory_tiers.hpp"
 #include "numatwin/model/operator_costs.hpp"
 
@@ -180,6 +181,8 @@ struct Topology {
   std::vector<AllocatorCosts> allocator_costs;
   // Energy per byte and background power (energy.hpp); absent: the uncalibrated defaults.
   std::optional<EnergyParameters> energy;
+  // TLB entries per page size and translation costs (tlb.hpp); absent: the defaults.
+  std::optional<TlbSpec> tlb;
   Provenance provenance;
 
   bool operator==(const Topology&) const = default;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "numatwin/model/allocator_costs.hpp"
+#include "numatwin/model/tlb.hpp"
 #include "numatwin/sim/key_distribution.hpp"
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/sim/thread_placement.hpp"
@@ -123,6 +124,10 @@ struct WorkloadSpec {
   std::string allocator = "glibc";
   std::optional<model::AllocatorCosts> allocator_costs;
   SortMergePhases sort_merge_phases = SortMergePhases::kMerge;     // kSortMergeJoin
+  // Which buffers are on 2 MiB pages (model/tlb.hpp): on (all, as the kernels advise and the costs
+  // were measured), off (none: 4 KiB pages), madvise (the placed datasets, not the allocator's
+  // heap). The operators' random accesses add the translation that 4 KiB pages cost over 2 MiB.
+  model::HugePages huge_pages = model::HugePages::kOn;
   DataSpec data;
   MemoryPolicy memory;
   OperatorCosts costs;

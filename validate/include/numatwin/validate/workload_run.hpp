@@ -16,6 +16,7 @@
 #include "numatwin/model/topology.hpp"
 #include "numatwin/sim/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
+#include "numatwin/validate/huge_pages_state.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/numa_balancing.hpp"
 
@@ -24,6 +25,8 @@ namespace numatwin::validate {
 struct RunOptions {
   int repetitions = 3;
   bool huge_pages = true;         // madvise(MADV_HUGEPAGE) on every dataset (as `validate measure`), else MADV_NOHUGEPAGE
+  // What --huge-pages asked for (on and madvise both advise every dataset: huge_pages_state.hpp).
+  model::HugePages huge_pages_setting = model::HugePages::kOn;
   bool verify = true;             // check the result (against the reference on small inputs, by invariants otherwise)
   double memory_fraction = 0.7;   // of the machine's free memory: larger runs are refused up front
   const std::atomic<bool>* stop = nullptr;  // checked between repetitions
@@ -65,6 +68,10 @@ struct RealRun {
   std::vector<ThreadObservation> threads;
   std::vector<DatasetObservation> datasets;
   bool huge_pages = false;
+  // The setting asked for ("on", "off", "madvise"; "" in older reports) and the system's
+  // transparent huge pages when the run ended (huge_pages_state.hpp).
+  std::string huge_pages_setting;
+  TransparentHugePages transparent_huge_pages;
   // Automatic NUMA balancing: the setting the run had ("0", "1", ... as in
   // /proc/sys/kernel/numa_balancing) or why there is none; what the kernel did from data
   // generation to the last repetition (nullopt: not measured, numa_counters_why says why).
