@@ -52,12 +52,12 @@ void print_table(const validate::ArrivalBenchOptions& b, const std::vector<valid
                            b.queries, validate::query_mix_name(b.mix), b.query_records, b.rate_per_second, b.max_in_flight,
                            b.idle_seconds);
   TextTable table({"allocator", "p50 ms", "p90 ms", "p99 ms", "max ms", "mean queue ms", "queries/s", "RSS before MiB",
-                   "peak MiB", "end of queries MiB", "after idle MiB", "returned", "verified"});
+                   "peak MiB", "end of queries MiB", "threads exited MiB", "after idle MiB", "returned", "verified"});
   for (const auto& r : results) {
     const validate::LatencySummary& l = r.latency;
     table.add_row({r.allocator, ms(l.p50_s), ms(l.p90_s), ms(l.p99_s), ms(l.max_s), ms(l.mean_queueing_s),
                    fmt::format("{:.1f}", l.queries_per_second), mib(r.rss_before_bytes), mib(r.rss_peak_bytes),
-                   mib(r.rss_end_of_queries_bytes), mib(r.rss_after_idle_bytes), fmt::format("{:.0f} %", 100 * r.returned_share),
+                   mib(r.rss_end_of_queries_bytes), mib(r.rss_after_workers_exit_bytes), mib(r.rss_after_idle_bytes), fmt::format("{:.0f} %", 100 * r.returned_share),
                    r.verified ? "yes" : "NO"});
   }
   std::cout << table.render();

@@ -240,6 +240,9 @@ TEST(ArrivalBenchTest, ASmallStreamRunsVerifiesAndRoundTripsThroughJson) {
   EXPECT_GE(r.rss_peak_bytes, r.rss_before_bytes);
   EXPECT_GE(r.rss_peak_bytes, r.rss_after_idle_bytes);
   EXPECT_GE(r.samples.size(), 2u);
+  EXPECT_GT(r.rss_end_of_queries_bytes, 0.0);  // taken as the last query ended
+  EXPECT_GT(r.rss_after_workers_exit_bytes, 0.0);
+  EXPECT_GE(r.samples.back().seconds, r.last_query_end_s + o.idle_seconds);
   EXPECT_GE(r.latency.p99_s, r.latency.p50_s);
   const ArrivalBenchResult back = arrival_bench_from_json(to_json(r));
   EXPECT_EQ(to_json(back).dump(), to_json(r).dump());

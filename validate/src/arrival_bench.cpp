@@ -1,6 +1,7 @@
 #include "numatwin/validate/arrival_bench.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -101,15 +102,23 @@ ArrivalBenchResult run_arrival_bench(const ArrivalBenchOptions& o) {
   const auto origin = std::chrono::steady_clock::now();
   RssSampler sampler(origin, o.sample_period_ms);
   r.rss_before_bytes = current_rss_bytes();
-  r.queries = run_query_stream(arrivals, o.max_in_flight, [&](std::size_t i) { results[i] = run_allocating_query(specs[i]); },
-                               origin);
-  r.rss_end_of_queries_bytes = current_rss_bytes();
-  r.last_query_end_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
+  std::atomic<std::size_t> done{0};
+  r.queries = run_query_stream(
+      arrivals, o.max_in_flight,
+      [&](std::size_t i) {
+        results[i] = run_allocating_query(specs[i]);
+        if (done.fetch_add(1) + 1 == count) {  // the last query to end: the workers still live
+          r.rss_end_of_queries_bytes = current_rss_bytes();
+          r.last_query_end_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
+        }
+      },
+      origin);
+  r.rss_after_workers_exit_bytes = current_rss_bytes();
   std::this_thread::sleep_for(std::chrono::duration<double>(o.idle_seconds));
   r.rss_after_idle_bytes = current_rss_bytes();
   r.samples = sampler.stop();
 
-  r.rss_peak_bytes = std::max({r.rss_before_bytes, r.rss_end_of_queries_bytes, r.rss_after_idle_bytes});
+  r.rss_peak_bytes = std::max({r.rss_before_bytes, r.rss_end_of_queries_bytes, r.rss_after_workers_exit_bytes, r.rss_after_idle_bytes});
   for (const RssSample& s : r.samples) r.rss_peak_bytes = std::max(r.rss_peak_bytes, s.rss_bytes);
   const double growth = r.rss_peak_bytes - r.rss_before_bytes;
   r.returned_share = growth > 0 ? (r.rss_peak_bytes - r.rss_after_idle_bytes) / growth : 0.0;
@@ -151,6 +160,7 @@ nlohmann::ordered_json to_json(const ArrivalBenchResult& r) {
            {{"before", r.rss_before_bytes},
             {"peak", r.rss_peak_bytes},
             {"end_of_queries", r.rss_end_of_queries_bytes},
+            {"after_workers_exit", r.rss_after_workers_exit_bytes},
             {"after_idle", r.rss_after_idle_bytes}}},
           {"returned_share", r.returned_share},
           {"last_query_end_s", r.last_query_end_s},
@@ -178,6 +188,7 @@ ArrivalBenchResult arrival_bench_from_json(const nlohmann::json& j) {
   r.rss_before_bytes = rss.at("before").get<double>();
   r.rss_peak_bytes = rss.at("peak").get<double>();
   r.rss_end_of_queries_bytes = rss.at("end_of_queries").get<double>();
+  r.rss_after_workers_exit_bytes = rss.at("after_workers_exit").get<double>();
   r.rss_after_idle_bytes = rss.at("after_idle").get<double>();
   r.returned_share = j.at("returned_share").get<double>();
   r.last_query_end_s = j.at("last_query_end_s").get<double>();

@@ -8,8 +8,9 @@
 //                 smallest of n) and the largest; the mean queueing delay (start - arrival);
 //   throughput    queries / (last end - first arrival), queries per second;
 //   memory        RSS before the first arrival, the largest sample (every ~10 ms: a peak shorter
-//                 than the period can be missed), at the end of the last query, and after the
-//                 idle period; returned = (peak - after idle) / (peak - before), the share of the
+//                 than the period can be missed), as the last query ends (the pool's threads
+//                 still live), once the pool's threads have exited (their thread caches and
+//                 arenas left to the allocator), and after the idle period that follows; returned = (peak - after idle) / (peak - before), the share of the
 //                 growth the allocator gave back to the system.
 // Every query's result is verified after the idle period (the references are not timed and do
 // not disturb the samples); a wrong result is an error.
@@ -71,7 +72,8 @@ struct ArrivalBenchResult {
   LatencySummary latency;
   double rss_before_bytes = 0.0;
   double rss_peak_bytes = 0.0;
-  double rss_end_of_queries_bytes = 0.0;
+  double rss_end_of_queries_bytes = 0.0;      // as the last query ends (its worker still running)
+  double rss_after_workers_exit_bytes = 0.0;  // once the pool's threads have exited
   double rss_after_idle_bytes = 0.0;
   double returned_share = 0.0;  // (peak - after idle) / (peak - before); 0 when nothing grew
   double last_query_end_s = 0.0;
