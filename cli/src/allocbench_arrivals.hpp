@@ -31,7 +31,7 @@ struct ArrivalCliOptions {
 void add_arrival_options(CLI::App& allocbench, ArrivalCliOptions& options);
 
 struct ArrivalRunContext {
-  std::string allocator;    // "all" or one name
+  std::string allocator;  // "all" or one name
   bool json = false;
   std::string out;          // the JSON file to write ("" none)
   std::string result_file;  // internal: a child writes its result here

@@ -64,7 +64,8 @@ TEST(ArrivalGeneratorTest, ARateThatIsNotAboveZeroIsRefused) {
       ArrivalGenerator gen(rate, 1);
       FAIL() << rate;
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("--arrivals must be a rate above 0"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--arrivals must be a rate above 0"), std::string::npos)
+          << e.what();
     }
   }
 }
@@ -97,8 +98,9 @@ TEST(QueryStreamTest, AtMostTheLimitRunAtOnceAndTheLimitIsReachedUnderABurst) {
   for (const int limit : {1, 3, 10}) {
     ConcurrencyProbe probe;
     const std::vector<double> arrivals(40, 0.0);  // a burst: all arrive at once
-    const auto timings =
-        run_query_stream(arrivals, limit, [&](std::size_t) { probe.run(limit, std::chrono::milliseconds(2)); }, Clock::now());
+    const auto timings = run_query_stream(
+        arrivals, limit, [&](std::size_t) { probe.run(limit, std::chrono::milliseconds(2)); },
+        Clock::now());
     EXPECT_EQ(probe.most, limit);
     EXPECT_EQ(timings.size(), 40u);
     for (const QueryTiming& t : timings) {
@@ -112,15 +114,17 @@ TEST(QueryStreamTest, OneAtATimeQueriesQueueFirstComeFirstServedAndStartNoEarlie
   // With one in flight and 20 ms queries arriving every 5 ms, query i waits for the i before it:
   // start_i >= end_(i-1), and query i starts at least i x (20 - 5) ms after it arrived.
   const std::vector<double> arrivals = {0.010, 0.015, 0.020, 0.025, 0.030};
-  const auto timings =
-      run_query_stream(arrivals, 1, [](std::size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }, Clock::now());
+  const auto timings = run_query_stream(
+      arrivals, 1, [](std::size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); },
+      Clock::now());
   for (std::size_t i = 0; i < timings.size(); ++i) {
     EXPECT_DOUBLE_EQ(timings[i].arrival_s, arrivals[i]);
     EXPECT_GE(timings[i].start_s, arrivals[i]);
     if (i > 0) {
       EXPECT_GE(timings[i].start_s, timings[i - 1].end_s);
     }
-    EXPECT_GE(timings[i].start_s - timings[i].arrival_s, 0.015 * static_cast<double>(i) - 1e-3) << i;
+    EXPECT_GE(timings[i].start_s - timings[i].arrival_s, 0.015 * static_cast<double>(i) - 1e-3)
+        << i;
   }
 }
 
@@ -129,19 +133,23 @@ TEST(QueryStreamTest, AFailingQueryStopsTheStreamAndItsErrorComesOut) {
   const std::vector<double> arrivals = {0.0, 0.001, 0.002, 0.500, 0.600, 0.700};
   const auto begin = Clock::now();
   try {
-    (void)run_query_stream(arrivals, 2,
-                           [&](std::size_t i) {
-                             ++ran;
-                             if (i == 1) throw std::runtime_error("query 1 wrong");
-                           },
-                           Clock::now());
+    (void)run_query_stream(
+        arrivals, 2,
+        [&](std::size_t i) {
+          ++ran;
+          if (i == 1) throw std::runtime_error("query 1 wrong");
+        },
+        Clock::now());
     FAIL() << "no error";
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "query 1 wrong");
   }
   EXPECT_LT(ran.load(), 6);  // the later arrivals (500 ms on) never start
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - begin).count(), 0.45);  // nor are they waited for
-  EXPECT_THROW((void)run_query_stream(arrivals, 0, [](std::size_t) {}, Clock::now()), std::invalid_argument);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - begin).count(),
+            0.45);  // nor are they waited for
+  EXPECT_THROW((void)run_query_stream(
+                   arrivals, 0, [](std::size_t) {}, Clock::now()),
+               std::invalid_argument);
 }
 
 TEST(RssSamplerTest, ParsesTheResidentPagesOfStatmAndRefusesOtherText) {
@@ -160,7 +168,8 @@ TEST(RssSamplerTest, SamplesTheResidentSetOverTimeAndSeesMemoryBeingTouched) {
   std::this_thread::sleep_for(std::chrono::milliseconds(40));
   const std::vector<RssSample> samples = sampler.stop();
   ASSERT_GE(samples.size(), 3u);
-  for (std::size_t i = 1; i < samples.size(); ++i) EXPECT_GE(samples[i].seconds, samples[i - 1].seconds);
+  for (std::size_t i = 1; i < samples.size(); ++i)
+    EXPECT_GE(samples[i].seconds, samples[i - 1].seconds);
   EXPECT_GT(samples.back().rss_bytes - before, 60.0 * (1 << 20)) << int(touched[12345]);
 }
 
@@ -201,7 +210,9 @@ TEST(ArrivalBenchTest, BothQueryKindsMatchTheirReferencesAndAWrongResultIsAnErro
       verify_query_result(spec, got, "query 7 (x)");
       FAIL() << query_kind_name(kind);
     } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find("query 7 (x) differs from the reference"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("query 7 (x) differs from the reference"),
+                std::string::npos)
+          << e.what();
     }
   }
 }

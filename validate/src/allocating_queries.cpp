@@ -41,7 +41,8 @@ QueryResult run_aggregation(const QuerySpec& q) {
   table.clear(0, capacity);
   per_group_append(table, input, false);
   QueryResult result;
-  for (std::uint64_t s = 0; s < capacity; ++s) result.allocations += table.entries[s].key.load(std::memory_order_relaxed) != kEmptyKey;
+  for (std::uint64_t s = 0; s < capacity; ++s)
+    result.allocations += table.entries[s].key.load(std::memory_order_relaxed) != kEmptyKey;
   per_group_select_and_free(table, 0, capacity);
   result.aggregation = table_digest(table, 0, capacity);
   return result;
@@ -67,14 +68,16 @@ QueryResult run_join(const QuerySpec& q) {
   result.join = chained_probe(table, s);
   const std::uint64_t freed = chained_free(table, 0, table.bucket_count);
   if (freed != result.allocations)
-    throw std::runtime_error("the chained join allocated " + std::to_string(result.allocations) + " overflow nodes but freed " +
-                             std::to_string(freed));
+    throw std::runtime_error("the chained join allocated " + std::to_string(result.allocations) +
+                             " overflow nodes but freed " + std::to_string(freed));
   return result;
 }
 
 }  // namespace
 
-const char* query_kind_name(QueryKind kind) { return kind == QueryKind::kAggregation ? "aggregation" : "join"; }
+const char* query_kind_name(QueryKind kind) {
+  return kind == QueryKind::kAggregation ? "aggregation" : "join";
+}
 
 QueryResult run_allocating_query(const QuerySpec& spec) {
   if (spec.rows < 1) throw std::invalid_argument("a query needs at least 1 row");
@@ -84,7 +87,9 @@ QueryResult run_allocating_query(const QuerySpec& spec) {
 void verify_query_result(const QuerySpec& spec, const QueryResult& got, const std::string& label) {
   if (spec.kind == QueryKind::kAggregation) {
     const std::vector<Tuple> input = probe_tuples(spec.rows, groups_of(spec), spec.seed);
-    check_digest(got.aggregation, reference_aggregation(input.data(), spec.rows, groups_of(spec), true), label.c_str());
+    check_digest(got.aggregation,
+                 reference_aggregation(input.data(), spec.rows, groups_of(spec), true),
+                 label.c_str());
   } else {
     const std::uint64_t nr = build_rows_of(spec);
     const std::vector<Tuple> r = build_tuples(nr, spec.seed);

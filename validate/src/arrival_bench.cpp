@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -18,8 +19,11 @@ double nearest_rank(const std::vector<double>& sorted, double percent) {
   return sorted[std::min(rank, sorted.size()) - 1];
 }
 
-void require(bool ok, const std::string& message) {
-  if (!ok) throw std::invalid_argument(message);
+void require(bool ok, const char* what, double got) {
+  if (ok) return;
+  std::ostringstream text;
+  text << what << " (got " << got << ")";
+  throw std::invalid_argument(text.str());
 }
 
 }  // namespace
@@ -45,19 +49,22 @@ const char* query_mix_name(QueryMix mix) {
 
 void check_arrival_options(const ArrivalBenchOptions& o) {
   (void)ArrivalGenerator(o.rate_per_second, o.seed);  // the rate's message
-  require(o.queries >= 1, "--queries must be >= 1 (got " + std::to_string(o.queries) + ")");
+  require(o.queries >= 1, "--queries must be >= 1", o.queries);
   require(std::isfinite(o.query_records) && o.query_records >= 100 && o.query_records <= 1e9,
-          "--query-records must be in [100, 1e9] (got " + std::to_string(o.query_records) + ")");
+          "--query-records must be in [100, 1e9]", o.query_records);
   require(std::isfinite(o.idle_seconds) && o.idle_seconds >= 0 && o.idle_seconds <= 600,
-          "--idle-seconds must be in [0, 600] (got " + std::to_string(o.idle_seconds) + ")");
-  require(std::isfinite(o.sample_period_ms) && o.sample_period_ms >= 1 && o.sample_period_ms <= 1000,
-          "--sample-ms must be in [1, 1000] (got " + std::to_string(o.sample_period_ms) + ")");
-  require(o.max_in_flight >= 1, "--max-in-flight must be >= 1 (got " + std::to_string(o.max_in_flight) + ")");
+          "--idle-seconds must be in [0, 600]", o.idle_seconds);
+  require(
+      std::isfinite(o.sample_period_ms) && o.sample_period_ms >= 1 && o.sample_period_ms <= 1000,
+      "--sample-ms must be in [1, 1000]", o.sample_period_ms);
+  require(o.max_in_flight >= 1, "--max-in-flight must be >= 1", o.max_in_flight);
 }
 
 QuerySpec arrival_query_spec(const ArrivalBenchOptions& o, std::size_t i) {
   QuerySpec q;
-  q.kind = o.mix == QueryMix::kJoin || (o.mix == QueryMix::kBoth && i % 2 == 1) ? QueryKind::kJoin : QueryKind::kAggregation;
+  q.kind = o.mix == QueryMix::kJoin || (o.mix == QueryMix::kBoth && i % 2 == 1)
+               ? QueryKind::kJoin
+               : QueryKind::kAggregation;
   q.rows = static_cast<std::uint64_t>(std::llround(o.query_records));
   q.seed = o.seed * 1000003 + i;
   return q;
@@ -109,7 +116,8 @@ ArrivalBenchResult run_arrival_bench(const ArrivalBenchOptions& o) {
         results[i] = run_allocating_query(specs[i]);
         if (done.fetch_add(1) + 1 == count) {  // the last query to end: the workers still live
           r.rss_end_of_queries_bytes = current_rss_bytes();
-          r.last_query_end_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
+          r.last_query_end_s =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
         }
       },
       origin);
@@ -118,7 +126,8 @@ ArrivalBenchResult run_arrival_bench(const ArrivalBenchOptions& o) {
   r.rss_after_idle_bytes = current_rss_bytes();
   r.samples = sampler.stop();
 
-  r.rss_peak_bytes = std::max({r.rss_before_bytes, r.rss_end_of_queries_bytes, r.rss_after_workers_exit_bytes, r.rss_after_idle_bytes});
+  r.rss_peak_bytes = std::max({r.rss_before_bytes, r.rss_end_of_queries_bytes,
+                               r.rss_after_workers_exit_bytes, r.rss_after_idle_bytes});
   for (const RssSample& s : r.samples) r.rss_peak_bytes = std::max(r.rss_peak_bytes, s.rss_bytes);
   const double growth = r.rss_peak_bytes - r.rss_before_bytes;
   r.returned_share = growth > 0 ? (r.rss_peak_bytes - r.rss_after_idle_bytes) / growth : 0.0;
@@ -126,8 +135,8 @@ ArrivalBenchResult run_arrival_bench(const ArrivalBenchOptions& o) {
   for (std::size_t i = 0; i < count; ++i) {
     r.kinds.push_back(specs[i].kind);
     verify_query_result(specs[i], results[i],
-                        "query " + std::to_string(i) + " (" + query_kind_name(specs[i].kind) + ", seed " +
-                            std::to_string(specs[i].seed) + ")");
+                        "query " + std::to_string(i) + " (" + query_kind_name(specs[i].kind) +
+                            ", seed " + std::to_string(specs[i].seed) + ")");
   }
   r.verified = true;
   return r;
@@ -153,7 +162,12 @@ nlohmann::ordered_json to_json(const ArrivalBenchResult& r) {
           {"sample_period_ms", o.sample_period_ms},
           {"max_in_flight", o.max_in_flight},
           {"seed", o.seed},
-          {"latency_s", {{"p50", l.p50_s}, {"p90", l.p90_s}, {"p99", l.p99_s}, {"max", l.max_s}, {"mean", l.mean_s}}},
+          {"latency_s",
+           {{"p50", l.p50_s},
+            {"p90", l.p90_s},
+            {"p99", l.p99_s},
+            {"max", l.max_s},
+            {"mean", l.mean_s}}},
           {"mean_queueing_s", l.mean_queueing_s},
           {"queries_per_second", l.queries_per_second},
           {"rss_bytes",
@@ -182,8 +196,13 @@ ArrivalBenchResult arrival_bench_from_json(const nlohmann::json& j) {
   o.max_in_flight = j.at("max_in_flight").get<int>();
   o.seed = j.at("seed").get<std::uint64_t>();
   const nlohmann::json& l = j.at("latency_s");
-  r.latency = {l.at("p50").get<double>(), l.at("p90").get<double>(), l.at("p99").get<double>(), l.at("max").get<double>(),
-               l.at("mean").get<double>(), j.at("mean_queueing_s").get<double>(), j.at("queries_per_second").get<double>()};
+  r.latency = {l.at("p50").get<double>(),
+               l.at("p90").get<double>(),
+               l.at("p99").get<double>(),
+               l.at("max").get<double>(),
+               l.at("mean").get<double>(),
+               j.at("mean_queueing_s").get<double>(),
+               j.at("queries_per_second").get<double>()};
   const nlohmann::json& rss = j.at("rss_bytes");
   r.rss_before_bytes = rss.at("before").get<double>();
   r.rss_peak_bytes = rss.at("peak").get<double>();
@@ -194,10 +213,13 @@ ArrivalBenchResult arrival_bench_from_json(const nlohmann::json& j) {
   r.last_query_end_s = j.at("last_query_end_s").get<double>();
   r.verified = j.at("verified").get<bool>();
   for (const nlohmann::json& q : j.at("query_times")) {
-    r.kinds.push_back(q.at("kind").get<std::string>() == "join" ? QueryKind::kJoin : QueryKind::kAggregation);
-    r.queries.push_back({q.at("arrival_s").get<double>(), q.at("start_s").get<double>(), q.at("end_s").get<double>()});
+    r.kinds.push_back(q.at("kind").get<std::string>() == "join" ? QueryKind::kJoin
+                                                                : QueryKind::kAggregation);
+    r.queries.push_back({q.at("arrival_s").get<double>(), q.at("start_s").get<double>(),
+                         q.at("end_s").get<double>()});
   }
-  for (const nlohmann::json& s : j.at("rss_samples").at("rows")) r.samples.push_back({s.at(0).get<double>(), s.at(1).get<double>()});
+  for (const nlohmann::json& s : j.at("rss_samples").at("rows"))
+    r.samples.push_back({s.at(0).get<double>(), s.at(1).get<double>()});
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -13,18 +14,23 @@
 
 namespace numatwin::validate {
 
-ArrivalGenerator::ArrivalGenerator(double rate_per_second, std::uint64_t seed) : rate_per_second_(rate_per_second), seed_(seed) {
-  if (!std::isfinite(rate_per_second) || rate_per_second <= 0.0)
-    throw std::invalid_argument("--arrivals must be a rate above 0 queries per second (got " + std::to_string(rate_per_second) +
-                                ")");
+ArrivalGenerator::ArrivalGenerator(double rate_per_second, std::uint64_t seed)
+    : rate_per_second_(rate_per_second), seed_(seed) {
+  if (!std::isfinite(rate_per_second) || rate_per_second <= 0.0) {
+    std::ostringstream text;
+    text << "--arrivals must be a rate above 0 queries per second (got " << rate_per_second << ")";
+    throw std::invalid_argument(text.str());
+  }
 }
 
 double ArrivalGenerator::next_gap_seconds() {
-  const double u = static_cast<double>(mix64(seed_, index_++, 0x41525256) >> 11) * 0x1.0p-53;  // [0, 1)
+  const double u =
+      static_cast<double>(mix64(seed_, index_++, 0x41525256) >> 11) * 0x1.0p-53;  // [0, 1)
   return -std::log1p(-u) / rate_per_second_;
 }
 
-std::vector<double> arrival_times_seconds(double rate_per_second, std::size_t count, std::uint64_t seed) {
+std::vector<double> arrival_times_seconds(double rate_per_second, std::size_t count,
+                                          std::uint64_t seed) {
   ArrivalGenerator gen(rate_per_second, seed);
   std::vector<double> times(count);
   double t = 0.0;
@@ -38,9 +44,13 @@ std::vector<double> arrival_times_seconds(double rate_per_second, std::size_t co
 std::vector<QueryTiming> run_query_stream(const std::vector<double>& arrivals_s, int max_in_flight,
                                           const std::function<void(std::size_t)>& query,
                                           std::chrono::steady_clock::time_point origin) {
-  if (max_in_flight < 1) throw std::invalid_argument("at most " + std::to_string(max_in_flight) + " queries in flight: must be >= 1");
+  if (max_in_flight < 1)
+    throw std::invalid_argument("at most " + std::to_string(max_in_flight) +
+                                " queries in flight: must be >= 1");
   using Clock = std::chrono::steady_clock;
-  const auto since_origin = [origin] { return std::chrono::duration<double>(Clock::now() - origin).count(); };
+  const auto since_origin = [origin] {
+    return std::chrono::duration<double>(Clock::now() - origin).count();
+  };
   std::vector<QueryTiming> timings(arrivals_s.size());
   std::mutex mutex;
   std::condition_variable ready;
@@ -78,7 +88,8 @@ std::vector<QueryTiming> run_query_stream(const std::vector<double>& arrivals_s,
   threads.reserve(pool);
   for (std::size_t t = 0; t < pool; ++t) threads.emplace_back(work);
   for (std::size_t i = 0; i < arrivals_s.size(); ++i) {
-    const auto at = origin + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(arrivals_s[i]));
+    const auto at = origin + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(arrivals_s[i]));
     std::unique_lock lock(mutex);
     if (stopped.wait_until(lock, at, [&] { return failed; })) break;
     timings[i].arrival_s = arrivals_s[i];

@@ -30,9 +30,9 @@ struct QuerySpec {
 };
 
 struct QueryResult {
-  GroupDigest aggregation;         // kAggregation
-  JoinTotals join;                 // kJoin
-  std::uint64_t allocations = 0;   // groups' first blocks, or overflow nodes
+  GroupDigest aggregation;        // kAggregation
+  JoinTotals join;                // kJoin
+  std::uint64_t allocations = 0;  // groups' first blocks, or overflow nodes
 };
 
 // Runs the query; throws std::bad_alloc when the allocator fails and std::runtime_error when the

@@ -10,17 +10,17 @@
 //   memory        RSS before the first arrival, the largest sample (every ~10 ms: a peak shorter
 //                 than the period can be missed), as the last query ends (the pool's threads
 //                 still live), once the pool's threads have exited (their thread caches and
-//                 arenas left to the allocator), and after the idle period that follows; returned = (peak - after idle) / (peak - before), the share of the
-//                 growth the allocator gave back to the system.
+//                 arenas left to the allocator), and after the idle period that follows; returned =
+//                 (peak - after idle) / (peak - before), the share of the growth the allocator gave
+//                 back to the system.
 // Every query's result is verified after the idle period (the references are not timed and do
 // not disturb the samples); a wrong result is an error.
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "numatwin/validate/allocating_queries.hpp"
 #include "numatwin/validate/query_arrivals.hpp"

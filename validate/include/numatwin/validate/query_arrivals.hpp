@@ -39,7 +39,8 @@ class ArrivalGenerator {
 };
 
 // The first `count` arrival times (seconds after the origin, nondecreasing).
-std::vector<double> arrival_times_seconds(double rate_per_second, std::size_t count, std::uint64_t seed);
+std::vector<double> arrival_times_seconds(double rate_per_second, std::size_t count,
+                                          std::uint64_t seed);
 
 struct QueryTiming {  // seconds after the stream's origin
   double arrival_s = 0.0;
