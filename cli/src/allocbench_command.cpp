@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "allocbench_arrivals.hpp"
 #include "allocator_calibration.hpp"
 #include "allocator_exec.hpp"
 #include "numatwin/model/file_io.hpp"
@@ -40,6 +41,7 @@ void register_allocbench(CLI::App& validate_app) {
     std::string out;
     int repetitions = 5;
     std::string costs_file;  // internal: a child writes its allocator's costs here
+    ArrivalCliOptions arrivals;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = validate_app.add_subcommand(
@@ -55,12 +57,15 @@ void register_allocbench(CLI::App& validate_app) {
   cmd->add_option("--calibrate", o->calibrate,
                   "Measure each allocator's malloc, free, realloc and remote-free costs (1..--threads threads, sizes 16 B..64 KiB) "
                   "and its overhead, and write them into this topology's /allocator_costs (saved to --out)");
-  cmd->add_option("--out", o->out, "With --calibrate: the topology file to write (atomically)");
+  cmd->add_option("--out", o->out,
+                  "With --calibrate: the topology file to write; with --arrivals: the results and RSS samples as JSON (atomically)");
   cmd->add_option("--repetitions", o->repetitions, "With --calibrate: repetitions of each cost point (the median is kept)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   cmd->add_option("--costs-file", o->costs_file, "(internal) write one allocator's costs here")->group("");
+  add_arrival_options(*cmd, o->arrivals);
   cmd->callback([o] {
+    if (o->arrivals.given()) return run_arrivals(o->arrivals, {o->allocator, o->json, o->out, o->result_file});
     const int threads = o->threads > 0 ? o->threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     validate::AllocatorBenchOptions bench;
     bench.threads = threads;

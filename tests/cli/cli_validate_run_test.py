@@ -202,6 +202,45 @@ class ValidateRun(unittest.TestCase):
         self.assertEqual(result["requested_peak_bytes"], 2 * 8 * 1024 * 1024)
         self.assertGreater(result["overhead"], 0.5)
 
+    def test_allocbench_arrivals_reports_latency_and_rss_per_allocator_and_writes_samples(self):
+        out = os.path.join(self.dir.name, "arrivals.json")
+        args = ("validate", "allocbench", "--allocator", "glibc", "--arrivals", "400", "--queries", "16",
+                "--query-records", "4000", "--idle-seconds", "0.1", "--sample-ms", "5")
+        r = run(*args, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("16 queries (both, 4000 records each) arriving at 400 per second", r.stdout)
+        for column in ("p50 ms", "p90 ms", "p99 ms", "max ms", "mean queue ms", "queries/s", "RSS before MiB", "peak MiB",
+                       "end of queries MiB", "threads exited MiB", "after idle MiB", "returned", "verified"):
+            self.assertIn(column, r.stdout)
+        [row] = [line for line in r.stdout.splitlines() if line.split()[:1] in (["glibc"], ["asan"])]
+        self.assertEqual(row.split()[-1], "yes")
+        with open(out, encoding="utf-8") as f:
+            [result] = json.load(f)
+        self.assertTrue(result["verified"])
+        self.assertEqual(result["queries"], 16)
+        self.assertEqual(result["max_in_flight"], 10)
+        self.assertEqual([q["kind"] for q in result["query_times"][:4]], ["aggregation", "join", "aggregation", "join"])
+        lat = result["latency_s"]
+        self.assertTrue(0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["max"])
+        rss = result["rss_bytes"]
+        self.assertGreaterEqual(rss["peak"], max(rss["before"], rss["end_of_queries"], rss["after_workers_exit"], rss["after_idle"]))
+        self.assertEqual(result["rss_samples"]["columns"], ["seconds", "rss_bytes"])
+        times = [t for t, _ in result["rss_samples"]["rows"]]
+        self.assertEqual(times, sorted(times))
+        self.assertGreaterEqual(times[-1], result["last_query_end_s"] + 0.1)  # the idle period is sampled
+        r = run(*args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)[0]["queries"], 16)
+
+    def test_allocbench_arrivals_refuses_a_rate_of_zero_in_one_line(self):
+        r = run("validate", "allocbench", "--allocator", "glibc", "--arrivals", "0")
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("--arrivals must be a rate above 0 queries per second", r.stderr)
+        r = run("validate", "allocbench", "--allocator", "glibc", "--arrivals", "10", "--mix", "sort")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--mix \"sort\": expected aggregation, join or both", r.stderr)
+
     def test_allocbench_calibrate_writes_costs_with_provenance_and_a_run_uses_them(self):
         out = os.path.join(self.dir.name, "alloc.json")
         r = run("validate", "allocbench", "--allocator", "glibc", "--calibrate", self.host, "--out", out, "--threads", "1",
