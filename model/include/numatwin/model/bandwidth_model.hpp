@@ -150,6 +150,7 @@ namespace numatwin::model {
 struct NodeShare {
   NodeIndex node = 0;
   double fraction = 1.0;
+  friend bool operator==(const NodeShare&, const NodeShare&) = default;
 };
 
 struct Stream {
