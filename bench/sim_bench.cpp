@@ -15,12 +15,18 @@
 // Target (issue 18): designing the shuffle schedule for all 576 threads of sgi-uv300h-32s in
 // under 5 s, for the 8-socket machines in under 0.5 s (the design alone, not the fluid checks):
 //   ./build/release/bench/sim_bench --benchmark_filter=ScheduleDesign
+// Target (issue 14): `numatwin sweep` of every shuffle variant over 1..all hardware threads of a
+// 2 x 96-core NPS4 machine with 4 CXL expanders per socket (16 nodes) in under 10 s. The whole
+// sweep is far too long for a benchmark; BM_SweepAmdNps4Cxl is one row of it (the 14 variants
+// and the probe of which costs they rest on) at a few thread counts:
+//   ./build/release/bench/sim_bench --benchmark_filter=Sweep
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <vector>
 
+#include "numatwin/model/generators.hpp"
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/distinct_placements.hpp"
 #include "numatwin/sim/operator_plan.hpp"
@@ -250,5 +256,36 @@ void BM_WeightsSandyBridge2s(benchmark::State& state) {
   weights_answer(state, "sandybridge-e5-2630-2s");
 }
 BENCHMARK(BM_WeightsSandyBridge2s)->Unit(benchmark::kMillisecond);
+
+// The machine of `numatwin topo generate amd-nps --nps 4 --sockets 2 --cores-per-socket 96
+// --ccds-per-socket 12 --cxl-per-socket 4`. One thread count of the sweep: what `numatwin sweep --workload shuffle` does per row (a
+// shuffle reads no operator cost, so no interval is drawn).
+void BM_SweepAmdNps4Cxl(benchmark::State& state) {
+  model::GeneratorParams params;
+  params.family = model::TopologyFamily::kAmdNps;
+  params.socket = model::socket_family_defaults(model::TopologyFamily::kAmdNps, 4);
+  params.socket.sockets = 2;
+  params.socket.cores_per_socket = 96;
+  params.socket.ccds_per_socket = 12;
+  params.socket.cxl.per_socket = 4;
+  params.coherence.protocol = model::CoherenceProtocol::kDirectory;  // as `topo generate` makes a socket family
+  params.coherence.directory_probe_fraction = 0.1;
+  const model::Topology t = model::generate_topology(params);
+  sim::WorkloadSpec base;
+  base.threads = static_cast<int>(state.range(0));
+  base.total_bytes = 12.8e9;
+  int events = 0;
+  for (auto _ : state) {
+    events = 0;
+    for (const sim::WorkloadSpec& s : sim::algorithm_variants(base)) {
+      benchmark::DoNotOptimize(sim::costs_depended_on(t, s));
+      const sim::SimulationResult r = sim::Simulation(t).run(sim::build_plan(t, s));
+      events += r.events;
+      benchmark::DoNotOptimize(r.time_s);
+    }
+  }
+  state.counters["events"] = events;
+}
+BENCHMARK(BM_SweepAmdNps4Cxl)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_MAIN();

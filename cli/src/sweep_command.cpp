@@ -70,8 +70,12 @@ void register_sweep_command(CLI::App& app) {
       std::vector<std::string> uncertain;
       {  // the costs that matter at the sweep's corners: a cost may matter only at large sizes
         const std::vector<int> counts = parse_thread_range(*range, t.total_hardware_threads());
-        for (int n : {counts.front(), counts.back()}) {
-          for (double g : {group_counts.front(), group_counts.back()}) {
+        std::vector<int> corner_counts{counts.front()};
+        if (counts.back() != counts.front()) corner_counts.push_back(counts.back());
+        std::vector<double> corner_groups{group_counts.front()};
+        if (group_counts.back() != group_counts.front()) corner_groups.push_back(group_counts.back());
+        for (int n : corner_counts) {
+          for (double g : corner_groups) {
             sim::WorkloadSpec corner = o->spec(t, n);
             if (g > 0.0) corner.data.keys.groups = g * n;
             for (const sim::WorkloadSpec& s : sim::algorithm_variants(corner)) {

@@ -55,6 +55,9 @@ BandwidthModel::BandwidthModel(const Topology& topology, const Routing& routing)
     names_.push_back("fwd:" + node.id);
   }
   for (double capacity : capacities_) problem_.add_resource(capacity);
+  for (std::size_t node = 0; node < topology.nodes.size(); ++node) {
+    memory_curves_.push_back(memory_curve(topology, static_cast<NodeIndex>(node)));
+  }
   const int n = static_cast<int>(topology.nodes.size());
   probe_trees_.resize(static_cast<std::size_t>(n) * n);
   for (NodeIndex prober = 0; prober < n; ++prober) {
@@ -83,17 +86,22 @@ double BandwidthModel::idle_latency_ns(NodeIndex cpu_node, NodeIndex memory_node
   return routing_->access_latency_ns(cpu_node, memory_node);
 }
 
-double BandwidthModel::loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node,
-                                         const std::vector<double>& utilisation) const {
+double BandwidthModel::queue_ns(int resource, double queue_ns, double exponent, const std::vector<double>& at) {
+  double& cached = queue_ns_[static_cast<std::size_t>(resource)];
+  if (std::isnan(cached)) cached = queue_ns * std::pow(at[resource], exponent);
+  return cached;
+}
+
+double BandwidthModel::loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node, const std::vector<double>& at) {
   const PerformanceParameters& p = topology_->performance;
   double latency = routing_->access_latency_ns(cpu_node, memory_node);
-  const MemoryCurve curve = memory_curve(*topology_, memory_node);  // the node's kind may override
+  const MemoryCurve& curve = memory_curves_[memory_node];  // the node's kind may override
   if (curve.memory_queue_ns > 0.0) {
-    latency += curve.memory_queue_ns * std::pow(utilisation[memory_resource_[memory_node]], curve.queue_exponent);
+    latency += queue_ns(memory_resource_[memory_node], curve.memory_queue_ns, curve.queue_exponent, at);
   }
   if (p.link_queue_ns > 0.0) {
     for (LinkIndex l : routing_->route(memory_node, cpu_node)) {
-      latency += p.link_queue_ns * std::pow(utilisation[link_resource(l)], p.queue_exponent);
+      latency += queue_ns(link_resource(l), p.link_queue_ns, p.queue_exponent, at);
     }
   }
   return latency;
@@ -262,7 +270,14 @@ void BandwidthModel::group_streams(std::span<const Stream> streams) {
   };
   // Candidates of one class share (cpu node, read node, write node): bucket by that key first.
   const std::size_t n = topology_->nodes.size() + 1;
-  class_bucket_.assign(n * n * n, -1);
+  // The table is cleared only where the last grouping wrote (it has (N+1)^3 entries, 4913 on a
+  // 16-node machine, against a few dozen classes).
+  if (class_bucket_.size() != n * n * n) {
+    class_bucket_.assign(n * n * n, -1);
+    class_keys_.clear();
+  }
+  for (std::size_t key : class_keys_) class_bucket_[key] = -1;
+  class_keys_.clear();
   class_next_.assign(stream_count, -1);
   for (int s = 0; s < stream_count; ++s) {
     const Stream& st = streams[s];
@@ -276,6 +291,7 @@ void BandwidthModel::group_streams(std::span<const Stream> streams) {
       class_size_.push_back(0.0);
       class_next_.resize(class_first_.size());
       class_next_[c] = class_bucket_[key];
+      if (class_bucket_[key] < 0) class_keys_.push_back(key);
       class_bucket_[key] = c;
     }
     class_of_[s] = c;
@@ -354,6 +370,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     bounds.resize(class_count);
     class_latency_.resize(class_count);
     pair_latency_.assign(static_cast<std::size_t>(node_count) * node_count, std::numeric_limits<double>::quiet_NaN());
+    queue_ns_.assign(static_cast<std::size_t>(resources), std::numeric_limits<double>::quiet_NaN());
     for (int c = 0; c < class_count; ++c) {
       const int s = class_first_[c];
       const Stream& st = streams[s];

@@ -61,14 +61,6 @@ void sequential_for(std::size_t n, const std::function<void(std::size_t)>& body)
   for (std::size_t i = 0; i < n; ++i) body(i);
 }
 
-namespace {
-
-double time_of(const model::Topology& topology, const WorkloadSpec& spec) {
-  return Simulation(topology).run(build_plan(topology, spec)).time_s;
-}
-
-}  // namespace
-
 std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, const std::function<double(const WorkloadSpec&)>& time_of,
                                            const ParallelFor& parallel) {
   const auto table = model::operator_cost_table();
@@ -90,7 +82,18 @@ std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, const std::
 }
 
 std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec, const ParallelFor& parallel) {
-  return costs_depended_on(spec, [&](const WorkloadSpec& s) { return time_of(topology, s); }, parallel);
+  // A probe whose plan equals the spec's own has the spec's time exactly (the simulation reads
+  // only the plan), so only the probes that change the plan are simulated: a shuffle reads no
+  // operator cost at all.
+  const Plan base = build_plan(topology, spec);
+  const double base_time = Simulation(topology).run(base).time_s;
+  return costs_depended_on(
+      spec,
+      [&](const WorkloadSpec& s) {
+        const Plan plan = build_plan(topology, s);
+        return plan == base ? base_time : Simulation(topology).run(plan).time_s;
+      },
+      parallel);
 }
 
 PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,

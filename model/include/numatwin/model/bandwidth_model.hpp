@@ -140,6 +140,7 @@
 #include <vector>
 
 #include "numatwin/model/maxmin_solver.hpp"
+#include "numatwin/model/memory_tiers.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology.hpp"
 
@@ -150,6 +151,7 @@ namespace numatwin::model {
 struct NodeShare {
   NodeIndex node = 0;
   double fraction = 1.0;
+  friend bool operator==(const NodeShare&, const NodeShare&) = default;
 };
 
 struct Stream {
@@ -236,8 +238,11 @@ class BandwidthModel {
   [[nodiscard]] double pair_latency_ns(NodeIndex cpu_node, NodeIndex memory_node, const std::vector<double>& at);
   // Links of the broadcast tree from `prober` to every NUMA node other than itself and `skipped`.
   [[nodiscard]] std::vector<LinkIndex> build_probe_tree(NodeIndex prober, NodeIndex skipped) const;
-  [[nodiscard]] double loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node,
-                                         const std::vector<double>& utilisation) const;
+  // Loaded latency at utilisations `at`; the queue term of each resource (its power of u) is
+  // computed once per set of utilisations (queue_ns_, cleared with pair_latency_): the same
+  // product as before, summed in the same order, so the result is bitwise the same.
+  [[nodiscard]] double loaded_latency_ns(NodeIndex cpu_node, NodeIndex memory_node, const std::vector<double>& at);
+  [[nodiscard]] double queue_ns(int resource, double queue_ns, double exponent, const std::vector<double>& at);
   // Sorts the streams into classes of alike streams (class_of_, class_first_, class_size_).
   void group_streams(std::span<const Stream> streams);
 
@@ -264,6 +269,8 @@ class BandwidthModel {
   std::vector<double> shortcut_utilisation_;
   std::vector<double> bounds_;
   std::vector<double> pair_latency_;  // [cpu node * nodes + memory node], NaN: not yet at these utilisations
+  std::vector<double> queue_ns_;      // per resource: its queue term, NaN: not yet at these utilisations
+  std::vector<MemoryCurve> memory_curves_;  // per node: memory_curve(topology, node), looked up once
   std::vector<std::vector<ResourceUse>> term_cache_;
   // Alike streams (same node, memory, spreads, misses in flight, rate limit and buffer share)
   // are one flow of weight m, bound m b and rate m x: max-min gives alike flows equal rates, so
@@ -273,6 +280,7 @@ class BandwidthModel {
   std::vector<double> class_size_;   // per class: its streams
   std::vector<double> class_latency_;  // per class: loaded latency of one payload line's misses
   std::vector<int> class_bucket_;    // [(cpu * (N+1) + read+1) * (N+1) + write+1]: a class, or -1
+  std::vector<std::size_t> class_keys_;  // buckets the last grouping filled (reset to -1 at the next)
   std::vector<int> class_next_;      // per class: the next class in its bucket, or -1
   std::vector<ResourceUse> spread_terms_;  // [(cpu * (N+1) + read+1) * (N+1) + write+1]
 };

@@ -78,12 +78,14 @@ struct Transfer {
   Phase phase = Phase::kOther;
   Phase core_phase = Phase::kOther;
   double core_phase_share = 0.0;  // 0..1
+  friend bool operator==(const Transfer&, const Transfer&) = default;
 };
 
 // Busy the thread's core for this long without memory traffic.
 struct Compute {
   double seconds = 0.0;
   Phase phase = Phase::kOther;
+  friend bool operator==(const Compute&, const Compute&) = default;
 };
 
 // Re-bind the thread to a core of `node` (the simulator picks the core with the fewest threads,
@@ -92,21 +94,27 @@ struct Bind {
   model::NodeIndex node = 0;
   double overhead_seconds = 0.0;
   Phase phase = Phase::kMigrate;
+  friend bool operator==(const Bind&, const Bind&) = default;
 };
 
 // Wait until every thread that has not finished reaches a barrier (phase kBarrierWait).
-struct Barrier {};
+struct Barrier {
+  friend bool operator==(const Barrier&, const Barrier&) = default;
+};
 
 using Op = std::variant<Transfer, Compute, Bind, Barrier>;
 
 struct ThreadPlan {
   int core = 0;  // global core the thread starts on
   std::vector<Op> ops;
+  friend bool operator==(const ThreadPlan&, const ThreadPlan&) = default;
 };
 
 struct Plan {
   std::vector<ThreadPlan> threads;
   int steps = 0;  // number of distinct step tags (0..steps-1)
+  // Equal plans simulate alike (Simulation::run reads nothing else of a workload).
+  friend bool operator==(const Plan&, const Plan&) = default;
 };
 
 }  // namespace numatwin::sim
