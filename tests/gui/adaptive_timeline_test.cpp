@@ -30,7 +30,7 @@ AdaptiveTimelineView two_sockets() {
   for (int k = 0; k < 4; ++k)
     v.bins.push_back(
         AdaptiveTimelineView::Bin{double(k), double(k + 1), q[k], {1.0, 0.0}, {0.5, 0.25}});
-  v.decisions.push_back(AdaptiveTimelineView::Decision{2.0, 3.0, "move", "T", "s0", "s1"});
+  v.decisions.push_back(AdaptiveTimelineView::Decision{2.0, 3.0, "move", "T", "s0", "s1", "", 0.0, {}});
   return v;
 }
 

@@ -93,7 +93,7 @@ TEST(PublishedEvaluateTest, ACrossoverTieGoesToTheSecondVariant) {
   s.kind = WorkloadKind::kPartitionedAggregation;
   s.threads = 4;
   s.data.records = 1e6;
-  e.question.variants = {{"a", {0, s}}, {"b", {0, s}}};  // the same run twice: a tie at every point
+  e.question.variants = {{"a", {0, s, {}, {}}}, {"b", {0, s, {}, {}}}};  // the same run twice: a tie at every point
   e.question.first_winner = "b";
   e.question.last_winner = "b";
   const PublishedOutcome out = evaluate_published(topologies, e);
