@@ -13,22 +13,13 @@
 #include "numatwin/sim/cost_basis.hpp"
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
+#include "sim_test_machines.hpp"
 
 namespace numatwin::sim {
 namespace {
 
-model::Topology one_node_two_cores() {
-  model::GeneratorParams params;
-  params.nodes = 1;
-  params.cores_per_node = 2;
-  params.threads_per_core = 1;
-  return model::generate_topology(params);
-}
-
-double predicted_s(const model::Topology& t, const WorkloadSpec& spec) {
-  Simulation simulation(t);
-  return simulation.run(build_plan(t, spec, nullptr)).time_s;
-}
+using test_machines::one_node_two_cores;
+using test_machines::predicted_s;
 
 // Costs at threads 1 and 2 for sizes 32, 64, 128 (the same figures in both rows), or all zero.
 model::AllocatorCosts costs(bool zero) {

@@ -8,22 +8,13 @@
 #include "numatwin/model/generators.hpp"
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
+#include "sim_test_machines.hpp"
 
 namespace numatwin::sim {
 namespace {
 
-model::Topology one_node() {
-  model::GeneratorParams params;
-  params.nodes = 1;
-  params.cores_per_node = 2;
-  params.threads_per_core = 1;
-  return model::generate_topology(params);
-}
-
-double predicted_s(const model::Topology& t, const WorkloadSpec& spec) {
-  Simulation simulation(t);
-  return simulation.run(build_plan(t, spec, nullptr)).time_s;
-}
+using test_machines::one_node_two_cores;
+using test_machines::predicted_s;
 
 WorkloadSpec join(model::HugePages pages, Allocation allocation = Allocation::kPreallocated) {
   WorkloadSpec s;
@@ -37,7 +28,7 @@ WorkloadSpec join(model::HugePages pages, Allocation allocation = Allocation::kP
 }
 
 TEST(PageWalkPlanTest, HugePagesOffAddsTheWalksOfEveryTableAccess) {
-  const model::Topology t = one_node();
+  const model::Topology t = one_node_two_cores();
   ASSERT_FALSE(t.tlb.has_value());
   // The table: 2 x 1e6 entries of 16 B = 32e6 B. 4 KiB pages: m1 = 1 - 262144 / 32e6 = 0.991808,
   // m2 = 1 - 6291456 / 32e6 = 0.803392; 2 MiB pages: inside the L1's 64 MiB, nothing. With
@@ -50,7 +41,7 @@ TEST(PageWalkPlanTest, HugePagesOffAddsTheWalksOfEveryTableAccess) {
 }
 
 TEST(PageWalkPlanTest, TheDefaultAndMadviseLeaveThePreallocatedJoinAsItWas) {
-  const model::Topology t = one_node();
+  const model::Topology t = one_node_two_cores();
   EXPECT_EQ(WorkloadSpec{}.huge_pages, model::HugePages::kOn);
   const double on = predicted_s(t, join(model::HugePages::kOn));
   // The preallocated join has only placed (advised) datasets: madvise gives them 2 MiB pages.
@@ -58,7 +49,7 @@ TEST(PageWalkPlanTest, TheDefaultAndMadviseLeaveThePreallocatedJoinAsItWas) {
 }
 
 TEST(PageWalkPlanTest, MadviseChargesTheChainedJoinsNodesOnly) {
-  const model::Topology t = one_node();
+  const model::Topology t = one_node_two_cores();
   const double on = predicted_s(t, join(model::HugePages::kOn, Allocation::kPerBucket));
   const double madvise = predicted_s(t, join(model::HugePages::kMadvise, Allocation::kPerBucket));
   const double off = predicted_s(t, join(model::HugePages::kOff, Allocation::kPerBucket));
@@ -69,7 +60,7 @@ TEST(PageWalkPlanTest, MadviseChargesTheChainedJoinsNodesOnly) {
 }
 
 TEST(PageWalkPlanTest, ATopologysTlbFiguresReplaceTheDefaults) {
-  model::Topology t = one_node();
+  model::Topology t = one_node_two_cores();
   const double defaults = predicted_s(t, join(model::HugePages::kOff)) - predicted_s(t, join(model::HugePages::kOn));
   model::TlbSpec tlb;
   tlb.stlb_entries_4k = 16384;  // 64 MiB of reach: the 32e6-byte table fits; only L1 misses remain
