@@ -233,9 +233,10 @@ TEST(AdaptiveTableGroupsTest, AfterEveryPlacerDecisionAGroupsPartsAreOnTheSameSo
   check_groups_stay_co_partitioned(4, 15.0);
 }
 
-// The same over more and longer runs (label slow).
+// The same over more and longer runs (label slow). Sized for the debug/ASan build, where CI runs
+// the slow label too: 24 seeds of 60 s took 9.5 s in release and exceeded CTest's 600 s timeout in debug (CI, stop 25).
 TEST(AdaptiveTableGroupsSlowTest, AfterEveryPlacerDecisionAGroupsPartsAreOnTheSameSockets) {
-  check_groups_stay_co_partitioned(24, 60.0);
+  check_groups_stay_co_partitioned(12, 30.0);
 }
 
 // A group whose tables start on different sockets is rejected: the placer could not keep it
