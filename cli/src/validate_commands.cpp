@@ -228,6 +228,8 @@ std::optional<Json> measure_operator_costs(bool quick, const std::atomic<bool>* 
   const double f = validate::cost_frequency_ghz(skeleton.topology);
   const std::string source = machine.frequency_ghz ? "discovered (the CPU model string or /proc/cpuinfo)"
                                                    : "a placeholder: the frequency was not discovered; the cycle counts are not meaningful";
+  // No stream shares here: they are shares of the core's miss buffers, which the calibration
+  // fits later (validate suite derives them from these timings with the calibrated figure).
   return validate::operator_costs_json(timings, validate::derive_operator_costs(timings, f), f, source);
 }
 

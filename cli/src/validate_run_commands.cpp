@@ -324,7 +324,7 @@ void set_before_costs(const model::Topology& t, const validate::HostMap& host, c
   }
   if (timings) {
     const double f = validate::cost_frequency_ghz(t);
-    report.derived_costs = validate::derive_operator_costs(*timings, f);
+    report.derived_costs = validate::derive_operator_costs(*timings, f, validate::cost_miss_buffers(t));
     for (sim::WorkloadSpec& spec : suite) validate::apply_derived_costs(report.derived_costs, spec.costs, spec.cycles_per_element);
     report.operator_costs = validate::operator_costs_json(*timings, report.derived_costs, f,
                                                           fmt::format("frequency_ghz of {}'s first node with cores", t.name));

@@ -15,7 +15,9 @@ const Node& first_with_cores(const Topology& t, const char* which) {
   throw std::invalid_argument(std::string("cost transfer: the ") + which + " machine " + t.name + " has no node with cores");
 }
 
-bool is_cycles(std::string_view name) { return name.ends_with("_cycles_per_tuple") || name == "sort_cycles_per_comparison"; }
+bool is_cycles(std::string_view name) {
+  return name.ends_with("_cycles_per_tuple") || name == "sort_cycles_per_comparison" || name == "filter_cycles_per_cell";
+}
 
 std::string number(double v) {
   char buffer[32];
@@ -42,6 +44,8 @@ Topology transfer_operator_costs(const Topology& source, const Topology& target)
     std::string how;
     if (is_cycles(c.name)) {
       how = "the same cycles at " + number(t.frequency_ghz) + " GHz";
+    } else if (c.name == "table_stream_share" || c.name == "filter_stream_share") {
+      how = "the same share of the target's " + std::to_string(t.miss_buffers_per_core) + " miss buffers per core";
     } else if (c.name == "random_lines_in_flight") {
       const double cap = std::max(info->smallest, static_cast<double>(t.miss_buffers_per_core));
       v.value = std::min(v.value, cap);
@@ -55,7 +59,7 @@ Topology transfer_operator_costs(const Topology& source, const Topology& target)
       how = "the same core cycles: x " + number(s.frequency_ghz) + " / " + number(t.frequency_ghz) + " GHz";
     }
     v.low = std::max(info->smallest, v.low / kTransferWidening);
-    v.high = v.high * kTransferWidening;
+    v.high = std::min(v.high * kTransferWidening, info->largest);  // a share stays <= 1
     if (c.name == "random_lines_in_flight") v.high = std::min(v.high, std::max(v.value, static_cast<double>(t.miss_buffers_per_core)));
     v.origin = CostOrigin::kTransferred;
     v.source = "transferred from " + source.name + " (" + cost_origin_name(c.cost.origin) + ": " + c.cost.source + "): " + how +

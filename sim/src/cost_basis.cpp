@@ -23,6 +23,9 @@ auto* field_of(Costs& c, std::string_view name) {
   if (name == "shared_line_transfer_ns") return &c.shared_line_transfer_ns;
   if (name == "atomic_update_ns") return &c.atomic_update_ns;
   if (name == "llc_usable_share") return &c.llc_usable_share;
+  if (name == "filter_cycles_per_cell") return &c.filter_cycles_per_cell;
+  if (name == "table_stream_share") return &c.table_stream_share;
+  if (name == "filter_stream_share") return &c.filter_stream_share;
   throw std::invalid_argument("unknown operator cost " + std::string(name));
 }
 

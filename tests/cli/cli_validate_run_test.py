@@ -171,8 +171,13 @@ class ValidateRun(unittest.TestCase):
         r = run("validate", "measure", "--costs-only", "--quick", "--out", costs)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("derivation", r.stdout)
+        # Every cost the suite derived, but the stream shares: shares of the core's miss buffers,
+        # which only the suite's calibrated topology gives.
+        shares = {"table_stream_share", "filter_stream_share"}
         with open(costs) as f:
-            self.assertEqual(len(json.load(f)["operator_costs"]["costs"]), len(measured))
+            names = {c["name"] for c in json.load(f)["operator_costs"]["costs"]}
+        self.assertEqual(names, set(measured) - shares)
+        self.assertTrue(shares <= set(measured))
         r = run("validate", "suite", "--topology", self.host, "--quick", "--scale", "0.1", "--measurements", old_file,
                 "--costs", costs, "--out", refit)
         self.assertEqual(r.returncode, 0, r.stderr)

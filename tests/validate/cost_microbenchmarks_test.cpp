@@ -42,6 +42,37 @@ const DerivedCost& find(const std::vector<DerivedCost>& costs, const std::string
   throw std::invalid_argument("no derived cost " + name);
 }
 
+bool has(const std::vector<DerivedCost>& costs, const std::string& name) {
+  for (const DerivedCost& c : costs)
+    if (c.name == name) return true;
+  return false;
+}
+
+TEST(CostDerivationTest, StreamSharesInvertLittlesLaw) {
+  CostTimings t = synthetic();
+  for (const auto& [name, ns] : std::initializer_list<std::pair<const char*, double>>{
+           {"count_private", 1.5}, {"count_stream", 2.5}, {"filter", 1.5}, {"filter_stream", 1.4}})
+    t.timings.push_back(timing(name, ns));
+  // COUNT: 16 B a tuple in 2.5 ns over memory (slower than the 1.5 ns over a cached input), a
+  // latency of chase_memory = 100 ns and M = 50: 100 x 16 / (64 x 2.5 x 50) = 0.2 (10 lines).
+  const std::vector<DerivedCost> c = derive_operator_costs(t, 2.0, 50.0);
+  EXPECT_NEAR(find(c, "table_stream_share").value, 0.2, 1e-12);
+  EXPECT_EQ(find(c, "table_stream_share").unit, "share");
+  // The filter over memory is no slower than over cached cells: its stream costs nothing, 1.
+  EXPECT_EQ(find(c, "filter_stream_share").value, 1.0);
+  EXPECT_LE(find(c, "filter_stream_share").high, 1.0);
+  // Its cycles: f x filter = 2 x 1.5.
+  EXPECT_DOUBLE_EQ(find(c, "filter_cycles_per_cell").value, 3.0);
+  // Without the miss buffers (validate measure on a skeleton) and without the timings (an older
+  // report) no share is derived.
+  EXPECT_FALSE(has(derive_operator_costs(t, 2.0), "table_stream_share"));
+  EXPECT_FALSE(has(derive_operator_costs(synthetic(), 2.0, 50.0), "table_stream_share"));
+  EXPECT_FALSE(has(derive_operator_costs(synthetic(), 2.0, 50.0), "filter_cycles_per_cell"));
+  // A share beyond 1 (the stream is slower than the loop, but still faster than M lines allow)
+  // is taken as 1: 100 x 16 / (64 x 2.5 x 0.5) = 20.
+  EXPECT_EQ(find(derive_operator_costs(t, 2.0, 0.5), "table_stream_share").value, 1.0);
+}
+
 TEST(CostDerivationTest, RandomWalksGiveTheUsableShareOfTheLlc) {
   // A 1 MiB private cache, a 32 MiB LLC of which a quarter (8 MiB) is left to the loops, a walk
   // costing 6 ns in the private cache, 15 ns in the LLC and 160 ns from memory. By hand, with
@@ -245,7 +276,7 @@ TEST(CostMicrobenchmarkSlowTest, QuickRunVerifiesEveryLoopAndGivesPlausibleCosts
        {"chase_private", "chase_llc", "chase_memory", "random_memory", "histogram", "count_plain",
         "count_atomic", "count_llc", "index_probe", "join_build", "join_probe", "group_update",
         "radix_scatter", "partition_build", "partition_probe", "sort_16", "sort_256", "merge",
-        "consumer_sum"}) {
+        "consumer_sum", "count_private", "count_stream", "filter", "filter_stream"}) {
     ASSERT_TRUE(t.has(name)) << name;
     const CostTiming& x = t.at(name);
     EXPECT_GT(x.median_ns, 0.01) << name;
@@ -267,6 +298,12 @@ TEST(CostMicrobenchmarkSlowTest, QuickRunVerifiesEveryLoopAndGivesPlausibleCosts
     EXPECT_LT(c.value, 1000.0) << c.name << ": " << c.derivation;
   }
   EXPECT_GE(find(costs, "random_lines_in_flight").value, 1.0);
+  // With the topology's miss buffers the stream shares come out as shares.
+  for (const DerivedCost& c : derive_operator_costs(t, cost_frequency_ghz(m.topology), 10.0)) {
+    if (c.unit != "share") continue;
+    EXPECT_GT(c.value, 0.0) << c.name << ": " << c.derivation;
+    EXPECT_LE(c.high, 1.0) << c.name << ": " << c.derivation;
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "numatwin/model/input_json.hpp"
+#include "numatwin/sim/cost_basis.hpp"
 #include "numatwin/validate/cost_microbenchmarks.hpp"
 
 namespace numatwin::validate {
@@ -208,7 +209,41 @@ bool CostTimings::has(const std::string& name) const {
                      [&](const CostTiming& t) { return t.name == name; });
 }
 
-std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, double f) {
+namespace {
+
+// A stream share (cost_microbenchmarks.hpp): a loop reading `bytes_per_unit` a unit, `cached`
+// ns a unit over a cached input and `streamed` over memory, on a core of `m` miss buffers.
+std::optional<DerivedCost> stream_share(const char* name, const CostTimings& timings, const char* cached_name,
+                                        const char* streamed_name, double bytes_per_unit, double m) {
+  if (!(m > 0.0) || !timings.has(cached_name) || !timings.has(streamed_name)) return std::nullopt;
+  const Span latency = span_of(timings.at("chase_memory"));
+  const Span cached = span_of(timings.at(cached_name));
+  const Span streamed = span_of(timings.at(streamed_name));
+  std::string text = fill("chase_memory x {} B / (64 B x {} x M) = {} x {} / (64 x {} x {})",
+                          {number(bytes_per_unit), streamed_name, number(latency.mid), number(bytes_per_unit),
+                           number(streamed.mid), number(m)});
+  Span share = latency * (bytes_per_unit / 64.0 / m) / streamed;
+  if (!(streamed.mid > cached.mid)) {
+    text = fill("1: {} = {} ns is no slower than {} = {} ns (the stream costs nothing beyond the loop's work)",
+                {streamed_name, number(streamed.mid), cached_name, number(cached.mid)});
+    share = {1.0, 1.0, 1.0};
+  } else if (share.mid > 1.0) {
+    text += fill(" = {}: more than all the miss buffers, taken as 1", {number(share.mid)});
+    share = {1.0, std::min(1.0, share.lo), 1.0};
+  } else {
+    text += fill(" ({} lines in flight; {} over a cached input: {} ns)",
+                 {number(share.mid * m), cached_name, number(cached.mid)});
+  }
+  DerivedCost c = finish(name, share, "share", std::move(text), 0.001);
+  c.high = std::min(c.high, 1.0);
+  c.value = std::min(c.value, 1.0);
+  c.low = std::min(c.low, c.value);
+  return c;
+}
+
+}  // namespace
+
+std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, double f, double miss_buffers_per_core) {
   if (!(f > 0.0) || !std::isfinite(f))
     throw std::invalid_argument("operator costs: the frequency must be > 0 GHz");
   const Span chase_private = span_of(timings.at("chase_private"));
@@ -377,31 +412,26 @@ std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, doubl
                             {number(f), number(partition_build.mid), number(partition_probe.mid),
                              number(scan.mid), hit_text}),
                        kMinimumCycles));
+  if (timings.has("filter")) {
+    const Span filter = span_of(timings.at("filter"));
+    out.push_back(finish("filter_cycles_per_cell", filter * f, "cycles",
+                         fill("f x filter = {} x {}", {number(f), number(filter.mid)}), kMinimumCycles));
+  }
+  if (auto s = stream_share("table_stream_share", timings, "count_private", "count_stream", 16.0, miss_buffers_per_core))
+    out.push_back(std::move(*s));
+  if (auto s = stream_share("filter_stream_share", timings, "filter", "filter_stream", 8.0, miss_buffers_per_core))
+    out.push_back(std::move(*s));
   return out;
 }
 
 void apply_derived_costs(const std::vector<DerivedCost>& derived, sim::OperatorCosts& c,
                          double& cycles_per_element) {
   for (const DerivedCost& d : derived) {
-    const std::string& n = d.name;
-    double* field = n == "cycles_per_element"                ? &cycles_per_element
-                    : n == "scan_cycles_per_tuple"           ? &c.scan_cycles_per_tuple
-                    : n == "hash_cycles_per_tuple"           ? &c.hash_cycles_per_tuple
-                    : n == "join_cycles_per_tuple"           ? &c.join_cycles_per_tuple
-                    : n == "group_cycles_per_tuple"          ? &c.group_cycles_per_tuple
-                    : n == "random_lines_in_flight"          ? &c.random_lines_in_flight
-                    : n == "llc_hit_ns"                      ? &c.llc_hit_ns
-                    : n == "private_hit_ns"                  ? &c.private_hit_ns
-                    : n == "shared_line_transfer_ns"         ? &c.shared_line_transfer_ns
-                    : n == "atomic_update_ns"                ? &c.atomic_update_ns
-                    : n == "llc_usable_share"                ? &c.llc_usable_share
-                    : n == "sort_cycles_per_comparison"      ? &c.sort_cycles_per_comparison
-                    : n == "merge_cycles_per_tuple"          ? &c.merge_cycles_per_tuple
-                    : n == "partition_cycles_per_tuple"      ? &c.partition_cycles_per_tuple
-                    : n == "partition_join_cycles_per_tuple" ? &c.partition_join_cycles_per_tuple
-                                                             : nullptr;
-    if (field == nullptr) throw std::invalid_argument("operator costs: unknown cost " + n);
-    *field = d.value;
+    if (d.name == "cycles_per_element") {
+      cycles_per_element = d.value;
+      continue;
+    }
+    sim::cost_field(c, d.name) = d.value;  // throws std::invalid_argument for an unknown name
   }
 }
 

@@ -26,13 +26,19 @@
 #include "numatwin/validate/shuffle_kernels.hpp"
 #include "numatwin/validate/sort_merge_join_kernel.hpp"
 #include "numatwin/validate/thread_team.hpp"
+#include "cost_microbenchmark_runner.hpp"
 #include "radix_join_steps.hpp"
 
 namespace numatwin::validate {
 namespace {
 
-constexpr std::uint64_t kSeed = 20261117;
-constexpr std::size_t kHugePage = 2 * 1024 * 1024;
+using cost_bench::Buffer;
+using cost_bench::check;
+using cost_bench::FreshTuples;
+using cost_bench::kSeed;
+using cost_bench::Runner;
+using cost_bench::timed;
+using cost_bench::uniform_tuples;
 constexpr int kRadixBits = 8;              // 256 partitions (one-line write-combining buffers)
 constexpr std::size_t kSmallGroups = 512;  // tables of 1024 entries of 16 bytes: 16 KiB, in L1
 constexpr double kGroupTableLoad = 0.35355339059327373;  // 2^-1.5: group_update's table, 362 of 1024 slots used
@@ -40,135 +46,6 @@ constexpr std::size_t kSortValues = 8192;
 constexpr std::size_t kMergeFacts = 8192;
 constexpr std::size_t kMergeDimensions = 2048;
 constexpr std::size_t kConsumerElements = 16384;
-
-// Memory aligned to 2 MiB with transparent huge pages advised (as `validate measure` and the
-// kernels' buffers), every page touched.
-class Buffer {
- public:
-  explicit Buffer(std::size_t bytes) : bytes_((bytes + kHugePage - 1) / kHugePage * kHugePage) {
-    data_ = static_cast<std::byte*>(std::aligned_alloc(kHugePage, bytes_));
-    if (data_ == nullptr)
-      throw std::runtime_error("cost microbenchmarks: cannot allocate " + std::to_string(bytes_) +
-                               " bytes");
-    (void)madvise(data_, bytes_,
-                  MADV_HUGEPAGE);  // advice only: without THP the chase sees TLB misses too
-    std::memset(data_, 0, bytes_);
-  }
-  ~Buffer() { std::free(data_); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  [[nodiscard]] std::byte* data() const { return data_; }
-  [[nodiscard]] std::size_t bytes() const { return bytes_; }
-  template <typename T>
-  [[nodiscard]] T* as() const {
-    return reinterpret_cast<T*>(data_);
-  }
-
- private:
-  std::size_t bytes_;
-  std::byte* data_ = nullptr;
-};
-
-// Seconds that `work` takes.
-template <typename Work>
-double timed(Work&& work) {
-  const double t0 = now_seconds();
-  work();
-  return now_seconds() - t0;
-}
-
-void check(bool ok, const std::string& loop, const std::string& what) {
-  if (!ok) throw std::runtime_error("cost microbenchmark " + loop + ": wrong result: " + what);
-}
-
-class Runner {
- public:
-  Runner(const CostBenchmarkOptions& o, int total) : options_(o), total_(total) {
-    target_s_ = o.seconds_per_timing > 0.0 ? o.seconds_per_timing : (o.quick ? 0.003 : 0.03);
-  }
-
-  [[nodiscard]] bool stopped() const { return options_.stop != nullptr && options_.stop->load(); }
-
-  // Times `pass` (one pass; returns the seconds of its timed part): a warm-up pass, then
-  // options.repetitions repetitions of as many passes as fill the target time, each repetition
-  // taking the median of its passes (a pass during which the core ran something else, on a busy
-  // machine, is an outlier, not a share of the mean). Records ns per unit; returns false when
-  // stopped before it ran.
-  template <typename Pass>
-  bool time(const std::string& name, const std::string& unit, const std::string& loop,
-            double units_per_pass, Pass&& pass) {
-    if (stopped()) return false;
-    if (options_.progress) options_.progress(done_, total_, name);
-    const double first = std::max(pass(), 1e-7);
-    const auto passes =
-        static_cast<std::size_t>(std::clamp(std::ceil(target_s_ / first), 1.0, 1e6));
-    std::vector<double> ns;
-    std::vector<double> per_pass(passes);
-    for (int r = 0; r < std::max(1, options_.repetitions); ++r) {
-      for (double& x : per_pass) x = pass() * 1e9 / units_per_pass;
-      std::nth_element(per_pass.begin(), per_pass.begin() + static_cast<std::ptrdiff_t>(passes / 2),
-                       per_pass.end());
-      ns.push_back(per_pass[passes / 2]);
-    }
-    record(name, unit, loop, ns);
-    return true;
-  }
-
-  void record(const std::string& name, const std::string& unit, const std::string& loop,
-              std::vector<double> ns) {
-    std::sort(ns.begin(), ns.end());
-    const std::size_t n = ns.size();
-    CostTiming t;
-    t.name = name;
-    t.unit = unit;
-    t.loop = loop;
-    t.median_ns = n % 2 == 1 ? ns[n / 2] : 0.5 * (ns[n / 2 - 1] + ns[n / 2]);
-    t.low_ns = ns.front();
-    t.high_ns = ns.back();
-    result.timings.push_back(std::move(t));
-    ++done_;
-  }
-
-  CostTimings result;
-
- private:
-  const CostBenchmarkOptions& options_;
-  int total_;
-  int done_ = 0;
-  double target_s_ = 0.03;
-};
-
-// Tuples with keys drawn uniformly from `groups` groups (the generator of the kernels' data).
-std::vector<Tuple> uniform_tuples(std::size_t n, double groups, std::uint64_t seed) {
-  const KeyGenerator gen(sim::parse_key_distribution("uniform", groups), n, seed);
-  std::vector<Tuple> out(n);
-  gen.fill_tuples(0, out);
-  return out;
-}
-
-// Fresh input for every pass: n tuples with keys drawn uniformly from `groups` groups, the next
-// rows of one generator each time (rows never repeat), generated untimed. A loop whose branches
-// depend on its keys must not see the same input twice: the branch predictor learns it
-// (aggregate_piece over one 16384-tuple input, 512 groups: 2.1 ns a tuple by the 30th pass
-// against 6.9 ns on fresh data, on this project's build VM, 2026-11-24), and the kernels never
-// see an input twice.
-class FreshTuples {
- public:
-  FreshTuples(double groups, std::size_t n, std::uint64_t seed)
-      : generator_(sim::parse_key_distribution("uniform", groups), std::uint64_t{1} << 40, seed), tuples_(n) {}
-  // The next n tuples.
-  const std::vector<Tuple>& next() {
-    generator_.fill_tuples(row_, tuples_);
-    row_ += tuples_.size();
-    return tuples_;
-  }
-  [[nodiscard]] std::uint64_t rows() const { return row_; }
-
- private:
-  KeyGenerator generator_;
-  std::vector<Tuple> tuples_;
-  std::uint64_t row_ = 0;
-};
 
 // Dependent loads over `bytes` (a random cyclic permutation of its lines): ns per load.
 void time_chase(Runner& run, const std::string& name, const Buffer& buffer, std::size_t bytes) {
@@ -266,6 +143,10 @@ CostBenchmarkOptions cost_benchmark_options(const model::Topology& topology, std
   return o;
 }
 
+double cost_miss_buffers(const model::Topology& topology) {
+  return static_cast<double>(first_node_with_cores(topology).miss_buffers_per_core);
+}
+
 double cost_frequency_ghz(const model::Topology& topology) {
   return first_node_with_cores(topology).frequency_ghz;
 }
@@ -282,7 +163,7 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
     const std::size_t bytes = k < 0 ? llc >> -k : llc << k;
     if (bytes >= 2 * private_bytes) sweep.push_back(bytes);
   }
-  Runner run(o, 24 + static_cast<int>(sweep.size()));
+  Runner run(o, 28 + static_cast<int>(sweep.size()));
   run.result.cpu = o.cpus.front();
   run.result.private_cache_bytes = o.private_cache_bytes;
   run.result.llc_bytes = o.llc_bytes;
@@ -347,6 +228,9 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
                });
       check(totals.matches == 0 && totals.checksum == 0, "empty_probe", "an empty table matched a key");
     }
+    if (run.stopped()) return;
+    // ── Loops over a memory-resident input (cost_stream_microbenchmarks.cpp) ──
+    cost_bench::time_stream_loops(run, o, memory_bytes);
     if (run.stopped()) return;
 
     // ── Scan: the radix join's histogram ──

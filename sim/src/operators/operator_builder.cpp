@@ -156,9 +156,10 @@ void OperatorBuilder::maybe_os_move(ThreadPlan& tp) {
 }
 
 void OperatorBuilder::scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step, Phase phase,
-                           Phase core_phase, double core_phase_share) {
+                           Phase core_phase, double core_phase_share, double lines_in_flight) {
   if (bytes <= 0.0) return;
   Transfer tr;
+  tr.lines_in_flight = lines_in_flight;
   tr.read_spread = std::move(spread);
   tr.bytes = bytes;
   tr.cycles_per_byte = cycles / bytes;
@@ -167,6 +168,11 @@ void OperatorBuilder::scan(ThreadPlan& tp, std::vector<model::NodeShare> spread,
   tr.core_phase = core_phase;
   tr.core_phase_share = core_phase_share;
   tp.ops.emplace_back(std::move(tr));
+}
+
+double OperatorBuilder::stream_lines_in_flight(int worker, double share) const {
+  if (!(share < 1.0)) return 0.0;
+  return std::max(1.0, share * static_cast<double>(node_of(worker).miss_buffers_per_core));
 }
 
 void OperatorBuilder::write_stream(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes) {
@@ -242,7 +248,8 @@ void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::
   const double core_seconds = scan_cycles / f + table_seconds;
   if (scan_bytes > 0.0) {
     scan(tp, std::move(scan_spread), scan_bytes, core_seconds * f, step, Phase::kReadInput, table_phase,
-         core_seconds > 0.0 ? table_seconds / core_seconds : 0.0);
+         core_seconds > 0.0 ? table_seconds / core_seconds : 0.0,
+         stream_lines_in_flight(worker, c.table_stream_share + (1.0 - c.table_stream_share) * (1.0 - private_hit)));
   } else if (core_seconds > 0.0) {
     tp.ops.emplace_back(Compute{core_seconds, table_phase});
   }

@@ -84,8 +84,14 @@ class OperatorBuilder {
   // A streaming read of `bytes` from `spread` with `cycles` of core work in all.
   // Phases (plan.hpp): the scan counts as `phase`; a share `core_phase_share` of its cycles is
   // work of `core_phase` (e.g. MEDIAN's sort, the merge) that the scan's rate carries.
+  // `lines_in_flight` > 0: the stream keeps at most that many lines in flight (else the core's
+  // miss buffers, shared with its other streams).
   static void scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step = -1,
-                   Phase phase = Phase::kReadInput, Phase core_phase = Phase::kOther, double core_phase_share = 0.0);
+                   Phase phase = Phase::kReadInput, Phase core_phase = Phase::kOther, double core_phase_share = 0.0,
+                   double lines_in_flight = 0.0);
+  // The lines in flight of a stream that keeps `share` of `worker`'s core's miss buffers
+  // (table_stream_share, filter_stream_share); 0 (no limit of its own) for a share of 1.
+  [[nodiscard]] double stream_lines_in_flight(int worker, double share) const;
   static void write_stream(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes);
   // `misses` random cache-line misses to a table spread as given (updates read the line for
   // ownership and write it back), random_lines_in_flight in flight: a latency-bound transfer,
@@ -126,7 +132,16 @@ class OperatorBuilder {
   // Overlap: the core's work on the table (cycles_per_access, the cache hits' latency over
   // random_lines_in_flight, the shared-line transfers) runs while the prefetchers stream the
   // input, so it is put on the scan as its compute limit: the scan takes
-  // max(bytes / bandwidth, core work). The accesses that miss the LLC then follow as their own
+  // max(bytes / bandwidth, core work). The input stream keeps table_stream_share of the core's
+  // miss buffers in flight (M s lines, M = miss_buffers_per_core): by Little's law it gets at most
+  // M s x line / latency, so a loop whose loads wait behind its work per tuple is slower over a
+  // memory-resident input than over a cached one even where its core work exceeds the
+  // bandwidth's time (COUNT into a table in L2: 1.6 ns a tuple from L2, 2.3 ns from memory on
+  // this project's build VM). Accesses that leave the core's own cache hide the input's lines
+  // under their own waits instead (COUNT into a 2 MiB table, beyond that VM's 1 MiB L2: 2.04 ns
+  // a tuple from L2, 2.02 from memory), so the share applies to the accesses that stay in the
+  // private cache: s' = s + (1 - s)(1 - h_private). This interpolation between the two measured
+  // ends is an assumption of the model. The accesses that miss the LLC then follow as their own
   // latency-bound transfer (random_lines_in_flight misses in flight); updates read the line for
   // ownership and write it back. The locked updates (atomic_update_ns each) overlap the misses
   // instead: a locked read-modify-write drains the core's pipeline and store buffer, but the

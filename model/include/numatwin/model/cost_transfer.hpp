@@ -2,7 +2,7 @@
 // origin "transferred"). The rule, per kind of cost, with S the source machine's first node with
 // cores and T the target's (their frequency_ghz f_S, f_T):
 //
-//   core-bound loop costs (*_cycles_per_tuple, sort_cycles_per_comparison)
+//   core-bound loop costs (*_cycles_per_tuple, sort_cycles_per_comparison, filter_cycles_per_cell)
 //       the same cycles on T: a loop's instructions do not change with the machine, and the model
 //       turns cycles into time with T's frequency (so the time scales by f_S / f_T);
 //   latencies counted in core cycles (llc_hit_ns, private_hit_ns, atomic_update_ns,
@@ -12,6 +12,9 @@
 //   random_lines_in_flight
 //       min(value, T's miss_buffers_per_core): a loop cannot keep more misses in flight than
 //       the target core has fill buffers (the range's top too, after the widening below).
+//   table_stream_share, filter_stream_share
+//       the same share of T's miss buffers: what holds a loop's input loads back is the loop's
+//       own work per line, which the rule carries in cycles (the range's top stays <= 1);
 //   llc_usable_share
 //       not carried: the share of its LLC that a table keeps belongs to the source's cache and to
 //       whatever else runs there (on a cloud VM, the neighbours); T keeps its default.

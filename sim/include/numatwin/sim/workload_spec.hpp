@@ -73,6 +73,7 @@ struct OperatorCosts {
   double partition_cycles_per_tuple = 6.0;  // radix join's scatter: hash, cursor, line buffer (assumed)
   double partition_join_cycles_per_tuple = 10.0;  // radix join: build / probe of a partition's cached table
   double sort_cycles_per_comparison = 4.0;  // MEDIAN sorts each group's values
+  double filter_cycles_per_cell = 2.0;      // subarray: test a cell against the range, keep it if inside
   int entry_bytes = 16;                     // hash table entry (key + payload); tables are half full
   // An atomic update of a shared table whose line another core modified last: the line moves
   // from that core's private cache (a "HitM" transfer), and the locked update cannot overlap it.
@@ -83,6 +84,13 @@ struct OperatorCosts {
   // updates with plain stores. ~18 cycles at 2.5 GHz is an assumed default (Agner Fog's
   // instruction tables list 18-20 cycles for LOCK XADD / CMPXCHG on recent Intel cores).
   double atomic_update_ns = 7.0;
+  // The input stream of a loop that does other work per tuple keeps fewer lines in flight than a
+  // plain streaming read: its loads wait behind the loop's own instructions. The share of the core's
+  // miss buffers (miss_buffers_per_core) the stream keeps in flight, measured by the cost
+  // microbenchmarks over a memory-sized input (cost_microbenchmarks.hpp); 1: all of them, as the
+  // bandwidth microbenchmark's reads.
+  double table_stream_share = 1.0;   // COUNT, MEDIAN, the joins, partitioned aggregation: the input
+  double filter_stream_share = 1.0;  // subarray's range filter: the array
 };
 
 enum class ShuffleAlgorithm {

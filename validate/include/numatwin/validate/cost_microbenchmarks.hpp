@@ -68,6 +68,11 @@
 //   merge           the sort-merge join's merge (merge_join), 8192 facts and 2048 dimension
 //                   tuples (keys: dimensions the even numbers, facts uniform), ns per fact
 //   consumer_sum    the shuffle consumer (sum_elements), 16384 elements: ns per element
+//   count_private   COUNT (plain) into a table of a quarter of the private cache (beyond L1),
+//                   fresh input in cache; count_stream: the same loop and table, its input
+//                   streamed from the memory-sized buffer, 8 MiB a pass (cost_stream_microbenchmarks.cpp)
+//   filter          subarray's filter (subarray_filter, 10 % selected) over a quarter of the
+//                   private cache of cells in cache; filter_stream: the same over the buffer
 //   count_contended COUNT with locked updates by two workers (the first two usable CPUs) into one
 //                   512-group table, each on its own input: ns per tuple, the mean of the two
 //   shared_line     core-to-core handover (core_to_core.hpp's ping-pong) between the same CPUs;
@@ -129,6 +134,23 @@
 //                                  for writing kPrefetchDistance tuples ahead, so a transfer
 //                                  overlaps the loop much as a miss does, while the ping-pong
 //                                  waits for each one (its handover is a few times larger).
+//   filter_cycles_per_cell       = f x filter (the whole loop per cell on fresh cells in cache: the
+//                                  range test, the store into the claim block, the claims)
+//   table_stream_share s         = chase_memory x 16 B / (64 B x count_stream x M)   (M: the
+//                                  topology's miss_buffers_per_core) when count_stream >
+//                                  count_private, else 1. The model's time for count_stream's loop
+//                                  is max(its core work, 16 B / (M s x 64 B / latency)), its core
+//                                  work being count_private's (the same loop, input cached), so
+//                                  Little's law inverted gives s; the latency is the idle one
+//                                  (chase_memory: the loop's own load is a small share of the
+//                                  controller's). On this project's build VM (2026-11-26): COUNT
+//                                  1.56 ns a tuple over a cached input, 2.21 from memory (7.2
+//                                  GB/s): 18.6 lines in flight, 0.19 of the calibrated M = 99
+//   filter_stream_share          = chase_memory x 8 B / (64 B x filter_stream x M), the same way
+//                                  (1.51 ns a cell on fresh cells in cache, 1.60 from memory
+//                                  there: 12.9 lines, 0.13 of M = 99)
+//                                  Without M (`validate measure --costs-only` on a skeleton whose
+//                                  miss buffers are unknown) the shares are not derived.
 // Build and probe weigh equally in the joins' single cost (the model gives both one cost).
 // Ranges: each timing's min..max over the repetitions, carried through the formula by interval
 // arithmetic (a difference takes the low end of one and the high end of the other), then widened
@@ -217,9 +239,14 @@ double cost_frequency_ghz(const model::Topology& topology);
 // loop when one is wrong). Throws std::invalid_argument for no CPUs or caches of 0 bytes.
 CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& options);
 
+// That node's miss_buffers_per_core: what the stream shares are shares of.
+double cost_miss_buffers(const model::Topology& topology);
+
 // The derivation above. Throws std::invalid_argument for a missing timing or f <= 0.
-// A timing that is missing only for the shared line (one CPU) leaves that cost out.
-std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, double frequency_ghz);
+// A timing that is missing only for the shared line (one CPU) leaves that cost out; so do the
+// stream loops' (a report from before them) and `miss_buffers_per_core` <= 0 the stream shares.
+std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, double frequency_ghz,
+                                               double miss_buffers_per_core = 0.0);
 
 // Sets the fields of `costs` and `cycles_per_element` named by `derived`.
 void apply_derived_costs(const std::vector<DerivedCost>& derived, sim::OperatorCosts& costs, double& cycles_per_element);
