@@ -57,8 +57,12 @@ AllocatorMemoryPage::AllocatorMemoryPage(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Vertical, this);
   plot_ = new AllocatorMemoryWidget(split);
   table_ = new QTableWidget(0, 10, split);
-  table_->setHorizontalHeaderLabels({tr("allocator"), tr("queries"), tr("queries/s"), tr("p50 ms"), tr("p99 ms"), tr("RSS before MiB"),
-                                     tr("peak MiB"), tr("end of queries MiB"), tr("after idle MiB"), tr("returned")});
+  table_->setHorizontalHeaderLabels({tr("allocator"), tr("queries"), tr("queries/s"), tr("p50 ms"), tr("p99 ms"), tr("before MiB"),
+                                     tr("peak MiB"), tr("last end MiB"), tr("after idle MiB"), tr("returned")});
+  table_->horizontalHeaderItem(5)->setToolTip(tr("RSS before the first arrival"));
+  table_->horizontalHeaderItem(7)->setToolTip(tr("RSS as the last query ended (its thread still running)"));
+  table_->horizontalHeaderItem(8)->setToolTip(tr("RSS after the idle period that follows the queries"));
+  table_->horizontalHeaderItem(9)->setToolTip(tr("(peak - after idle) / (peak - before)"));
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setVisible(false);
@@ -74,7 +78,10 @@ void AllocatorMemoryPage::load(const QString& path) {
   source_ = path;
   plot_->set_view(view);
   fill_table(view);
-  source_label_->setText(tr("%1: %2 allocators; %3").arg(QFileInfo(path).fileName()).arg(view.series.size()).arg(QString::fromStdString(view.title)));
+  QString names;
+  for (const AllocatorMemoryView::Series& s : view.series)
+    names += (names.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(s.allocator);
+  source_label_->setText(tr("%1: %2 allocators (%3)").arg(QFileInfo(path).fileName()).arg(view.series.size()).arg(names));
 }
 
 void AllocatorMemoryPage::fill_table(const AllocatorMemoryView& view) {
@@ -98,6 +105,11 @@ void AllocatorMemoryPage::fill_table(const AllocatorMemoryView& view) {
       table_->setItem(row, col, item);
     }
   }
+  // Room for every allocator's row (the plot takes the rest).
+  table_->resizeRowsToContents();
+  int height = table_->horizontalHeader()->height() + 2 * table_->frameWidth() + 4;
+  for (int row = 0; row < table_->rowCount(); ++row) height += table_->rowHeight(row);
+  table_->setMinimumHeight(height);
 }
 
 }  // namespace numatwin::gui

@@ -108,7 +108,7 @@ AllocatorMemoryLayout allocator_memory_layout(const AllocatorMemoryView& view, c
       largest = std::max(largest, p.rss_bytes / kMiB);
     }
   }
-  l.end_s = axis_top(end, 8.0);
+  l.end_s = end > 0.0 ? end : 1.0;  // the data's end: rounding up could leave a fifth of the plot empty
   l.top_mib = axis_top(largest, 5.0);
   return l;
 }

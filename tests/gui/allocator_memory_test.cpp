@@ -9,7 +9,7 @@
 //             returned (110 - 110) / (110 - 10) = 0 %;
 //   jemalloc  up to 60 MiB at 0.5 s, flat to 1.2 s, down to 20 MiB at 1.5 s; last query ends at
 //             1.2 s, idle 1.3-2.0 s; returned (60 - 20) / (60 - 10) = 80 %.
-// Axes: time 0 to 2 s (the last sample; 0.25-s ticks), RSS 0 to 125 MiB (the largest sample,
+// Axes: time 0 to 2 s (the last sample and idle end; 0.25-s ticks), RSS 0 to 125 MiB (the largest sample,
 // 110, rounded up to the 25-MiB tick).
 #include "numatwin/gui/allocator_memory.hpp"
 
@@ -141,7 +141,7 @@ TEST(AllocatorMemoryTest, OneResultAloneIsRead) {
   EXPECT_EQ(v.series[0].allocator, "glibc");
 }
 
-TEST(AllocatorMemoryTest, LayoutAxesRoundUpToTicks) {
+TEST(AllocatorMemoryTest, TimeAxisEndsAtTheDataAndRssRoundsUpToATick) {
   const AllocatorMemoryView v = read_allocator_memory(fixture());
   const AllocatorMemoryLayout l = allocator_memory_layout(v, QRectF(0, 0, 900, 560));
   EXPECT_DOUBLE_EQ(l.end_s, 2.0);

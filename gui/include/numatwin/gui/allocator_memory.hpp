@@ -71,7 +71,7 @@ struct AllocatorMemoryLayout {
   QRectF plot;
   std::vector<QRectF> rows;  // per series: its query and idle periods
   QRectF legend;
-  double end_s = 0.0;    // the time axis' end (a round number at or above the last sample)
+  double end_s = 0.0;    // the time axis' end: the last sample or idle period's end
   double top_mib = 0.0;  // the RSS axis' top (a round number at or above the largest sample)
   [[nodiscard]] double x_of(double t_s) const;
   [[nodiscard]] double y_of(double mib) const;
