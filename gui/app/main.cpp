@@ -10,6 +10,8 @@
 //                         into the Compare tab
 //   --report FILE         open a validator report
 //   --adaptive FILE       open a `numatwin adaptive --json` run in the Adaptive run tab
+//   --allocbench FILE     open a `numatwin validate allocbench --arrivals ... --out FILE` result:
+//                         memory over time per allocator, in the Validator tab
 //   --size WxH            window size;  --ready-file F   written once the requested runs landed
 #include <QApplication>
 #include <QCommandLineParser>
@@ -46,9 +48,10 @@ int run_window(int argc, char** argv) {
   const QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("Compare two algorithms (naive,ring) or strategies (shuffle,migration)."), QStringLiteral("A,B"));
   const QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Validator report to open."), QStringLiteral("FILE"));
   const QCommandLineOption adaptive(QStringLiteral("adaptive"), QStringLiteral("numatwin adaptive --json run to open."), QStringLiteral("FILE"));
+  const QCommandLineOption allocbench(QStringLiteral("allocbench"), QStringLiteral("numatwin validate allocbench --arrivals ... --out FILE result to open (memory over time)."), QStringLiteral("FILE"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
   const QCommandLineOption ready(QStringLiteral("ready-file"), QStringLiteral("File written once the requested runs are shown."), QStringLiteral("F"));
-  parser.addOptions({topology, workload, algorithm, sync, threads, strategy, records, groups, weights, run, step, compare, report, adaptive, size, ready});
+  parser.addOptions({topology, workload, algorithm, sync, threads, strategy, records, groups, weights, run, step, compare, report, adaptive, allocbench, size, ready});
   parser.process(app);
 
   numatwin::gui::MainWindow window;
@@ -77,6 +80,7 @@ int run_window(int argc, char** argv) {
   }
   if (parser.isSet(report)) window.open_validation_report(parser.value(report));
   if (parser.isSet(adaptive)) window.open_adaptive_run(parser.value(adaptive));
+  if (parser.isSet(allocbench)) window.open_allocbench_arrivals(parser.value(allocbench));
 
   int expected = 0;
   if (parser.isSet(run) && window.topology()) {

@@ -1,5 +1,5 @@
-// MainWindow, part 1 of 3: building the window (docks, tabs, menus) and loading machines and
-// validator reports and adaptive runs (runs and views: main_window_runs.cpp; what-if edits and export:
+// MainWindow, part 1 of 3: building the window (docks, tabs, menus) and loading machines,
+// validator reports, allocbench arrivals results and adaptive runs (runs and views: main_window_runs.cpp; what-if edits and export:
 // main_window_edit.cpp).
 #include "main_window.hpp"
 
@@ -34,6 +34,7 @@
 #include <cmath>
 
 #include "adaptive_run_tab.hpp"
+#include "allocator_memory_page.hpp"
 #include "interconnect_view.hpp"
 #include "numatwin/gui/image_export.hpp"
 #include "numatwin/gui/interconnect_renderer.hpp"
@@ -139,8 +140,10 @@ void MainWindow::build_central() {
   compare_layout->addWidget(vertical, 1);
   tabs_->addTab(compare, tr("Compare"));
 
-  // Validator report.
-  auto* report = new QWidget(tabs_);
+  // Validator: the report's kernels, and allocators' memory over time (allocator_memory_page.hpp).
+  validator_pages_ = new QTabWidget(tabs_);
+  validator_pages_->setDocumentMode(true);
+  auto* report = new QWidget(validator_pages_);
   auto* report_layout = new QVBoxLayout(report);
   auto* report_top = new QHBoxLayout;
   auto* open_report = new QPushButton(tr("Open validator report..."), report);
@@ -172,7 +175,14 @@ void MainWindow::build_central() {
                                                                                                     : std::vector<LinkTraffic>{});
   });
   report_layout->addWidget(report_split, 1);
-  tabs_->addTab(report, tr("Validator report"));
+  validator_pages_->addTab(report, tr("Kernels (validator report)"));
+  allocator_memory_page_ = new AllocatorMemoryPage(validator_pages_);
+  connect(allocator_memory_page_, &AllocatorMemoryPage::openRequested, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open allocbench arrivals result"), QString(), tr("JSON (*.json);;All files (*)"));
+    if (!path.isEmpty()) open_allocbench_arrivals(path);
+  });
+  validator_pages_->addTab(allocator_memory_page_, tr("Allocator memory over time"));
+  tabs_->addTab(validator_pages_, tr("Validator"));
 
   // Adaptive run: a `numatwin adaptive --json` run over time (adaptive_run_tab.hpp).
   adaptive_tab_ = new AdaptiveRunTab(tabs_);
@@ -404,6 +414,10 @@ void MainWindow::build_menus() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open validator report"), QString(), tr("JSON (*.json);;All files (*)"));
     if (!path.isEmpty()) open_validation_report(path);
   });
+  file->addAction(tr("Open allocbench a&rrivals (memory over time)..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open allocbench arrivals result"), QString(), tr("JSON (*.json);;All files (*)"));
+    if (!path.isEmpty()) open_allocbench_arrivals(path);
+  });
   file->addAction(tr("Open &adaptive run..."), this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open adaptive run"), QString(), tr("JSON (*.json);;All files (*)"));
     if (!path.isEmpty()) open_adaptive_run(path);
@@ -465,10 +479,23 @@ bool MainWindow::open_validation_report(const QString& path) {
     report_label_->setText(tr("%1: machine %2, %3 kernels (format in docs/gui.md)")
                                .arg(QFileInfo(path).fileName(), machine)
                                .arg(report_model_->rowCount()));
-    tabs_->setCurrentIndex(2);
+    tabs_->setCurrentWidget(validator_pages_);
+    validator_pages_->setCurrentIndex(0);
     return true;
   } catch (const std::exception& e) {
     show_error(tr("Cannot open validator report"), QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::open_allocbench_arrivals(const QString& path) {
+  try {
+    allocator_memory_page_->load(path);
+    tabs_->setCurrentWidget(validator_pages_);
+    validator_pages_->setCurrentWidget(allocator_memory_page_);
+    return true;
+  } catch (const std::exception& e) {
+    show_error(tr("Cannot open allocbench arrivals result"), QString::fromUtf8(e.what()));
     return false;
   }
 }

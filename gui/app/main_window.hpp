@@ -1,6 +1,6 @@
 // The numatwin-gui main window: open a machine, choose a workload, simulate it on a worker
 // thread, step through the shuffle with a timeline, compare two runs, edit the machine (what-if),
-// read a validator report, show an adaptive engine run over time, export pictures. Errors go to non-blocking dialogs; the window and
+// read a validator report and an allocbench arrivals result (memory over time per allocator), show an adaptive engine run over time, export pictures. Errors go to non-blocking dialogs; the window and
 // the app keep running whatever file is opened.
 #pragma once
 
@@ -32,6 +32,7 @@ class QToolButton;
 namespace numatwin::gui {
 
 class AdaptiveRunTab;
+class AllocatorMemoryPage;
 class InterconnectView;
 class ThroughputChart;
 
@@ -49,6 +50,9 @@ class MainWindow : public QMainWindow {
   bool open_bundled(const QString& name);
   bool open_topology_file(const QString& path);
   bool open_validation_report(const QString& path);
+  // A `numatwin validate allocbench --arrivals ... --out FILE` result: memory over time per
+  // allocator, on the Validator tab's "Allocator memory over time" page (brought to the front).
+  bool open_allocbench_arrivals(const QString& path);
   // A `numatwin adaptive --json` run, shown in the "Adaptive run" tab (which it brings to the front).
   bool open_adaptive_run(const QString& path);
 
@@ -97,6 +101,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QString weights_result_text() const;
   [[nodiscard]] ReportTableModel* report_model() const { return report_model_; }
   [[nodiscard]] AdaptiveRunTab* adaptive_tab() const { return adaptive_tab_; }
+  [[nodiscard]] QTabWidget* validator_pages() const { return validator_pages_; }
+  [[nodiscard]] AllocatorMemoryPage* allocator_memory_page() const { return allocator_memory_page_; }
   // Called once each time a run lands (after the views are updated).
   void set_run_finished_callback(std::function<void()> callback) { run_finished_ = std::move(callback); }
 
@@ -185,6 +191,8 @@ class MainWindow : public QMainWindow {
   LinkTrafficModel* link_traffic_model_ = nullptr;
   QLabel* report_label_ = nullptr;
   AdaptiveRunTab* adaptive_tab_ = nullptr;
+  QTabWidget* validator_pages_ = nullptr;  // the Validator tab: report kernels, allocator memory
+  AllocatorMemoryPage* allocator_memory_page_ = nullptr;
 };
 
 }  // namespace numatwin::gui

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "numatwin/gui/adaptive_timeline.hpp"
+#include "numatwin/gui/allocator_memory.hpp"
 #include "numatwin/gui/image_export.hpp"
 #include "numatwin/gui/interconnect_renderer.hpp"
 #include "numatwin/gui/simulation_run.hpp"
@@ -33,12 +34,15 @@ struct Options {
   QCommandLineOption height{QStringLiteral("height"), QStringLiteral("Picture height in pixels."), QStringLiteral("PX"), QStringLiteral("880")};
   QCommandLineOption adaptive{QStringLiteral("adaptive"), QStringLiteral("Draw the timeline of a `numatwin adaptive ... --json` run instead of a machine."),
                               QStringLiteral("RUN.json")};
+  QCommandLineOption allocbench{QStringLiteral("allocbench"),
+                                QStringLiteral("Draw resident memory over time per allocator from `numatwin validate allocbench --arrivals ... --out FILE`."),
+                                QStringLiteral("FILE")};
   QCommandLineOption out{QStringLiteral("out"), QStringLiteral("Output file, .png or .svg."), QStringLiteral("FILE")};
   QCommandLineOption help{QStringList{QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help.")};
 
   void add_to(QCommandLineParser& p) const {
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    p.addOptions({render, topology, workload, algorithm, sync, threads, placement, bytes, seed, step, width, height, adaptive, out, help});
+    p.addOptions({render, topology, workload, algorithm, sync, threads, placement, bytes, seed, step, width, height, adaptive, allocbench, out, help});
   }
 };
 
@@ -75,7 +79,11 @@ RenderRequest parse_render_arguments(const QStringList& arguments) {
     r.adaptive_json = parser.value(o.adaptive).toStdString();
     r.simulate = false;
   }
-  if (!parser.isSet(o.topology) && r.adaptive_json.empty()) throw UsageError("--topology is required (a bundled machine name or a topology file)");
+  if (parser.isSet(o.allocbench)) {
+    if (!r.adaptive_json.empty()) throw UsageError("--adaptive and --allocbench draw different views: give one");
+    r.allocbench_json = parser.value(o.allocbench).toStdString();
+  }
+  if (!parser.isSet(o.topology) && r.adaptive_json.empty() && r.allocbench_json.empty()) throw UsageError("--topology is required (a bundled machine name or a topology file)");
   if (!parser.isSet(o.out)) throw UsageError("--out is required (a .png or .svg file)");
   r.topology = parser.value(o.topology).toStdString();
   r.out = parser.value(o.out);
@@ -84,7 +92,7 @@ RenderRequest parse_render_arguments(const QStringList& arguments) {
     throw UsageError(("--out \"" + r.out + "\": expected a file name ending in .png or .svg").toStdString());
   }
   const QString workload = parser.value(o.workload);
-  r.simulate = r.adaptive_json.empty() && workload != QStringLiteral("none");
+  r.simulate = r.adaptive_json.empty() && r.allocbench_json.empty() && workload != QStringLiteral("none");
   r.workload = workload.toStdString();
   r.algorithm = parser.value(o.algorithm).toStdString();
   r.sync = parser.value(o.sync).toStdString();
@@ -120,6 +128,20 @@ QString execute_render(const RenderRequest& request, const std::filesystem::path
         .arg(request.out, QString::fromStdString(view.title))
         .arg(view.bins.size())
         .arg(view.decisions.size())
+        .arg(request.size.width())
+        .arg(request.size.height());
+  }
+  if (!request.allocbench_json.empty()) {
+    const AllocatorMemoryView view = read_allocator_memory(request.allocbench_json);
+    save_picture([&view](QPainter& painter, const QRectF& area) { paint_allocator_memory(painter, area, view); }, request.size, request.out,
+                 QStringLiteral("resident memory over time per allocator"));
+    QString allocators;
+    for (const AllocatorMemoryView::Series& s : view.series)
+      allocators += (allocators.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(s.allocator);
+    return QStringLiteral("wrote %1 (memory over time of %2 allocators: %3, %4x%5)")
+        .arg(request.out)
+        .arg(view.series.size())
+        .arg(allocators)
         .arg(request.size.width())
         .arg(request.size.height());
   }

@@ -233,6 +233,9 @@ class ValidateRun(unittest.TestCase):
         times = [t for t, _ in result["rss_samples"]["rows"]]
         self.assertEqual(times, sorted(times))
         self.assertGreaterEqual(times[-1], result["last_query_end_s"] + 0.1)  # the idle period is sampled
+        self.assertGreaterEqual(result["idle_begin_s"], result["last_query_end_s"])
+        self.assertGreaterEqual(result["idle_end_s"] - result["idle_begin_s"], 0.1)
+        self.assertLessEqual(result["idle_end_s"], times[-1])
         r = run(*args, "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(json.loads(r.stdout)[0]["queries"], 16)

@@ -254,6 +254,11 @@ TEST(ArrivalBenchTest, ASmallStreamRunsVerifiesAndRoundTripsThroughJson) {
   EXPECT_GT(r.rss_end_of_queries_bytes, 0.0);  // taken as the last query ended
   EXPECT_GT(r.rss_after_workers_exit_bytes, 0.0);
   EXPECT_GE(r.samples.back().seconds, r.last_query_end_s + o.idle_seconds);
+  // The idle period: after the last query's end, as long as asked, its end no later than the
+  // last sample (the sampler stops after it).
+  EXPECT_GE(r.idle_begin_s, r.last_query_end_s);
+  EXPECT_GE(r.idle_end_s - r.idle_begin_s, o.idle_seconds);
+  EXPECT_LE(r.idle_end_s, r.samples.back().seconds);
   EXPECT_GE(r.latency.p99_s, r.latency.p50_s);
   const ArrivalBenchResult back = arrival_bench_from_json(to_json(r));
   EXPECT_EQ(to_json(back).dump(), to_json(r).dump());

@@ -121,9 +121,14 @@ ArrivalBenchResult run_arrival_bench(const ArrivalBenchOptions& o) {
         }
       },
       origin);
+  const auto since_origin_s = [&origin] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
+  };
   r.rss_after_workers_exit_bytes = current_rss_bytes();
+  r.idle_begin_s = since_origin_s();
   std::this_thread::sleep_for(std::chrono::duration<double>(o.idle_seconds));
   r.rss_after_idle_bytes = current_rss_bytes();
+  r.idle_end_s = since_origin_s();
   r.samples = sampler.stop();
 
   r.rss_peak_bytes = std::max({r.rss_before_bytes, r.rss_end_of_queries_bytes,
@@ -178,6 +183,8 @@ nlohmann::ordered_json to_json(const ArrivalBenchResult& r) {
             {"after_idle", r.rss_after_idle_bytes}}},
           {"returned_share", r.returned_share},
           {"last_query_end_s", r.last_query_end_s},
+          {"idle_begin_s", r.idle_begin_s},
+          {"idle_end_s", r.idle_end_s},
           {"verified", r.verified},
           {"query_times", queries},
           {"rss_samples", {{"columns", {"seconds", "rss_bytes"}}, {"rows", samples}}}};
@@ -211,6 +218,8 @@ ArrivalBenchResult arrival_bench_from_json(const nlohmann::json& j) {
   r.rss_after_idle_bytes = rss.at("after_idle").get<double>();
   r.returned_share = j.at("returned_share").get<double>();
   r.last_query_end_s = j.at("last_query_end_s").get<double>();
+  r.idle_begin_s = j.at("idle_begin_s").get<double>();
+  r.idle_end_s = j.at("idle_end_s").get<double>();
   r.verified = j.at("verified").get<bool>();
   for (const nlohmann::json& q : j.at("query_times")) {
     r.kinds.push_back(q.at("kind").get<std::string>() == "join" ? QueryKind::kJoin

@@ -8,6 +8,9 @@
 //                [--step K|all] [--width PX] [--height PX] --out FILE.png|FILE.svg
 //   numatwin-gui --render --adaptive RUN.json [--width PX] [--height PX] --out FILE.png|FILE.svg
 //     (the adaptive view of a `numatwin adaptive ... --json` run: adaptive_timeline.hpp)
+//   numatwin-gui --render --allocbench ARRIVALS.json [--width PX] [--height PX] --out FILE.png|FILE.svg
+//     (resident memory over time per allocator, `numatwin validate allocbench --arrivals ... --out`:
+//     allocator_memory.hpp)
 // Exit status: 0 written, 1 bad input (topology, workload, unwritable file), 2 bad command line.
 #pragma once
 
@@ -36,6 +39,7 @@ struct RenderRequest {
   QSize size{1280, 880};
   QString out;
   std::string adaptive_json;  // non-empty: draw this adaptive run's timeline instead of a machine
+  std::string allocbench_json;  // non-empty: draw this allocbench --arrivals result's memory over time
 };
 
 // Thrown for a bad command line (exit status 2).

@@ -76,7 +76,9 @@ struct ArrivalBenchResult {
   double rss_after_workers_exit_bytes = 0.0;  // once the pool's threads have exited
   double rss_after_idle_bytes = 0.0;
   double returned_share = 0.0;  // (peak - after idle) / (peak - before); 0 when nothing grew
-  double last_query_end_s = 0.0;
+  double last_query_end_s = 0.0;  // seconds after the stream's origin (as the samples' times)
+  double idle_begin_s = 0.0;      // the pool's threads have exited: the idle period begins
+  double idle_end_s = 0.0;        // the idle period's end (the last RSS read)
   bool verified = false;
   std::vector<QueryTiming> queries;
   std::vector<QueryKind> kinds;
