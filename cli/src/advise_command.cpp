@@ -190,7 +190,7 @@ void register_advise_command(CLI::App& app) {
     const std::string default_text =
         fmt::format("glibc malloc, huge pages {} ({}), balancing {} ({}), first touch by a loader thread, threads unpinned",
                     model::huge_pages_name(advice.os_default.huge_pages), pages_basis, advice.os_default.numa_balancing ? "on" : "off",
-                    balancing_varied || advice.os_default.numa_balancing ? "as given" : "as given; not modelled here");
+                    balancing_varied || advice.os_default.numa_balancing ? "as given" : "as given; not varied here");
     const std::string executions_text =
         options.executions == 1 ? std::string("one execution") : fmt::format("{} executions back to back", options.executions);
     std::vector<std::string> plan;

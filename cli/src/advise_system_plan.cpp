@@ -114,8 +114,17 @@ std::vector<std::string> system_apply_plan(const model::Topology& t, const sim::
       lines.push_back("export LD_PRELOAD=" + info.library + "   # " + s.allocator + " instead of glibc malloc (after the install)");
     }
   }
+  // The OpenMP variables belong to the environment: before the command they apply to.
+  std::vector<std::string> run;
+  for (const std::string& line : sim::apply_plan(t, s)) {
+    if (line.rfind("export ", 0) == 0) {
+      lines.push_back(line + "   # OpenMP programs: the same threads and CPUs");
+    } else {
+      run.push_back(line);
+    }
+  }
   lines.push_back("# 3. the run (threads and memory policy):");
-  for (const std::string& line : sim::apply_plan(t, s)) lines.push_back(line);
+  for (const std::string& line : run) lines.push_back(line);
   return lines;
 }
 

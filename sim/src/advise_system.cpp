@@ -60,10 +60,12 @@ std::string allocator_note(const WorkloadSpec& s, const WorkloadSpec& base) {
   const auto* cb = base.allocator_costs ? &*base.allocator_costs : nullptr;
   const model::AllocatorCostAt at = model::allocator_cost_at(ca, s.threads, 32.0);
   const model::AllocatorCostAt bt = model::allocator_cost_at(cb, base.threads, 32.0);
-  std::string out = s.allocator + ": malloc " + format("%.3g ns", at.malloc_ns) + " vs " + format("%.3g ns", bt.malloc_ns) + " (" +
-                    base.allocator + ") at " + std::to_string(s.threads) + " threads (32 B class), " +
-                    format("%.3g allocations and %.3g frees: %.3g s vs %.3g s of allocator calls", a.allocations, a.frees,
-                           a.allocate_s + a.free_s, b.allocate_s + b.free_s);
+  const bool same = s.allocator == base.allocator;
+  std::string out = s.allocator + ": malloc " + format("%.3g ns", at.malloc_ns) +
+                    (same ? "" : " vs " + format("%.3g ns", bt.malloc_ns) + " (" + base.allocator + ")") + " at " +
+                    std::to_string(s.threads) + " threads (32 B class), " +
+                    format("%.3g allocations and %.3g frees: %.3g s", a.allocations, a.frees, a.allocate_s + a.free_s) +
+                    (same ? "" : format(" vs %.3g s", b.allocate_s + b.free_s)) + " of allocator calls";
   if (a.rests_on_defaults) out += " (" + s.allocator + "'s costs: defaults, not measured)";
   return out;
 }
