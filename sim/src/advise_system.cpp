@@ -85,6 +85,18 @@ bool same_placement(const WorkloadSpec& a, const WorkloadSpec& b) {
          a.memory.kind == b.memory.kind && a.memory.init == b.memory.init && a.memory.nodes == b.memory.nodes;
 }
 
+// Keeps the default (first in `values`) and the fastest others that are faster than it alone
+// (by more than 0.1 %: a tie changes a setting for nothing), `keep` in all.
+template <typename T>
+void keep_faster(std::vector<std::pair<double, T>>& values, double default_s, int keep) {
+  std::vector<std::pair<double, T>> kept = {values.front()};
+  std::vector<std::pair<double, T>> others(values.begin() + 1, values.end());
+  std::stable_sort(others.begin(), others.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (const auto& v : others)
+    if (static_cast<int>(kept.size()) < keep && v.first < default_s * (1.0 - 1e-3)) kept.push_back(v);
+  values = kept;
+}
+
 }  // namespace
 
 std::string system_configuration_text(const model::Topology& t, const SystemCandidate& c) {
@@ -128,7 +140,8 @@ SystemAdvice advise_system(const model::Topology& t, const WorkloadSpec& spec, c
                    [&](const AdviceCandidate& k) { return same_placement(k.spec, os_spec); }))
     kept_placements.push_back(placements.os_default);
   advice.search.push_back("placement x memory policy x threads x algorithm: " + std::to_string(placements.evaluated) + " of " +
-                          std::to_string(placements.candidates) + " configurations simulated, the best " +
+                          std::to_string(placements.candidates) +
+                          " configurations simulated (the others do not fit the spec, or --budget ran out), the best " +
                           std::to_string(kept_placements.size()) + " (the default included) kept");
 
   // 2. allocator, from the default.
@@ -145,11 +158,9 @@ SystemAdvice advise_system(const model::Topology& t, const WorkloadSpec& spec, c
       advice.trials.push_back({"allocator", a, time_s, false, a == "glibc" ? allocator_note(s, s) : allocator_note(s, os_spec)});
       if (!s.allocator_costs) advice.rests_on_defaults.push_back(a + "'s allocator costs (no /allocator_costs entry)");
     }
-    std::stable_sort(allocator_times.begin(), allocator_times.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
-    allocator_times.resize(std::min<std::size_t>(allocator_times.size(), o.top_allocators));
-    advice.search.push_back("allocator: " + std::to_string(allocators.size()) + " simulated from the default, the best " +
-                            std::to_string(allocator_times.size()) + " kept");
+    keep_faster(allocator_times, default_s, o.top_allocators);
+    advice.search.push_back("allocator: " + std::to_string(allocators.size()) + " simulated from the default; kept: the default and the fastest faster than it, " +
+                            std::to_string(allocator_times.size()) + " in all");
   } else {
     allocator_times.emplace_back(default_s, "glibc");
     advice.search.push_back("allocator: not varied: the spec preallocates (--allocation preallocated), no malloc in the run");
@@ -170,12 +181,11 @@ SystemAdvice advise_system(const model::Topology& t, const WorkloadSpec& spec, c
     page_times.emplace_back(time_s, h);
     advice.trials.push_back({"huge pages", pages_name(h), time_s, false, huge_pages_note(h)});
   }
-  std::stable_sort(page_times.begin(), page_times.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  page_times.resize(std::min<std::size_t>(page_times.size(), o.top_huge_pages));
+  keep_faster(page_times, default_s, o.top_huge_pages);
   for (FactorTrial& f : advice.trials)
     for (const auto& [time_s, h] : page_times) f.kept = f.kept || (f.factor == "huge pages" && f.value == pages_name(h));
-  advice.search.push_back("huge pages: on, off, madvise simulated from the default, the best " + std::to_string(page_times.size()) +
-                          " kept");
+  advice.search.push_back("huge pages: on, off, madvise simulated from the default; kept: the default and the fastest faster "
+                          "than it, " + std::to_string(page_times.size()) + " in all");
 
   // 4. balancing.
   std::vector<bool> balancing = {advice.os_default.numa_balancing};

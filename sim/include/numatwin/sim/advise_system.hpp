@@ -15,10 +15,11 @@
 //      keep the best `top_placements` distinct configurations (the default among them when it is
 //      not already);
 //   2. allocator: only when the spec allocates (per-group, per-bucket): the default with each
-//      candidate allocator, keep the `top_allocators` fastest (glibc wins ties); a preallocated
+//      candidate allocator; keep glibc and the fastest others that are faster than the default
+//      alone by more than 0.1 %, `top_allocators` in all (a tie changes nothing); a preallocated
 //      spec calls no malloc in the model, so the allocator is not varied and this is said;
-//   3. huge pages on / off / madvise from the default, keep the `top_huge_pages` fastest (the
-//      default setting wins ties);
+//   3. huge pages on / off / madvise from the default, kept as the allocators are
+//      (`top_huge_pages` in all, the default's setting always);
 //   4. balancing on / off: only with executions > 1 on a machine of several NUMA nodes and an
 //      operator (the balancing model's scope); both states are kept: whether it helps depends on
 //      the memory policy (it moves first-touch pages only), so it is decided in the combination;
