@@ -24,7 +24,9 @@ std::string fixed3(double value) {
   return buffer;
 }
 
-AdviceCandidate evaluate(const model::Topology& t, const WorkloadSpec& spec) {
+}  // namespace
+
+AdviceCandidate evaluate_candidate(const model::Topology& t, const WorkloadSpec& spec) {
   Simulation simulation(t);
   SimulationOptions quiet;
   quiet.record_timeline = false;
@@ -43,6 +45,8 @@ AdviceCandidate evaluate(const model::Topology& t, const WorkloadSpec& spec) {
   }
   return c;
 }
+
+namespace {
 
 // Why a candidate differs from the default, in the model's terms.
 std::string reason(const AdviceCandidate& c, const AdviceCandidate& base) {
@@ -87,7 +91,7 @@ Advice advise(const model::Topology& t, const WorkloadSpec& spec, const AdviceOp
   os.placement.seed = spec.placement.seed;
   os.memory = MemoryPolicy{MemoryPolicyKind::kFirstTouch, InitThreads::kLoader, {}, {}, {}};
   Advice advice;
-  advice.os_default = evaluate(t, os);
+  advice.os_default = evaluate_candidate(t, os);
   advice.os_default.reason = reason(advice.os_default, advice.os_default);
   ++advice.evaluated;
 
@@ -121,7 +125,7 @@ Advice advise(const model::Topology& t, const WorkloadSpec& spec, const AdviceOp
   for (const WorkloadSpec& s : space) {
     if (options.stop(advice.evaluated)) break;
     try {
-      advice.ranked.push_back(evaluate(t, s));
+      advice.ranked.push_back(evaluate_candidate(t, s));
       ++advice.evaluated;
     } catch (const std::invalid_argument&) {
       // A combination the machine cannot hold (e.g. data that no longer fits): not a candidate.

@@ -147,13 +147,56 @@ class SimCommands(unittest.TestCase):
         self.assertLessEqual(d["recommendations"][0]["time_s"], d["default"]["time_s"])
         self.assertGreaterEqual(d["recommendations"][0]["speedup_vs_default"], 1.0)
         self.assertTrue(any("taskset" in line or "numactl" in line for line in d["apply_plan"]))
-        self.assertIn("not predicted", d["not_predicted"])
+        # count preallocates: the allocator is not varied, and the plan says so.
+        self.assertTrue(any("allocator: not varied" in line for line in d["search"]), d["search"])
+        self.assertTrue(any("LD_PRELOAD" in line for line in d["apply_plan"]), d["apply_plan"])
         r = run("advise", "--topology", "xeon-e7-4880v2-4s", "--workload", "sorting")
         self.assertEqual(r.returncode, 1)
         self.assertIn("unknown workload", r.stderr)
         r = run("advise", "--topology", "xeon-e7-4880v2-4s", "--workload", "count", "--threads", "999")
         self.assertEqual(r.returncode, 1)
         self.assertIn("exceeds", r.stderr)
+
+    def test_advise_ranks_allocators_and_pages_with_reasons_and_a_plan_in_paste_order(self):
+        spec = ["--topology", "xeon-e7-4880v2-4s", "--workload", "median", "--allocation", "per-group", "--records", "1e6",
+                "--groups", "1e4", "--threads", "8", "--default-huge-pages", "madvise"]
+        r = run("advise", *spec, "--allocators", "all", "--apply-plan", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        self.assertIn("glibc malloc, huge pages madvise", d["default_is"])
+        self.assertEqual(d["default"]["options"]["allocator"], "glibc")
+        allocators = {f["value"] for f in d["factors_alone"] if f["factor"] == "allocator"}
+        self.assertEqual(allocators, {"glibc", "jemalloc", "tcmalloc", "tbbmalloc"})
+        self.assertEqual({f["value"] for f in d["factors_alone"] if f["factor"] == "huge pages"}, {"on", "off", "madvise"})
+        # The shipped topology has no /allocator_costs: every allocator's costs are the defaults, and it says so.
+        self.assertTrue(any("jemalloc's allocator costs" in x for x in d["rests_on_defaults"]), d["rests_on_defaults"])
+        self.assertLess(d["simulated"], d["full_product"])
+        self.assertLessEqual(d["recommendations"][0]["time_s"], d["default"]["time_s"])
+        for row in d["recommendations"]:
+            self.assertTrue(row["reasons"])
+            self.assertAlmostEqual(row["speedup_vs_default"], d["default"]["time_s"] / row["time_s"])
+        plan = d["apply_plan"]
+        order = [next(i for i, line in enumerate(plan) if key in line)
+                 for key in ("transparent_hugepage/enabled", "transparent_hugepage/defrag", "# 2. environment", "# 3. the run")]
+        self.assertEqual(order, sorted(order), plan)
+        self.assertTrue(all("#" in line for line in plan), plan)  # every line commented
+        # Several executions on four nodes: balancing is ranked and its sysctl printed.
+        r = run("advise", *spec, "--numa-balancing", "on", "--executions", "3", "--apply-plan")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("balancing on", r.stdout)
+        self.assertIn("kernel.numa_balancing=", r.stdout)
+        self.assertIn("rests on default (uncalibrated) parameters", r.stdout)
+        # Bad input: an unknown allocator, a bad page setting, executions without balancing.
+        r = run("advise", *spec, "--allocators", "glibc,hoard")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--allocators", r.stderr)
+        self.assertIn("hoard", r.stderr)
+        r = run("advise", *spec[:-1], "huge")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--default-huge-pages huge", r.stderr)
+        r = run("advise", *spec, "--executions", "3")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--executions needs --numa-balancing on", r.stderr)
 
     def test_bad_specs_are_one_line_errors(self):
         cases = [

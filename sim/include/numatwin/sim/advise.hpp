@@ -43,6 +43,9 @@ struct AdviceOptions {
   std::function<bool(int evaluated)> stop = [](int) { return false; };
 };
 
+// One configuration simulated (its reason left empty). Throws std::invalid_argument for a bad spec.
+AdviceCandidate evaluate_candidate(const model::Topology& topology, const WorkloadSpec& spec);
+
 // Throws std::invalid_argument for a bad spec.
 Advice advise(const model::Topology& topology, const WorkloadSpec& spec, const AdviceOptions& options = {});
 
