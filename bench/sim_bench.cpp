@@ -2,8 +2,12 @@
 // of sgi-uv300h-32s (576 steps) in under 1 s on the development machine.
 //   ./build/release/bench/sim_bench --benchmark_filter=Sgi
 // Target (issue 17): `predict` on the 4-socket machines with its 90 % interval (64 samples and
-// the probe of which costs matter: 78 simulations) in under 0.2 s:
+// the probe of which costs matter) in under 0.2 s of CPU:
 //   ./build/release/bench/sim_bench --benchmark_filter=Interval
+// The slowest are the sort-merge joins (64 x 64 merge steps, one drawn cost: the samples share
+// one plan, sim/sample_plan.hpp). Measured 2026-11-26 (idle priority on a shared 2-vCPU host,
+// old and new binaries alternated, CPU ms, median of 3): xeon-e7-4850v4-4s 302 -> 190 and
+// 294 -> 184, xeon-e7-4880v2-4s 175 -> 101 and 163 -> 100; the other cases 17-60 ms.
 // Target (issue 14): `numatwin weights` on the 2-socket machines in under 2 s: the searches from
 // the three starts, the per-node search and the six compared policies' 64-sample intervals:
 //   ./build/release/bench/sim_bench --benchmark_filter=Weights
