@@ -10,14 +10,14 @@
 // Detection, by building the plan at the smallest, the middle (log scale) and the largest drawn value and comparing each
 // with the spec's plan op by op: the plans must agree in everything (threads, cores, steps, op
 // kinds and every field) except cycles_per_byte of some transfers, and each of those must be
-// proportional to the cost (value x / spec's value, relative 1e-12) at both ends and not 0 at
+// proportional to the cost (value x / spec's value, relative 1e-12) at each and not 0 at
 // the spec's value. Anything else (ops added or dropped, a placement, a spread, a byte count,
 // lines in flight or a phase share that changes, an offset that is not proportional) is a
 // structure change: no reuse, every sample is built. Between those three values the structure is
 // assumed, not checked, to stay: the operators' thresholds in a cost (a table fitting a cache)
 // are crossed once as the cost grows, so a change would show at an end.
 //
-// Exactness: a scaled cycles_per_byte is c0 x (x / v0), where a built plan computes
+// Exactness: a scaled cycles_per_byte is (c0 / v0) x x, where a built plan computes
 // (pieces x x) / bytes; the two differ by a few units in the last place (relative < 1e-15),
 // and the simulated times by the solver's tolerance at most (tests/sim/sample_plan_test.cpp
 // compares both for random draws).
