@@ -2,8 +2,13 @@
 // of sgi-uv300h-32s (576 steps) in under 1 s on the development machine.
 //   ./build/release/bench/sim_bench --benchmark_filter=Sgi
 // Target (issue 17): `predict` on the 4-socket machines with its 90 % interval (64 samples and
-// the probe of which costs matter: 78 simulations) in under 0.2 s:
+// the probe of which costs matter) in under 0.2 s of CPU:
 //   ./build/release/bench/sim_bench --benchmark_filter=Interval
+// The slowest are the sort-merge joins (64 x 64 merge steps, one drawn cost: the samples share
+// one plan, sim/sample_plan.hpp). Measured 2026-11-26 (idle priority on a shared 2-vCPU host,
+// old and new binaries alternated, CPU ms): xeon-e7-4850v4-4s 360 -> 181 and 362 -> 182,
+// xeon-e7-4880v2-4s 251 -> 104 and 246 -> 101; COUNT 18 -> 16, hash join 51 -> 46, partitioned
+// aggregation 39-43 -> 31-32, MEDIAN 62 -> 55.
 // Target (issue 14): `numatwin weights` on the 2-socket machines in under 2 s: the searches from
 // the three starts, the per-node search and the six compared policies' 64-sample intervals:
 //   ./build/release/bench/sim_bench --benchmark_filter=Weights

@@ -163,12 +163,26 @@ std::vector<ResourceUse> BandwidthModel::read_terms(NodeIndex cpu_node, NodeInde
 }
 
 const std::vector<ResourceUse>& BandwidthModel::stream_terms(const Stream& st, NodeIndex cpu_node) {
-  const bool spread = !st.read_spread.empty() || !st.write_spread.empty();
+  // A spread that is one node with fraction 1 adds the very terms of that node as read_node or
+  // write_node (the same add_access call), so it shares their cache entry.
+  NodeIndex read = st.read_node;
+  NodeIndex write = st.write_node;
+  bool spread = false;
+  const auto one_node = [&spread](std::span<const NodeShare> shares, NodeIndex& node) {
+    if (shares.empty()) return;
+    if (node < 0 && shares.size() == 1 && shares.front().fraction == 1.0) {
+      node = shares.front().node;
+    } else {
+      spread = true;
+    }
+  };
+  one_node(st.read_spread, read);
+  one_node(st.write_spread, write);
   std::vector<ResourceUse>* target = &spread_terms_;
   if (!spread) {
     const std::size_t n = topology_->nodes.size() + 1;
-    const std::size_t key = (static_cast<std::size_t>(cpu_node) * n + static_cast<std::size_t>(st.read_node + 1)) * n +
-                            static_cast<std::size_t>(st.write_node + 1);
+    const std::size_t key = (static_cast<std::size_t>(cpu_node) * n + static_cast<std::size_t>(read + 1)) * n +
+                            static_cast<std::size_t>(write + 1);
     if (term_cache_.empty()) term_cache_.resize((n - 1) * n * n);
     target = &term_cache_[key];
     if (!target->empty()) return *target;

@@ -200,20 +200,33 @@ const MaxMinSolution& MaxMinSolver::solve(const MaxMinProblem& problem) {
   out.bottlenecks.assign(flows, MaxMinSolution::kNoBottleneck);
   frozen_.assign(flows, 0);
 
-  // Transposed incidence by counting sort; per-resource slope S_r and unfrozen term counts.
-  resource_begin_.assign(resources + 1, 0);
-  for (const ResourceUse& use : terms) ++resource_begin_[use.resource + 1];
-  for (std::size_t r = 0; r < resources; ++r) resource_begin_[r + 1] += resource_begin_[r];
-  incidence_.resize(terms.size());
-  active_terms_.assign(resources, 0);  // also the fill cursor of each resource's row
-  slope_.assign(resources, 0.0);
-  for (int f = 0; f < flow_count; ++f) {
-    const double weight = weights[f];
-    for (int k = flow_begin[f]; k < flow_begin[f + 1]; ++k) {
-      const int r = terms[k].resource;
-      incidence_[resource_begin_[r] + active_terms_[r]++] = {f, terms[k].coefficient};
-      slope_[r] += terms[k].coefficient * weight;
+  // Transposed incidence by counting sort; per-resource slope S_r and unfrozen term counts
+  // (kept from the last call when the flows are the same: see prepared_terms_).
+  if (resource_count != prepared_resources_ || flow_begin != prepared_flow_begin_ || weights != prepared_weights_ ||
+      terms != prepared_terms_) {
+    resource_begin_.assign(resources + 1, 0);
+    for (const ResourceUse& use : terms) ++resource_begin_[use.resource + 1];
+    for (std::size_t r = 0; r < resources; ++r) resource_begin_[r + 1] += resource_begin_[r];
+    incidence_.resize(terms.size());
+    active_terms_.assign(resources, 0);  // also the fill cursor of each resource's row
+    slope_.assign(resources, 0.0);
+    for (int f = 0; f < flow_count; ++f) {
+      const double weight = weights[f];
+      for (int k = flow_begin[f]; k < flow_begin[f + 1]; ++k) {
+        const int r = terms[k].resource;
+        incidence_[resource_begin_[r] + active_terms_[r]++] = {f, terms[k].coefficient};
+        slope_[r] += terms[k].coefficient * weight;
+      }
     }
+    prepared_resources_ = resource_count;
+    prepared_flow_begin_.assign(flow_begin.begin(), flow_begin.end());
+    prepared_terms_.assign(terms.begin(), terms.end());
+    prepared_weights_.assign(weights.begin(), weights.end());
+    initial_slope_.assign(slope_.begin(), slope_.end());
+    initial_active_terms_.assign(active_terms_.begin(), active_terms_.end());
+  } else {
+    slope_.assign(initial_slope_.begin(), initial_slope_.end());
+    active_terms_.assign(initial_active_terms_.begin(), initial_active_terms_.end());
   }
   slope_reference_.assign(slope_.begin(), slope_.end());
   fixed_load_.assign(resources, 0.0);

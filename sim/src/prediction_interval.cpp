@@ -3,13 +3,21 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
 #include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/sample_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
 
 namespace numatwin::sim {
+namespace {
+
+// Only figures of the run are read (its time; rate_of may read any total), never the timeline.
+constexpr SimulationOptions kNoTimeline{false};
+
+}  // namespace
 
 std::vector<std::string> uncertain_costs(const CostBasis& basis, const std::vector<std::string>& names) {
   std::vector<std::string> out;
@@ -81,19 +89,28 @@ std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, const std::
   return names;
 }
 
-std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec, const ParallelFor& parallel) {
+namespace {
+
+// The probes of costs_depended_on on `topology`, given the spec's plan and its simulated time.
+std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec, const Plan& base,
+                                           double base_time, const ParallelFor& parallel) {
   // A probe whose plan equals the spec's own has the spec's time exactly (the simulation reads
   // only the plan), so only the probes that change the plan are simulated: a shuffle reads no
   // operator cost at all.
-  const Plan base = build_plan(topology, spec);
-  const double base_time = Simulation(topology).run(base).time_s;
   return costs_depended_on(
       spec,
       [&](const WorkloadSpec& s) {
         const Plan plan = build_plan(topology, s);
-        return plan == base ? base_time : Simulation(topology).run(plan).time_s;
+        return plan == base ? base_time : Simulation(topology).run(plan, kNoTimeline).time_s;
       },
       parallel);
+}
+
+}  // namespace
+
+std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec, const ParallelFor& parallel) {
+  const Plan base = build_plan(topology, spec);
+  return costs_depended_on(topology, spec, base, Simulation(topology).run(base, kNoTimeline).time_s, parallel);
 }
 
 PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,
@@ -102,7 +119,8 @@ PredictionUncertainty prediction_uncertainty(const model::Topology& topology, co
                                              const ParallelFor& parallel) {
   if (samples < 0 || samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
   PredictionUncertainty u;
-  u.depends_on = costs_depended_on(topology, spec, parallel);
+  const Plan base = build_plan(topology, spec);
+  u.depends_on = costs_depended_on(topology, spec, base, Simulation(topology).run(base, kNoTimeline).time_s, parallel);
   u.uncertain = uncertain_costs(basis, u.depends_on);
   u.basis = cost_basis_summary(basis, u.depends_on);
   if (samples == 0 || u.uncertain.empty()) return u;
@@ -111,11 +129,38 @@ PredictionUncertainty prediction_uncertainty(const model::Topology& topology, co
   const std::vector<WorkloadSpec> specs = cost_samples(spec, basis, u.uncertain, options);
   std::vector<double> times(specs.size());
   std::vector<double> rates(specs.size());
-  parallel(specs.size(), [&](std::size_t i) {
-    const SimulationResult r = Simulation(topology).run(build_plan(topology, specs[i]));
+  const auto record = [&](std::size_t i, const Plan& plan) {
+    // The timeline only feeds per-step utilisations, which neither figure reads.
+    const SimulationResult r = Simulation(topology).run(plan, kNoTimeline);
     times[i] = r.time_s;
     rates[i] = rate_of(specs[i], r);
-  });
+  };
+  // One drawn cost that only scales rates: one plan, rescaled per sample (sample_plan.hpp), in
+  // batches of kSamplesPerCopy so that a parallel caller still has work for several threads.
+  std::optional<SamplePlan> shared;
+  if (u.uncertain.size() == 1) {
+    const std::string& name = u.uncertain.front();
+    double lowest = cost_field(specs.front().costs, name);
+    double highest = lowest;
+    for (const WorkloadSpec& s : specs) {
+      lowest = std::min(lowest, cost_field(s.costs, name));
+      highest = std::max(highest, cost_field(s.costs, name));
+    }
+    shared = rate_only_sample_plan(topology, spec, base, name, lowest, highest);
+  }
+  if (shared) {
+    constexpr std::size_t kSamplesPerCopy = 4;
+    const std::size_t batches = (specs.size() + kSamplesPerCopy - 1) / kSamplesPerCopy;
+    parallel(batches, [&](std::size_t b) {
+      Plan plan = shared->plan;
+      for (std::size_t i = b * kSamplesPerCopy; i < std::min(specs.size(), (b + 1) * kSamplesPerCopy); ++i) {
+        shared->apply(plan, cost_field(specs[i].costs, shared->cost));
+        record(i, plan);
+      }
+    });
+  } else {
+    parallel(specs.size(), [&](std::size_t i) { record(i, build_plan(topology, specs[i])); });
+  }
   u.samples = samples;
   u.time_s = interval_of(times);
   u.rate = interval_of(rates);

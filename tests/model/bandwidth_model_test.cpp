@@ -212,6 +212,33 @@ TEST(BandwidthModelTest, InterleavedReadsSplitOverBothControllers) {
   EXPECT_NEAR(r.utilisation[f.model.memory_resource(1)], 0.5, 1e-9);
 }
 
+TEST(BandwidthModelTest, AOneNodeSpreadIsThatNodeWhicheverComesFirst) {
+  // A reads b's memory: 10 lines x 64 B / (100 + 50) ns = 4.267 GB/s per thread; four threads
+  // would take 17.07 GB/s, the link b->a gives 10. The spread {b: 1} shares read_node b's cached
+  // terms, so the answers must not depend on which form the model saw first.
+  const std::vector<NodeShare> all_b = {{1, 1.0}};
+  const auto spread_stream = [&](const BandwidthModel& m, int core) {
+    Stream st;
+    st.core = m.core_of(0, core);
+    st.read_spread = all_b;
+    return st;
+  };
+  for (const bool spread_first : {false, true}) {
+    Fixture f(pair());
+    const std::vector<Stream> one_node = {read(f.model, 0, 0, 1)};
+    const std::vector<Stream> one_spread = {spread_stream(f.model, 0)};
+    std::vector<Stream> four;
+    for (int c = 0; c < 4; ++c) four.push_back(c % 2 == 0 ? spread_stream(f.model, c) : read(f.model, 0, c, 1));
+    const double first = f.model.solve(spread_first ? one_spread : one_node).rate_bytes_per_s[0];
+    const double second = f.model.solve(spread_first ? one_node : one_spread).rate_bytes_per_s[0];
+    EXPECT_NEAR(first / kGB, 640.0 / 150.0, 1e-9);
+    EXPECT_EQ(first, second);
+    const StreamRates& r = f.model.solve(four);
+    EXPECT_NEAR(total(r) / kGB, 10.0, 1e-9);
+    EXPECT_EQ(r.rate_bytes_per_s[0], r.rate_bytes_per_s[1]);
+  }
+}
+
 TEST(BandwidthModelTest, RandomAccessKeepsFewerLinesInFlight) {
   // A hash probe stream with 2 independent misses in flight: 2 x 64 B / 100 ns = 1.28 GB/s.
   Fixture f(pair());

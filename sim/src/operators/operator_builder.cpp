@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 namespace numatwin::sim::operators {
 namespace {
@@ -39,7 +40,7 @@ Plan OperatorBuilder::build(PlanReport* report) {
     report->datasets = datasets_;
     report->notes = notes_;
   }
-  return plan_;
+  return std::move(plan_);  // a builder builds once (build_operator_plan): no copy of every op
 }
 
 void OperatorBuilder::check() const {

@@ -61,7 +61,8 @@ class OperatorBuilder {
  public:
   OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition);
 
-  // Checks the spec, places threads and datasets, runs the operator's plan.
+  // Checks the spec, places threads and datasets, runs the operator's plan; once per builder (the plan is
+  // moved out).
   Plan build(PlanReport* report);
 
   [[nodiscard]] const model::Topology& topology() const { return t_; }

@@ -158,6 +158,7 @@ void plan(OperatorBuilder& b) {
     if (all_phases(spec)) sort_and_gather(b, order, o);
     const int w = order.outer[o];
     ThreadPlan& tp = b.thread_plan(w);
+    tp.ops.reserve(tp.ops.size() + 3 * order.producers[o].size());  // two scans and a barrier per step
     for (int k = 0; const int producer : order.producers[o]) {
       // (4) Merge the producer's fact range for this worker with the worker's whole dimension run.
       OperatorBuilder::scan(tp, fact_runs[static_cast<std::size_t>(producer)], fact_piece * d.tuple_bytes,

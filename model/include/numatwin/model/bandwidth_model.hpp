@@ -226,7 +226,7 @@ class BandwidthModel {
   void add_route(std::vector<ResourceUse>& uses, NodeIndex from, NodeIndex to, double coefficient) const;
   void add_probes(std::vector<ResourceUse>& uses, NodeIndex requester, NodeIndex home) const;
   // Terms of a stream's flow (one per resource), built once per (cpu, read, write) and cached;
-  // streams with spreads are built afresh.
+  // streams with spreads are built afresh (a one-node spread with fraction 1 is that node).
   const std::vector<ResourceUse>& stream_terms(const Stream& stream, NodeIndex cpu_node);
   void add_access(std::vector<ResourceUse>& uses, NodeIndex cpu_node, NodeIndex memory_node, double fraction,
                   bool write) const;

@@ -169,6 +169,16 @@ class MaxMinSolver {
   };
   std::vector<int> resource_begin_;
   std::vector<Incidence> incidence_;
+  // The flows the incidence was built from, and S_r and the term counts before any flow froze:
+  // a problem whose flows are the same (only rate bounds or capacities changed, as in the
+  // bandwidth model's fixed-point rounds) reuses them instead of transposing again. The same
+  // inputs in the same order give the same sums, so the solution is bitwise the same.
+  int prepared_resources_ = -1;
+  std::vector<int> prepared_flow_begin_;
+  std::vector<ResourceUse> prepared_terms_;
+  std::vector<double> prepared_weights_;
+  std::vector<double> initial_slope_;
+  std::vector<int> initial_active_terms_;
   std::vector<double> fixed_load_;       // L_r
   std::vector<double> slope_;            // S_r
   std::vector<double> slope_reference_;  // S_r when last summed afresh

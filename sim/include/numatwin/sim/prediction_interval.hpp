@@ -65,7 +65,10 @@ struct PredictionUncertainty {
 
 // Simulates `spec` on `topology` once per cost (which costs it depends on: doubling each) and
 // once per sample, through `parallel`; with samples == 0 only the basis is computed. Throws
-// std::invalid_argument for samples == 1.
+// std::invalid_argument for samples == 1. The samples are simulated without a timeline (rate_of
+// sees no timeline and per-step utilisations of 0). With one drawn cost that only scales rates,
+// the samples share one plan (sample_plan.hpp: built at both ends and the middle of the draws,
+// not per sample).
 PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,
                                              int samples,
                                              const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of,
