@@ -84,6 +84,8 @@ void OperatorBuilder::place_datasets() {
     }
     offset += r.bytes;
   }
+  whole_spreads_.clear();
+  for (const DataPlacement& d : datasets_) whole_spreads_.push_back(d.spread());
 }
 
 // Thread placement; "shared" moves each thread to the node holding most of its input chunk.
@@ -139,6 +141,13 @@ void OperatorBuilder::place_threads_for_data() {
 const DataPlacement& OperatorBuilder::dataset(const char* name) const {
   for (const DataPlacement& d : datasets_) {
     if (d.name == name) return d;
+  }
+  throw std::logic_error(std::string("no dataset ") + name);
+}
+
+const std::vector<model::NodeShare>& OperatorBuilder::spread_of(const char* name) const {
+  for (std::size_t i = 0; i < datasets_.size(); ++i) {
+    if (datasets_[i].name == name) return whole_spreads_.at(i);
   }
   throw std::logic_error(std::string("no dataset ") + name);
 }
