@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 namespace numatwin::sim::operators {
 namespace {
@@ -28,7 +29,7 @@ double llc_bytes(const model::Node& node) {
 OperatorBuilder::OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition)
     : t_(topology), spec_(spec), tlb_(model::tlb_basis(topology.tlb)), definition_(definition), routing_(topology), os_random_(spec.placement.seed * 7919 + 17) {}
 
-Plan OperatorBuilder::build(PlanReport* report) {
+Plan OperatorBuilder::build(PlanReport* report) && {
   check();
   place_threads_for_data();
   plan_.threads.resize(threads_.size());
@@ -39,7 +40,7 @@ Plan OperatorBuilder::build(PlanReport* report) {
     report->datasets = datasets_;
     report->notes = notes_;
   }
-  return plan_;
+  return std::move(plan_);
 }
 
 void OperatorBuilder::check() const {

@@ -62,7 +62,9 @@ class OperatorBuilder {
   OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition);
 
   // Checks the spec, places threads and datasets, runs the operator's plan.
-  Plan build(PlanReport* report);
+  // Once per builder (on a temporary): the plan is handed over, not copied (threads^2 ops, each
+  // Transfer with its spreads, for the shuffle-shaped operators).
+  Plan build(PlanReport* report) &&;
 
   [[nodiscard]] const model::Topology& topology() const { return t_; }
   [[nodiscard]] const WorkloadSpec& spec() const { return spec_; }
