@@ -7,6 +7,7 @@
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/operator_plan.hpp"
 
 namespace numatwin::sim {
 namespace {
@@ -138,6 +139,46 @@ TEST(WeightedInterleaveTest, PagesFollowTheWeights) {
   EXPECT_THROW((void)full.place("f", 24 * kGiB, DatasetKind::kShared,
                                 parse_memory_policy("weighted-interleave:s0=3,s1=1", t)),
                std::invalid_argument);
+}
+
+// Operators read a dataset's whole spread from the builder (worked out once per plan): the table
+// loops of COUNT must read the shared table's pages, not the input's. localalloc puts the shared
+// table on the loader's node s0 and each worker's input chunk on its own node (sparse: s0, s1).
+TEST(MemoryPolicyTest, OperatorTableAccessesReadTheTablesPages) {
+  const model::Topology t = ring4();
+  WorkloadSpec spec;
+  spec.kind = WorkloadKind::kCountAggregation;
+  spec.threads = 2;
+  spec.placement = parse_placement("sparse");
+  spec.memory = parse_memory_policy("localalloc", t);
+  spec.data.records = 1e7;
+  spec.data.keys.groups = 1e8;  // 3.2 GB of table: far beyond the caches, so its accesses miss
+  const Plan plan = build_plan(t, spec, nullptr);
+  ASSERT_EQ(plan.threads.size(), 2U);
+  int random = 0;
+  std::vector<double> scanned(4, 0.0);  // bytes streamed per node
+  for (const ThreadPlan& tp : plan.threads) {
+    for (const Op& op : tp.ops) {
+      const auto* tr = std::get_if<Transfer>(&op);
+      if (tr == nullptr) continue;
+      std::vector<model::NodeShare> nodes = tr->read_spread;
+      if (tr->read_node >= 0) nodes.push_back(model::NodeShare{tr->read_node, 1.0});
+      if (tr->lines_in_flight > 0.0) {  // a table access (read or update): only s0
+        ++random;
+        nodes.insert(nodes.end(), tr->write_spread.begin(), tr->write_spread.end());
+        if (tr->write_node >= 0) nodes.push_back(model::NodeShare{tr->write_node, 1.0});
+        ASSERT_FALSE(nodes.empty());
+        for (const model::NodeShare& n : nodes) EXPECT_EQ(n.node, 0);
+      } else {
+        for (const model::NodeShare& n : nodes) scanned[n.node] += tr->bytes * n.fraction;
+      }
+    }
+  }
+  EXPECT_GT(random, 0);
+  // Worker 1's half of the input (1e7 tuples of 16 bytes) is all that is streamed from s1.
+  EXPECT_NEAR(scanned[1], 0.8e8, 1e-6 * 0.8e8);
+  EXPECT_GE(scanned[0], 0.8e8 * (1 - 1e-6));
+  EXPECT_EQ(scanned[2] + scanned[3], 0.0);
 }
 
 TEST(WeightedInterleaveTest, ParsingNamesWhatIsWrong) {

@@ -102,11 +102,11 @@ void update_pass(OperatorBuilder& b, int w, const PassHits& hits, bool tails, do
   const std::vector<model::NodeShare> chunk = b.dataset("input").chunk(w, n);
   for (int i = 0; i < kBatches; ++i) {
     b.table_loop(tp, w, chunk, batch * d.tuple_bytes, batch * c.scan_cycles_per_tuple,
-                 b.dataset("hash table").spread(), batch, hits.llc, true, c.hash_cycles_per_tuple,
+                 b.spread_of("hash table"), batch, hits.llc, true, c.hash_cycles_per_tuple,
                  -1, hits.shared, hits.own, n > 1);
     b.table_page_walks(tp, b.dataset("hash table").size_bytes, batch, model::BufferKind::kPlaced, Phase::kUpdateTable);
     if (tails) {
-      const std::vector<model::NodeShare> values = b.dataset("values").spread();
+      const std::vector<model::NodeShare> values = b.spread_of("values");
       b.table_loop(tp, w, {}, 0.0, 0.0, values, batch, hits.llc, true, 0.0, -1, 0.0, hits.own,
                    false);
       b.table_page_walks(tp, b.dataset("values").size_bytes, batch, model::BufferKind::kPlaced, Phase::kUpdateTable);
@@ -133,7 +133,7 @@ void plan_per_group(OperatorBuilder& b) {
     if (w == 0) b.note_hit("group entries and block tails (append)", append.llc);
     update_pass(b, w, append, false, alloc.allocate_s / n);
     const double tails = d.records / n * share_beyond_header_line(b.spec());
-    const std::vector<model::NodeShare> blocks = b.dataset("values").spread();
+    const std::vector<model::NodeShare> blocks = b.spread_of("values");
     b.dependent_accesses(tp, blocks, tails, append.llc, true, Phase::kUpdateTable);
     // Translation: every value's block header (prefetched ahead) and the dependent tails, over
     // the allocator's heap.
@@ -151,7 +151,7 @@ void plan_per_group(OperatorBuilder& b) {
     const double per_group = std::max(2.0, d.records / d.keys.groups);
     const double cycles = values * std::log2(per_group) * c.sort_cycles_per_comparison;
     OperatorBuilder::scan(tp, slice, slice_entries * c.entry_bytes, 0.0);
-    OperatorBuilder::scan(tp, b.dataset("values").spread(), b.dataset("values").size_bytes / n, cycles, -1, Phase::kReadInput,
+    OperatorBuilder::scan(tp, b.spread_of("values"), b.dataset("values").size_bytes / n, cycles, -1, Phase::kReadInput,
                           Phase::kSortMerge, 1.0);
     tp.ops.emplace_back(Compute{alloc.free_s / n, Phase::kOther});
   }
@@ -197,7 +197,7 @@ void plan(OperatorBuilder& b) {
     const double per_group = std::max(2.0, d.records / d.keys.groups);
     const double cycles = values * std::log2(per_group) * c.sort_cycles_per_comparison;
     OperatorBuilder::scan(tp, slice, slice_bytes, 0.0);
-    OperatorBuilder::scan(tp, b.dataset("values").spread(), values * 8.0, cycles, -1,
+    OperatorBuilder::scan(tp, b.spread_of("values"), values * 8.0, cycles, -1,
                           Phase::kReadInput, Phase::kSortMerge, 1.0);
   }
 }

@@ -104,21 +104,21 @@ void plan_per_bucket(OperatorBuilder& b) {
     }
     for (int batch = 0; batch < kBatches; ++batch) {
       const double tuples = d.build_records / n / kBatches;
-      b.table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
+      b.table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, b.spread_of("hash table"), tuples,
                    build_hit, true, c.join_cycles_per_tuple, -1, build_shared, build_own, n > 1);
       b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kUpdateTable);
-      OperatorBuilder::write_stream(tp, nodes.spread(), node_count / n / kBatches * 32.0);
+      OperatorBuilder::write_stream(tp, b.spread_of("overflow nodes"), node_count / n / kBatches * 32.0);
       tp.ops.emplace_back(Compute{alloc.allocate_s / n / kBatches, Phase::kUpdateTable});
       b.maybe_os_move(tp);
     }
     tp.ops.emplace_back(Barrier{});
     for (int batch = 0; batch < kBatches; ++batch) {
       const double tuples = d.records / n / kBatches;
-      b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
+      b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, b.spread_of("hash table"), tuples,
                    probe_hit, false, c.join_cycles_per_tuple, -1, 0.0, probe_own);
-      b.table_loop(tp, w, {}, 0.0, 0.0, nodes.spread(), tuples * node_count / d.build_records, node_hit, false, 0.0, -1, 0.0,
+      b.table_loop(tp, w, {}, 0.0, 0.0, b.spread_of("overflow nodes"), tuples * node_count / d.build_records, node_hit, false, 0.0, -1, 0.0,
                    node_own);
-      b.dependent_accesses(tp, nodes.spread(), tuples * deeper, node_hit, false, Phase::kProbeTable);
+      b.dependent_accesses(tp, b.spread_of("overflow nodes"), tuples * deeper, node_hit, false, Phase::kProbeTable);
       b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kProbeTable);
       b.table_page_walks(tp, nodes.size_bytes, tuples * node_count / d.build_records, model::BufferKind::kAllocatorHeap,
                          Phase::kProbeTable);
@@ -126,7 +126,7 @@ void plan_per_bucket(OperatorBuilder& b) {
       b.maybe_os_move(tp);
     }
     tp.ops.emplace_back(Barrier{});
-    b.table_loop(tp, w, table.chunk(w, n), buckets / n * 32.0, 0.0, nodes.spread(), node_count / n, node_hit, false, 0.0, -1,
+    b.table_loop(tp, w, table.chunk(w, n), buckets / n * 32.0, 0.0, b.spread_of("overflow nodes"), node_count / n, node_hit, false, 0.0, -1,
                  0.0, node_own);
     b.table_page_walks(tp, nodes.size_bytes, node_count / n, model::BufferKind::kAllocatorHeap, Phase::kOther);
     tp.ops.emplace_back(Compute{alloc.free_s / n, Phase::kOther});
@@ -165,7 +165,7 @@ void plan(OperatorBuilder& b) {
     }
     for (int batch = 0; batch < kBatches; ++batch) {
       const double tuples = d.build_records / n / kBatches;
-      b.table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
+      b.table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, b.spread_of("hash table"), tuples,
                    build_hit, true, c.join_cycles_per_tuple, -1, build_shared, build_own, n > 1);
       b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kUpdateTable);
       b.maybe_os_move(tp);
@@ -173,7 +173,7 @@ void plan(OperatorBuilder& b) {
     tp.ops.emplace_back(Barrier{});
     for (int batch = 0; batch < kBatches; ++batch) {
       const double tuples = d.records / n / kBatches;
-      b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, table.spread(), tuples,
+      b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, b.spread_of("hash table"), tuples,
                    probe_hit, false, c.join_cycles_per_tuple, -1, 0.0, probe_own);
       b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kProbeTable);
       b.maybe_os_move(tp);

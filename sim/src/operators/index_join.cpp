@@ -54,7 +54,7 @@ void plan(OperatorBuilder& b) {
     if (w == 0) b.note("index depth " + std::to_string(depth) + ", " + std::to_string(cached_levels) + " levels in the LLC");
     for (int batch = 0; batch < kBatches; ++batch) {
       const double tuples = d.records / n / kBatches;
-      b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, index.spread(), tuples * depth,
+      b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, b.spread_of("index"), tuples * depth,
                    hit, false, c.join_cycles_per_tuple / depth);
       // Translation: level l's nodes (8^l x 64 bytes) are what a probe's access to it ranges over.
       for (int l = 0; l < depth; ++l)

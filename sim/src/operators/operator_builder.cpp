@@ -29,7 +29,7 @@ double llc_bytes(const model::Node& node) {
 OperatorBuilder::OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition)
     : t_(topology), spec_(spec), tlb_(model::tlb_basis(topology.tlb)), definition_(definition), routing_(topology), os_random_(spec.placement.seed * 7919 + 17) {}
 
-Plan OperatorBuilder::build(PlanReport* report) {
+Plan OperatorBuilder::build(PlanReport* report) && {
   check();
   place_threads_for_data();
   plan_.threads.resize(threads_.size());
@@ -40,7 +40,11 @@ Plan OperatorBuilder::build(PlanReport* report) {
     report->datasets = datasets_;
     report->notes = notes_;
   }
+<<<<<<< ours
   return std::move(plan_);  // a builder builds once (build_operator_plan): no copy of every op
+=======
+  return std::move(plan_);
+>>>>>>> theirs
 }
 
 void OperatorBuilder::check() const {
@@ -85,6 +89,8 @@ void OperatorBuilder::place_datasets() {
     }
     offset += r.bytes;
   }
+  whole_spreads_.clear();
+  for (const DataPlacement& d : datasets_) whole_spreads_.push_back(d.spread());
 }
 
 // Thread placement; "shared" moves each thread to the node holding most of its input chunk.
@@ -140,6 +146,13 @@ void OperatorBuilder::place_threads_for_data() {
 const DataPlacement& OperatorBuilder::dataset(const char* name) const {
   for (const DataPlacement& d : datasets_) {
     if (d.name == name) return d;
+  }
+  throw std::logic_error(std::string("no dataset ") + name);
+}
+
+const std::vector<model::NodeShare>& OperatorBuilder::spread_of(const char* name) const {
+  for (std::size_t i = 0; i < datasets_.size(); ++i) {
+    if (datasets_[i].name == name) return whole_spreads_.at(i);
   }
   throw std::logic_error(std::string("no dataset ") + name);
 }

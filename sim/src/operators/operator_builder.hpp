@@ -61,9 +61,16 @@ class OperatorBuilder {
  public:
   OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition);
 
+<<<<<<< ours
   // Checks the spec, places threads and datasets, runs the operator's plan; once per builder (the plan is
   // moved out).
   Plan build(PlanReport* report);
+=======
+  // Checks the spec, places threads and datasets, runs the operator's plan.
+  // Once per builder (on a temporary): the plan is handed over, not copied (threads^2 ops, each
+  // Transfer with its spreads, for the shuffle-shaped operators).
+  Plan build(PlanReport* report) &&;
+>>>>>>> theirs
 
   [[nodiscard]] const model::Topology& topology() const { return t_; }
   [[nodiscard]] const WorkloadSpec& spec() const { return spec_; }
@@ -76,6 +83,9 @@ class OperatorBuilder {
   [[nodiscard]] double line_bytes() const { return t_.performance.cache_line_bytes; }
   [[nodiscard]] double frequency_hz(int worker) const { return node_of(worker).frequency_ghz * 1e9; }
   [[nodiscard]] const DataPlacement& dataset(const char* name) const;
+  // dataset(name).spread(), worked out once when the datasets are placed: a weighted-interleaved
+  // dataset has one segment per worker, and the loops ask for its whole spread per batch.
+  [[nodiscard]] const std::vector<model::NodeShare>& spread_of(const char* name) const;
   ThreadPlan& thread_plan(int worker) { return plan_.threads[worker]; }
   void set_steps(int steps) { plan_.steps = steps; }
 
@@ -191,6 +201,7 @@ class OperatorBuilder {
   std::mt19937_64 os_random_;
   std::vector<PlacedThread> threads_;
   std::vector<DataPlacement> datasets_;
+  std::vector<std::vector<model::NodeShare>> whole_spreads_;  // per dataset: its spread()
   std::vector<std::string> notes_;
   Plan plan_;
 };

@@ -146,10 +146,12 @@ Route route(const OperatorBuilder& b, const ShuffleOrder& order, bool migrate) {
   r.node.assign(n, std::vector<model::NodeIndex>(n, 0));
   r.moved.assign(n, std::vector<bool>(n, false));
   r.visitors.assign(n, std::vector<int>(t.nodes.size(), 0));
+  std::vector<model::NodeIndex> main_node_of(n);  // each producer's chunk, looked up once (not n^2 times)
+  for (int p = 0; p < n; ++p) main_node_of[p] = main_node(input.chunk(p, n));
   for (int o = 0; o < n; ++o) {
     model::NodeIndex here = b.threads()[order.outer[o]].node;
     for (int k = 0; k < n; ++k) {
-      const model::NodeIndex data_node = main_node(input.chunk(order.producers[o][k], n));
+      const model::NodeIndex data_node = main_node_of[order.producers[o][k]];
       if (migrate && data_node != here && t.nodes[data_node].has_cores()) {
         here = data_node;
         r.moved[o][k] = true;
@@ -186,6 +188,8 @@ void plan(OperatorBuilder& b) {
   std::map<double, double> cold_by_share;  // cold misses per step, by LLC share
   bool noted_cold = false;
   b.set_steps(n);
+  std::vector<std::vector<model::NodeShare>> chunks(n);  // each producer's input chunk, once
+  for (int p = 0; p < n; ++p) chunks[p] = input.chunk(p, n);
   for (int o = 0; o < n; ++o) {
     const int w = order.outer[o];
     ThreadPlan& tp = b.thread_plan(w);
@@ -193,7 +197,7 @@ void plan(OperatorBuilder& b) {
     model::NodeIndex here = b.threads()[w].node;
     for (int k = 0; k < n; ++k) {
       const int producer = order.producers[o][k];
-      const std::vector<model::NodeShare> piece = input.chunk(producer, n);
+      const std::vector<model::NodeShare>& piece = chunks[producer];
       const model::NodeIndex node = where.node[o][k];
       const model::Node& x = t.nodes[node];
       const int visitors = std::max(1, where.visitors[k][node]);
