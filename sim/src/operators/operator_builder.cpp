@@ -40,11 +40,7 @@ Plan OperatorBuilder::build(PlanReport* report) && {
     report->datasets = datasets_;
     report->notes = notes_;
   }
-<<<<<<< ours
-  return std::move(plan_);  // a builder builds once (build_operator_plan): no copy of every op
-=======
   return std::move(plan_);
->>>>>>> theirs
 }
 
 void OperatorBuilder::check() const {

@@ -61,16 +61,10 @@ class OperatorBuilder {
  public:
   OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition);
 
-<<<<<<< ours
-  // Checks the spec, places threads and datasets, runs the operator's plan; once per builder (the plan is
-  // moved out).
-  Plan build(PlanReport* report);
-=======
   // Checks the spec, places threads and datasets, runs the operator's plan.
   // Once per builder (on a temporary): the plan is handed over, not copied (threads^2 ops, each
   // Transfer with its spreads, for the shuffle-shaped operators).
   Plan build(PlanReport* report) &&;
->>>>>>> theirs
 
   [[nodiscard]] const model::Topology& topology() const { return t_; }
   [[nodiscard]] const WorkloadSpec& spec() const { return spec_; }
