@@ -36,7 +36,6 @@ void plan(OperatorBuilder& b) {
   const OperatorCosts& c = b.costs();
   const int n = b.workers();
   const DataPlacement& s = b.dataset("S");
-  const DataPlacement& index = b.dataset("index");
   // Levels of 8^i nodes of 64 bytes; the top levels that fit in the LLC hit, the rest miss.
   int depth = 1;
   for (double level = d.build_records / 8.0; level > 1.0; level /= 8.0) ++depth;
