@@ -29,9 +29,12 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kMiB = 1024 * 1024;
 // A bandwidth point of several threads is quiet when each had its CPU at least this share of the
-// wall time; otherwise it is measured again, at most kAttempts times in all.
+// wall time; it is measured until kRepeats attempts were quiet, at most kRepeats + kAttempts - 1
+// times in all, and the median of the quiet ones is kept (one thread: once, or up to kAttempts
+// times until quiet).
 constexpr double kQuietCpuShare = 0.9;
 constexpr int kAttempts = 3;
+constexpr int kRepeats = 3;  // quiet attempts of a point of several threads (their median is kept)
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -397,12 +400,30 @@ Json measure_machine(const MeasureOptions& options) {
       // took turns on a busy CPU add up to more than the memory gave them together (on this VM
       // with a competing process on one CPU, 2 threads read "43.7 GB/s" that way, 36 when quiet).
       // A point during which some thread had its CPU less than kQuietCpuShare of the time is
-      // measured again, up to kAttempts times, and the quietest attempt is kept.
-      double gbps = 0.0;
-      int attempts = 0;
-      std::vector<ThreadRecord> best;
-      double best_share = -1.0;
-      for (attempts = 1; attempts <= kAttempts; ++attempts) {
+      // measured again. A point of several threads is measured until kRepeats attempts were
+      // quiet (at most kRepeats + kAttempts - 1 attempts) and their median is kept: this VM's
+      // two-reader bandwidth moved between about 35 and 69 GB/s from one run to the next with
+      // both CPUs held (docs/validation.md), so one attempt can catch the rarer level. With no
+      // quiet attempt, the quietest is kept.
+      struct Attempt {
+        double gbps = 0.0;
+        double share = 0.0;
+        std::vector<ThreadRecord> records;
+      };
+      const auto rate_of = [](const std::vector<ThreadRecord>& rs) {
+        if (rs.size() == 1) return rs[0].bytes / rs[0].seconds / 1e9;
+        double bytes = 0.0;
+        double wall = 0.0;
+        for (const ThreadRecord& r : rs) {
+          bytes += r.bytes;
+          wall = std::max(wall, r.wall_seconds);
+        }
+        return bytes / wall / 1e9;
+      };
+      const int wanted = task.threads == 1 ? 1 : kRepeats;
+      std::vector<Attempt> tried;
+      int quiet = 0;
+      while (static_cast<int>(tried.size()) < wanted + kAttempts - 1 && quiet < wanted) {
         run_pinned(pinner, cpus, records, [&](std::size_t t, ThreadRecord& record) {
           const auto start = Clock::now();
           double bytes = 0.0;
@@ -420,26 +441,22 @@ Json measure_machine(const MeasureOptions& options) {
           } while (seconds_since(start) < point_s);
           record.bytes = bytes;
         });
-        const double share = cpu_share(records);
-        if (share > best_share) {
-          best_share = share;
-          best = records;
-        }
-        if (share >= kQuietCpuShare || task.threads == 1) break;
+        tried.push_back(Attempt{rate_of(records), cpu_share(records), records});
+        quiet += tried.back().share >= kQuietCpuShare || task.threads == 1 ? 1 : 0;
+        if (task.threads == 1) break;
       }
-      records = best;
-      attempts = std::min(attempts, kAttempts);
-      if (records.size() == 1) {
-        gbps = records[0].bytes / records[0].seconds / 1e9;
-      } else {
-        double bytes = 0.0;
-        double wall = 0.0;
-        for (const ThreadRecord& r : records) {
-          bytes += r.bytes;
-          wall = std::max(wall, r.wall_seconds);
-        }
-        gbps = bytes / wall / 1e9;
-      }
+      std::vector<const Attempt*> kept;
+      for (const Attempt& a : tried)
+        if (a.share >= kQuietCpuShare) kept.push_back(&a);
+      if (kept.empty()) kept.push_back(&*std::max_element(tried.begin(), tried.end(),
+                                                          [](const Attempt& a, const Attempt& b) { return a.share < b.share; }));
+      std::sort(kept.begin(), kept.end(), [](const Attempt* a, const Attempt* b) { return a->gbps < b->gbps; });
+      const Attempt& chosen = *kept[(kept.size() - 1) / 2];  // the median (the lower of two)
+      records = chosen.records;
+      const double gbps = chosen.gbps;
+      const int attempts = static_cast<int>(tried.size());
+      Json quiet_gbps = Json::array();
+      for (const Attempt* a : kept) quiet_gbps.push_back(a->gbps);
       bandwidth.push_back(Json{{"kernel", task.kernel},
                                {"cpu_node", cpu.node.os_index},
                                {"memory_node", memory_os},
@@ -449,6 +466,7 @@ Json measure_machine(const MeasureOptions& options) {
                                {"checksum", sinks.empty() ? 0 : sinks[0] & 1},
                                {"cpu_share", cpu_share(records)},
                                {"attempts", attempts},
+                               {"attempts_gbps", quiet_gbps},
                                {"threads_observed", threads_json(records)},
                                {"pages", stream_pages}});
     } else if (task.kind == Task::kIdleLatency) {
