@@ -11,69 +11,32 @@
 
 #include "numatwin/gui/adaptive_timeline.hpp"
 #include "numatwin/model/input_error.hpp"
+#include "qjson_reader.hpp"
 
 namespace numatwin::gui {
 namespace {
 
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-  [[noreturn]] void fail(const std::string& pointer, const std::string& expectation) const {
-    throw model::InputError(file_, pointer, expectation);
-  }
-  QJsonValue required(const QJsonObject& o, const char* key, const std::string& at) const {
-    const QJsonValue v = o.value(QLatin1String(key));
-    if (v.isUndefined()) fail(at + "/" + key, "expected this required field, found nothing");
-    return v;
-  }
-  double number(const QJsonObject& o, const char* key, const std::string& at) const {
-    const QJsonValue v = required(o, key, at);
-    if (!v.isDouble()) fail(at + "/" + key, "expected a number");
-    return v.toDouble();
-  }
-  std::string string(const QJsonObject& o, const char* key, const std::string& at) const {
-    const QJsonValue v = required(o, key, at);
-    if (!v.isString()) fail(at + "/" + key, "expected a string");
-    return v.toString().toStdString();
-  }
-  QJsonArray array(const QJsonObject& o, const char* key, const std::string& at) const {
-    const QJsonValue v = required(o, key, at);
-    if (!v.isArray()) fail(at + "/" + key, "expected an array");
-    return v.toArray();
-  }
-  QJsonObject object(const QJsonValue& v, const std::string& at) const {
-    if (!v.isObject()) fail(at, "expected an object");
-    return v.toObject();
-  }
-  std::vector<double> shares(const QJsonObject& o, const char* key, const std::string& at,
-                             std::size_t sockets) const {
-    const QJsonArray a = array(o, key, at);
-    if (static_cast<std::size_t>(a.size()) != sockets) {
-      fail(at + "/" + key, "expected one value per socket (" + std::to_string(sockets) +
-                               "), found " + std::to_string(a.size()));
-    }
-    std::vector<double> out;
-    for (qsizetype i = 0; i < a.size(); ++i) {
-      if (!a[i].isDouble()) fail(at + "/" + key + "/" + std::to_string(i), "expected a number");
-      out.push_back(a[i].toDouble());
-    }
-    return out;
-  }
+using Reader = QJsonReader;
 
- private:
-  std::string file_;
-};
+// One number per socket at o[key].
+std::vector<double> shares(const QJsonReader& r, const QJsonObject& o, const char* key, const std::string& at, std::size_t sockets) {
+  const QJsonArray a = r.array(o, key, at);
+  if (static_cast<std::size_t>(a.size()) != sockets) {
+    r.fail(at + "/" + key, "expected one value per socket (" + std::to_string(sockets) + "), found " + std::to_string(a.size()));
+  }
+  std::vector<double> out;
+  for (qsizetype i = 0; i < a.size(); ++i) {
+    if (!a[i].isDouble()) r.fail(at + "/" + key + "/" + std::to_string(i), "expected a number");
+    out.push_back(a[i].toDouble());
+  }
+  return out;
+}
 
 }  // namespace
 
 AdaptiveTimelineView read_adaptive_timeline(const std::filesystem::path& path) {
   const Reader r(path.string());
-  QFile file(QString::fromStdString(path.string()));
-  if (!file.open(QIODevice::ReadOnly)) r.fail("", "cannot open the file");
-  QJsonParseError error{};
-  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-  if (error.error != QJsonParseError::NoError)
-    r.fail("", "not valid JSON: " + error.errorString().toStdString());
+  const QJsonDocument doc = r.document();
   if (!doc.isObject())
     r.fail("", "expected a JSON object (the output of numatwin adaptive --json)");
   const QJsonObject root = doc.object();
@@ -95,8 +58,8 @@ AdaptiveTimelineView read_adaptive_timeline(const std::filesystem::path& path) {
     bin.end_s = r.number(p, "end_s", at);
     if (!(bin.end_s > bin.begin_s)) r.fail(at + "/end_s", "expected a time after begin_s");
     bin.queries_per_s = r.number(p, "queries_per_s", at);
-    bin.cpu = r.shares(p, "socket_cpu", at, view.sockets.size());
-    bin.memory = r.shares(p, "socket_memory_utilisation", at, view.sockets.size());
+    bin.cpu = shares(r, p, "socket_cpu", at, view.sockets.size());
+    bin.memory = shares(r, p, "socket_memory_utilisation", at, view.sockets.size());
     view.bins.push_back(std::move(bin));
   }
   const QJsonArray decisions = r.array(root, "placer_decisions", "");

@@ -17,48 +17,14 @@
 
 #include "numatwin/gui/allocator_memory.hpp"
 #include "numatwin/model/input_error.hpp"
+#include "qjson_reader.hpp"
 
 namespace numatwin::gui {
 namespace {
 
 std::string round_text(double x) { return QString::number(x, 'g', 6).toStdString(); }
 
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-  [[noreturn]] void fail(const std::string& pointer, const std::string& expectation) const {
-    throw model::InputError(file_, pointer, expectation);
-  }
-  QJsonValue required(const QJsonObject& o, const char* key, const std::string& at) const {
-    const QJsonValue v = o.value(QLatin1String(key));
-    if (v.isUndefined()) fail(at + "/" + key, "expected this required field, found nothing");
-    return v;
-  }
-  // A finite number >= low.
-  double number(const QJsonObject& o, const char* key, const std::string& at, double low = -1e300) const {
-    const QJsonValue v = required(o, key, at);
-    if (!v.isDouble() || !std::isfinite(v.toDouble())) fail(at + "/" + key, "expected a number");
-    if (v.toDouble() < low) fail(at + "/" + key, "expected a number >= " + round_text(low) + ", found " + round_text(v.toDouble()));
-    return v.toDouble();
-  }
-  std::string string(const QJsonObject& o, const char* key, const std::string& at) const {
-    const QJsonValue v = required(o, key, at);
-    if (!v.isString()) fail(at + "/" + key, "expected a string");
-    return v.toString().toStdString();
-  }
-  QJsonArray array(const QJsonObject& o, const char* key, const std::string& at) const {
-    const QJsonValue v = required(o, key, at);
-    if (!v.isArray()) fail(at + "/" + key, "expected an array");
-    return v.toArray();
-  }
-  QJsonObject object(const QJsonValue& v, const std::string& at) const {
-    if (!v.isObject()) fail(at, "expected an object");
-    return v.toObject();
-  }
-
- private:
-  std::string file_;
-};
+using Reader = QJsonReader;
 
 AllocatorMemoryView::Series read_series(const Reader& r, const QJsonObject& o, const std::string& at) {
   AllocatorMemoryView::Series s;
@@ -135,11 +101,7 @@ std::string stream_title(const Reader& r, const QJsonObject& o, const std::strin
 
 AllocatorMemoryView read_allocator_memory(const std::filesystem::path& path) {
   const Reader r(path.string());
-  QFile file(QString::fromStdString(path.string()));
-  if (!file.open(QIODevice::ReadOnly)) r.fail("", "cannot open the file");
-  QJsonParseError error{};
-  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-  if (error.error != QJsonParseError::NoError) r.fail("", "not valid JSON: " + error.errorString().toStdString());
+  const QJsonDocument doc = r.document();
   QJsonArray results;
   std::string prefix;
   if (doc.isObject()) {

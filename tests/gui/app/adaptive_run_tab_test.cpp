@@ -12,19 +12,13 @@
 #include <QTemporaryDir>
 
 #include "adaptive_run_tab.hpp"
+#include "gui_app_test_application.hpp"
 #include "main_window.hpp"
 
 namespace numatwin::gui {
 namespace {
 
-QApplication& app() {
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  static int argc = 1;
-  static char name[] = "gui_app_tests";
-  static char* argv[] = {name, nullptr};
-  static QApplication* instance = new QApplication(argc, argv);  // never destroyed (main_window_test.cpp)
-  return *instance;
-}
+using test_support::app;
 
 // Two sockets, 10 s in two bins; one group partition decided at 2 s, done at 6 s (R1 and S1
 // copied together), one single-table move decided at 7 s and still running at the end.

@@ -15,19 +15,13 @@
 #include <cstdlib>
 
 #include "allocator_memory_page.hpp"
+#include "gui_app_test_application.hpp"
 #include "main_window.hpp"
 
 namespace numatwin::gui {
 namespace {
 
-QApplication& app() {
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  static int argc = 1;
-  static char name[] = "gui_app_tests";
-  static char* argv[] = {name, nullptr};
-  static QApplication* instance = new QApplication(argc, argv);  // never destroyed (main_window_test.cpp)
-  return *instance;
-}
+using test_support::app;
 
 QString fixture() { return QStringLiteral(NUMATWIN_SOURCE_DIR "/tests/data/gui/allocbench-arrivals-two.json"); }
 

@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 
 #include "interconnect_view.hpp"
+#include "gui_app_test_application.hpp"
 #include "main_window.hpp"
 #include "throughput_chart.hpp"
 #include "numatwin/model/topology_json.hpp"
@@ -20,16 +21,7 @@
 namespace numatwin::gui {
 namespace {
 
-QApplication& app() {
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  static int argc = 1;
-  static char name[] = "gui_app_tests";
-  static char* argv[] = {name, nullptr};
-  // Never destroyed: Qt tears its own globals down at exit first, and a static application
-  // destroyed after them crashes. Reachable through this pointer, so not a leak either.
-  static QApplication* instance = new QApplication(argc, argv);
-  return *instance;
-}
+using test_support::app;
 
 // Processes events until `done` or the timeout; the window stays responsive meanwhile.
 bool wait_for(const std::function<bool()>& done, int timeout_ms = 60000) {
