@@ -74,7 +74,8 @@ TEST(StreamSharePlanTest, TheFilterTakesItsOwnCyclesAndShare) {
   s.costs.filter_cycles_per_cell = 4.0;
   s.costs.scan_cycles_per_tuple = 1.0;  // not the filter's
   s.costs.filter_stream_share = 0.5;
-  const Transfer& tr = input_stream(build_plan(t, s, nullptr));
+  const Plan plan = build_plan(t, s, nullptr);  // kept: input_stream refers into it
+  const Transfer& tr = input_stream(plan);
   EXPECT_DOUBLE_EQ(tr.lines_in_flight, 0.5 * t.nodes[0].miss_buffers_per_core);
   // 4 cycles a cell of 8 bytes: 0.5 cycles a byte.
   EXPECT_DOUBLE_EQ(tr.cycles_per_byte, 4.0 / 8.0);
