@@ -66,7 +66,7 @@ void time_count(Runner& run, const CostBenchmarkOptions& o, std::size_t memory_b
   const std::size_t total = buffer.bytes() / sizeof(Tuple);
   const KeyGenerator gen(sim::parse_key_distribution("uniform", groups), total, kSeed + 22);
   gen.fill_tuples(0, std::span<Tuple>(input, total));
-  const std::size_t per_slice = kSliceBytes / sizeof(Tuple);
+  const std::size_t per_slice = std::min(kSliceBytes, buffer.bytes() / 2) / sizeof(Tuple);  // a small LLC: a small buffer
   Slices slices(total, per_slice);
   run.time("count_stream", "tuple",
            "the same loop and table, its input streamed from a " + std::to_string(buffer.bytes() >> 20) +
@@ -88,8 +88,9 @@ void time_filter(Runner& run, const CostBenchmarkOptions& o, std::size_t memory_
   for (std::size_t i = 0; i < total; ++i) cells[i] = subarray_cell_value(i);
   const std::size_t cached_cells =
       std::max<std::size_t>(4096, static_cast<std::size_t>(o.private_cache_bytes) / 4 / sizeof(double));
-  const std::size_t per_slice = kSliceBytes / sizeof(double);
+  const std::size_t per_slice = std::min(kSliceBytes, buffer.bytes() / 2) / sizeof(double);
   std::vector<double> result(std::max(cached_cells, per_slice));
+  if (cached_cells > total / 2) throw std::invalid_argument("cost microbenchmarks: the memory buffer is smaller than twice the filter's cached block");
   std::atomic<std::uint64_t> cursor{0};
   SubarrayTotals got;
   std::uint64_t expected = 0;
