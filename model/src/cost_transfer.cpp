@@ -16,7 +16,8 @@ const Node& first_with_cores(const Topology& t, const char* which) {
 }
 
 bool is_cycles(std::string_view name) {
-  return name.ends_with("_cycles_per_tuple") || name == "sort_cycles_per_comparison" || name == "filter_cycles_per_cell";
+  return name.ends_with("_cycles_per_tuple") || name == "sort_cycles_per_comparison" || name == "select_cycles_per_value" ||
+         name == "filter_cycles_per_cell";
 }
 
 std::string number(double v) {

@@ -44,8 +44,13 @@ constexpr std::array kTable = {
                      "radix join: build / probe a partition's cached table", 10.0, 1.0, 30.0, 0.0,
                      kUnbounded},
     OperatorCostInfo{"sort_cycles_per_comparison", "cycles",
-                     "MEDIAN: one comparison of the per-group sort; sort-merge join: of a run's sort", 4.0, 2.0, 12.0, 0.0,
+                     "sort-merge join: one comparison of a run's sort", 4.0, 2.0, 12.0, 0.0,
                      kUnbounded},
+    // The default: the old model's 4 cycles a comparison at log2 16 comparisons a value (a group
+    // of 16 values); the range from 2 comparisons of 2 cycles to 8 of 8.
+    OperatorCostInfo{"select_cycles_per_value", "cycles",
+                     "MEDIAN: select a group's median, per value (insertion sort or nth_element: linear)", 16.0, 4.0, 64.0,
+                     0.0, kUnbounded},
     OperatorCostInfo{"shared_line_transfer_ns", "ns",
                      "a line moving from another core's private cache (HitM)", 60.0, 20.0, 200.0,
                      0.0, kUnbounded},

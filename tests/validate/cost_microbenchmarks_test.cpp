@@ -24,12 +24,14 @@ CostTimings synthetic() {
   t.llc_table_llc_share = 1.0;
   t.llc_table_private_share = 0.25;
   t.index_levels = 3;
+  t.sort_run_tuples = 4096.0;
   for (const auto& [name, ns] : std::initializer_list<std::pair<const char*, double>>{
            {"chase_private", 4.0},   {"chase_llc", 20.0},       {"chase_memory", 100.0},
            {"random_memory", 12.5},  {"histogram", 1.0},        {"count_plain", 5.0},
            {"count_atomic", 12.0},   {"join_build", 3.5},       {"join_probe", 2.5},
            {"group_update", 4.0},    {"radix_scatter", 3.0},    {"partition_build", 6.0},
            {"partition_probe", 4.0}, {"sort_16", 8.0},          {"sort_256", 16.0},
+           {"sort_tuples", 12.0},
            {"merge", 3.0},           {"consumer_sum", 0.5},     {"count_llc", 5.6},
            {"index_probe", 10.0},    {"count_contended", 20.0}, {"shared_line", 80.0}})
     t.timings.push_back(timing(name, ns));
@@ -159,7 +161,13 @@ TEST(CostDerivationTest, SyntheticTimingsGiveTheHandWorkedCosts) {
   EXPECT_NEAR(find(c, "group_cycles_per_tuple").value, 5.2, 1e-12);
   EXPECT_DOUBLE_EQ(find(c, "partition_cycles_per_tuple").value, 6.0);
   EXPECT_NEAR(find(c, "partition_join_cycles_per_tuple").value, 7.2, 1e-12);
-  EXPECT_DOUBLE_EQ(find(c, "sort_cycles_per_comparison").value, 4.0);
+  // The sort-merge join's sort: f x sort_tuples / log2 m = 2 x 12 / log2 4096 = 2 cycles.
+  EXPECT_DOUBLE_EQ(find(c, "sort_cycles_per_comparison").value, 2.0);
+  // MEDIAN's selection, linear: the geometric mean of 2 x 8 and 2 x 16 = 16 sqrt 2 cycles a
+  // value, the range from 16 to 32.
+  EXPECT_NEAR(find(c, "select_cycles_per_value").value, 16.0 * std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(find(c, "select_cycles_per_value").low, 16.0, 1e-12);
+  EXPECT_NEAR(find(c, "select_cycles_per_value").high, 32.0, 1e-12);
   EXPECT_DOUBLE_EQ(find(c, "merge_cycles_per_tuple").value, 5.5);
   EXPECT_DOUBLE_EQ(find(c, "cycles_per_element").value, 1.0);
   EXPECT_NEAR(find(c, "llc_hit_ns").value, 12.0, 1e-12);
@@ -225,7 +233,7 @@ TEST(CostDerivationTest, MissingTimingsAndBadFrequenciesAreRefused) {
   one_cpu.timings.pop_back();
   const std::vector<DerivedCost> c = derive_operator_costs(one_cpu, 2.0);
   EXPECT_THROW((void)find(c, "shared_line_transfer_ns"), std::invalid_argument);
-  EXPECT_EQ(c.size(), 13u);
+  EXPECT_EQ(c.size(), 14u);
 }
 
 TEST(CostDerivationTest, DerivedCostsSetTheirFields) {
@@ -252,6 +260,14 @@ TEST(CostDerivationTest, TheReportSectionReadsBackAndBadFieldsAreNamed) {
   ASSERT_EQ(back.timings.size(), t.timings.size());
   EXPECT_EQ(back.at("count_atomic").median_ns, 12.0);
   EXPECT_EQ(back.index_levels, 3);
+  EXPECT_EQ(back.sort_run_tuples, 4096.0);
+  // A report from before sort_tuples: no run size, and the sort's comparison is not derived.
+  nlohmann::json old = doc;
+  old.erase("sort_run_tuples");
+  const CostTimings before = cost_timings_from_json(model::JsonReader(old, "/operator_costs", file));
+  EXPECT_EQ(before.sort_run_tuples, 0.0);
+  EXPECT_FALSE(has(derive_operator_costs(before, 2.0), "sort_cycles_per_comparison"));
+  EXPECT_TRUE(has(derive_operator_costs(before, 2.0), "select_cycles_per_value"));
   EXPECT_EQ(back.llc_table_private_share, 0.25);
   EXPECT_EQ(back.llc_table_llc_share, 1.0);
   nlohmann::json bad = doc;
@@ -275,7 +291,7 @@ TEST(CostMicrobenchmarkSlowTest, QuickRunVerifiesEveryLoopAndGivesPlausibleCosts
   for (const char* name :
        {"chase_private", "chase_llc", "chase_memory", "random_memory", "histogram", "count_plain",
         "count_atomic", "count_llc", "index_probe", "join_build", "join_probe", "group_update",
-        "radix_scatter", "partition_build", "partition_probe", "sort_16", "sort_256", "merge",
+        "radix_scatter", "partition_build", "partition_probe", "sort_16", "sort_256", "sort_tuples", "merge",
         "consumer_sum", "count_private", "count_stream", "filter", "filter_stream"}) {
     ASSERT_TRUE(t.has(name)) << name;
     const CostTiming& x = t.at(name);

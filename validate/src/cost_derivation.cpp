@@ -387,16 +387,24 @@ std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, doubl
                        fill("count_atomic - count_plain = {} - {}",
                             {number(count_atomic.mid), number(count_plain.mid)}),
                        0.1));
-  // Per comparison at k values per group: f x sort_k / log2 k; the geometric mean of k = 16, 256.
-  const Span per_16 = sort_16 * (f / 4.0);
-  const Span per_256 = sort_256 * (f / 8.0);
-  Span sort{std::sqrt(per_16.mid * per_256.mid), std::min(per_16.lo, per_256.lo),
-            std::max(per_16.hi, per_256.hi)};
-  out.push_back(
-      finish("sort_cycles_per_comparison", sort, "cycles",
-             fill("geometric mean of f x sort_16 / 4 = {} and f x sort_256 / 8 = {} (range: both)",
-                  {number(per_16.mid), number(per_256.mid)}),
-             kMinimumCycles));
+  // MEDIAN's selection per value: the geometric mean of the two group sizes, the range both.
+  const Span per_16 = sort_16 * f;
+  const Span per_256 = sort_256 * f;
+  const Span select{std::sqrt(per_16.mid * per_256.mid), std::min(per_16.lo, per_256.lo),
+                    std::max(per_16.hi, per_256.hi)};
+  out.push_back(finish("select_cycles_per_value", select, "cycles",
+                       fill("geometric mean of f x sort_16 = {} and f x sort_256 = {} (range: both)",
+                            {number(per_16.mid), number(per_256.mid)}),
+                       kMinimumCycles));
+  if (timings.has("sort_tuples") && timings.sort_run_tuples >= 2.0) {
+    const double log2_m = std::log2(timings.sort_run_tuples);
+    const Span sort_tuples = span_of(timings.at("sort_tuples"));
+    out.push_back(finish("sort_cycles_per_comparison", sort_tuples * (f / log2_m), "cycles",
+                         fill("f x sort_tuples / log2 m = {} x {} / {} (m = {} tuples)",
+                              {number(f), number(sort_tuples.mid), number(log2_m),
+                               number(timings.sort_run_tuples)}),
+                         kMinimumCycles));
+  }
   constexpr double kDimensionsPerFact = 2048.0 / 8192.0;
   out.push_back(finish("merge_cycles_per_tuple", merge * f - scan * kDimensionsPerFact, "cycles",
                        fill("f x merge - (2048 / 8192) x scan = {} x {} - 0.25 x {}",
@@ -476,6 +484,7 @@ Json operator_costs_json(const CostTimings& timings, const std::vector<DerivedCo
               {"llc_table_private_share", timings.llc_table_private_share},
               {"llc_table_llc_share", timings.llc_table_llc_share},
               {"index_levels", timings.index_levels},
+              {"sort_run_tuples", timings.sort_run_tuples},
               {"private_cache_bytes", timings.private_cache_bytes},
               {"llc_bytes", timings.llc_bytes},
               {"memory_bytes", timings.memory_bytes},
@@ -498,6 +507,10 @@ CostTimings cost_timings_from_json(const model::JsonReader& section) {
     if (!(*field >= 0.0 && *field <= 1.0)) section.field(key).fail("expected a share in [0, 1]");
   }
   out.index_levels = section.field("index_levels").small_integer(0);
+  if (section.has("sort_run_tuples")) {  // absent: a report from before sort_tuples
+    out.sort_run_tuples = section.field("sort_run_tuples").number();
+    if (!(out.sort_run_tuples >= 0.0)) section.field("sort_run_tuples").fail("expected a number of tuples >= 0");
+  }
   for (const auto& [key, field] :
        {std::pair{"private_cache_bytes", &out.private_cache_bytes},
         std::pair{"llc_bytes", &out.llc_bytes}, std::pair{"memory_bytes", &out.memory_bytes}}) {

@@ -24,6 +24,8 @@ namespace numatwin::validate::cost_bench {
 
 inline constexpr std::uint64_t kSeed = 20261117;
 inline constexpr std::size_t kHugePage = 2 * 1024 * 1024;
+inline constexpr int kRadixBits = 8;              // 256 partitions (one-line write-combining buffers)
+inline constexpr std::size_t kSmallGroups = 512;  // tables of 1024 entries of 16 bytes: 16 KiB, in L1
 
 // Memory aligned to 2 MiB with transparent huge pages advised (as `validate measure` and the
 // kernels' buffers), every page touched.
@@ -158,5 +160,9 @@ class FreshTuples {
 // private cache and the array filter, each over a cache-resident and a memory-resident input of
 // `memory_bytes`.
 void time_stream_loops(Runner& run, const CostBenchmarkOptions& o, std::size_t memory_bytes);
+
+// The operator loops on cache-resident data (cost_operator_microbenchmarks.cpp); `input`: the
+// table loops' input (its size is theirs), the radix join's scatter reads it.
+void time_operator_loops(Runner& run, const CostBenchmarkOptions& o, const std::vector<Tuple>& input);
 
 }  // namespace numatwin::validate::cost_bench

@@ -4,6 +4,10 @@
 
 namespace numatwin::validate {
 
+void sort_by_key(std::span<Tuple> run) {
+  std::sort(run.begin(), run.end(), [](const Tuple& a, const Tuple& b) { return a.key < b.key; });
+}
+
 JoinTotals merge_join(std::span<const Tuple> facts, std::span<const Tuple> dims) {
   const Tuple* __restrict f = facts.data();
   const Tuple* __restrict d = dims.data();

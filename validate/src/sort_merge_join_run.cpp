@@ -135,13 +135,13 @@ RealRun run_merge_only(ThreadTeam& team, const TeamPlan& plan, const HostMap& ho
       const auto [cb, ce] = PlacedDataset::chunk(ns, p, workers);
       if (cb < b || ce > e || cb == ce) continue;
       probe_gen.fill(cb, {facts + cb, ce - cb});
-      std::sort(facts + cb, facts + ce, by_key);
+      sort_by_key({facts + cb, ce - cb});
     }
   });
   // Dimension runs: R sorted by key, worker w's run = the w-th chunk (its key range).
   std::vector<Tuple> r(nr);
   BuildData(spec).fill(0, r);
-  std::sort(r.begin(), r.end(), by_key);
+  sort_by_key(r);
   data.sets[1]->initialise(team, [&](int, std::size_t b, std::size_t e) {
     std::copy(r.begin() + static_cast<std::ptrdiff_t>(b),
               r.begin() + static_cast<std::ptrdiff_t>(e), dims + b);
@@ -256,7 +256,7 @@ RealRun run_all_phases(ThreadTeam& team, const TeamPlan& plan, const HostMap& ho
       };
       // (1) sort the fact chunk.
       const auto [fb, fe] = PlacedDataset::chunk(ns, w, workers);
-      std::sort(facts + fb, facts + fe, by_key);
+      sort_by_key({facts + fb, fe - fb});
       mark(1);
       // (2) histogram and scatter of the dimension chunk into the worker's pieces area.
       const auto [cb, ce] = PlacedDataset::chunk(nr, w, workers);
@@ -279,7 +279,7 @@ RealRun run_all_phases(ThreadTeam& team, const TeamPlan& plan, const HostMap& ho
         if (tight) team.barrier();
       }
       mark(3);
-      std::sort(runs + rb, runs + at, by_key);
+      sort_by_key({runs + rb, at - rb});
       mark(4);
       // (4) merge the run with every producer's fact piece of this range.
       const std::span<const Tuple> dim_run(runs + rb, at - rb);

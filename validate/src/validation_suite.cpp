@@ -51,6 +51,7 @@ const CostParameter kParameters[] = {
     {"table_stream_share", [](KernelCosts& c) { return &c.operators.table_stream_share; }, 0.01, 1.0},
     {"filter_stream_share", [](KernelCosts& c) { return &c.operators.filter_stream_share; }, 0.01, 1.0},
     {"sort_cycles_per_comparison", [](KernelCosts& c) { return &c.operators.sort_cycles_per_comparison; }, 0.5, 100.0},
+    {"select_cycles_per_value", [](KernelCosts& c) { return &c.operators.select_cycles_per_value; }, 1.0, 400.0},
     {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.5, 100.0},
     {"partition_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_cycles_per_tuple; }, 0.5, 100.0},
     {"partition_join_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_join_cycles_per_tuple; }, 0.5, 300.0},

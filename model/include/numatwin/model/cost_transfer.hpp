@@ -2,7 +2,8 @@
 // origin "transferred"). The rule, per kind of cost, with S the source machine's first node with
 // cores and T the target's (their frequency_ghz f_S, f_T):
 //
-//   core-bound loop costs (*_cycles_per_tuple, sort_cycles_per_comparison, filter_cycles_per_cell)
+//   core-bound loop costs (*_cycles_per_tuple, sort_cycles_per_comparison, select_cycles_per_value,
+//   filter_cycles_per_cell)
 //       the same cycles on T: a loop's instructions do not change with the machine, and the model
 //       turns cycles into time with T's frequency (so the time scales by f_S / f_T);
 //   latencies counted in core cycles (llc_hit_ns, private_hit_ns, atomic_update_ns,

@@ -72,7 +72,10 @@ struct OperatorCosts {
   double merge_cycles_per_tuple = 10.0;
   double partition_cycles_per_tuple = 6.0;  // radix join's scatter: hash, cursor, line buffer (assumed)
   double partition_join_cycles_per_tuple = 10.0;  // radix join: build / probe of a partition's cached table
-  double sort_cycles_per_comparison = 4.0;  // MEDIAN sorts each group's values
+  double sort_cycles_per_comparison = 4.0;  // sort-merge join: one comparison of a run's sort
+  // MEDIAN's selection per value: the kernel sorts a group of up to 32 values by insertion and
+  // selects in a larger one (nth_element), both linear in the values for the groups it meets.
+  double select_cycles_per_value = 16.0;
   double filter_cycles_per_cell = 2.0;      // subarray: test a cell against the range, keep it if inside
   int entry_bytes = 16;                     // hash table entry (key + payload); tables are half full
   // An atomic update of a shared table whose line another core modified last: the line moves

@@ -65,6 +65,8 @@
 //   partition_probe probe of that table with |R_p| tuples, every key found
 //   sort_16, sort_256  MEDIAN's median_select over groups of 16 and 256 values (8192 values):
 //                   ns per value
+//   sort_tuples     the sort-merge join's sort (sort_by_key: std::sort by key) of a run of m
+//                   fresh tuples, m = a quarter of the private cache / 16 B: ns per tuple
 //   merge           the sort-merge join's merge (merge_join), 8192 facts and 2048 dimension
 //                   tuples (keys: dimensions the even numbers, facts uniform), ns per fact
 //   consumer_sum    the shuffle consumer (sum_elements), 16384 elements: ns per element
@@ -120,10 +122,12 @@
 //                                                                    scan term: the histogram is)
 //   partition_join_cycles_per_tuple = f x (partition_build + partition_probe) / 2 - scan
 //                                     - f x private_hit_ns / L
-//   sort_cycles_per_comparison   = geometric mean of f x sort_k / log2 k over k = 16, 256 (the
-//                                  model charges values x log2(values per group) x this; the real
-//                                  selection is not n log n, so the two sizes differ: the range
-//                                  covers both)
+//   select_cycles_per_value      = geometric mean of f x sort_16 and f x sort_256 (MEDIAN's
+//                                  selection is linear in the values: insertion sort up to 32,
+//                                  nth_element above; the range covers both sizes)
+//   sort_cycles_per_comparison   = f x sort_tuples / log2 m (the model charges a run of m tuples
+//                                  m log2 m of these; not derived from a saved report without
+//                                  sort_tuples)
 //   merge_cycles_per_tuple       = (f x merge x 8192 - 2048 x scan) / 8192 (the model charges
 //                                  the dimension run scan cycles and each fact this)
 //   cycles_per_element           = f x consumer_sum
@@ -194,6 +198,7 @@ struct CostTimings {
   double llc_table_private_share = 0.0;
   double llc_table_llc_share = 0.0;
   int index_levels = 0;  // index_probe's index: the model's depth (levels of 8^i 64-byte nodes)
+  double sort_run_tuples = 0.0;  // sort_tuples' run (0: a saved report from before it)
   // The caches the loops were sized by (0: a saved report from before the LLC sweep).
   double private_cache_bytes = 0.0;
   double llc_bytes = 0.0;

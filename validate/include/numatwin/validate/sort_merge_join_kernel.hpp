@@ -2,6 +2,8 @@
 // model): the loops of its four phases, each one worker's share. The run (sort_merge_join_run.hpp)
 // places the data, times the phases between barriers and verifies.
 //
+// sort_by_key: phases 1 and 3's sort of one run of tuples by key (std::sort, the run's tuples in
+// place); the cost microbenchmark sort_tuples times this function.
 // merge_join: one merge of a sorted fact piece with a sorted dimension run of distinct keys;
 // matches and sum(d.value + f.value) modulo 2^64, as the hash join.
 // range_of: the key range (0..n-1) a key belongs to, given the ranges' lower bounds
@@ -20,6 +22,7 @@
 
 namespace numatwin::validate {
 
+void sort_by_key(std::span<Tuple> run);
 JoinTotals merge_join(std::span<const Tuple> facts, std::span<const Tuple> dims);
 
 std::size_t range_of(std::uint64_t key, std::span<const std::uint64_t> lower);
