@@ -59,6 +59,7 @@ struct Task {
   int worker_socket = -1;
   int data_socket = -1;
   bool stolen = false;
+  bool beside_stolen = false;  // a stolen task read its data socket while it ran (adaptive_dispatch.cpp)
 };
 
 struct Query {
@@ -183,10 +184,15 @@ class Engine {
   // adaptive_dispatch.cpp
   void enqueue(int task_id, int socket);
   void dispatch();
-  std::optional<int> pop_oldest(int socket, bool stealing);
+  std::optional<int> pop_oldest(int socket, bool stealing, int loaded_sockets = -1);
   void start_task(int task_id, int worker_socket);
-  [[nodiscard]] bool may_steal(int task_class) const;
+  // Stealing rule at the threshold effective while loaded_sockets sockets have queued tasks
+  // (adaptive_stealing.hpp); loaded_sockets = -1: the calibrated threshold itself.
+  [[nodiscard]] bool may_steal(int task_class, int loaded_sockets = -1) const;
   [[nodiscard]] int workers_available(int socket) const;
+  // Sockets that hold the work: at least a chunk (task_bytes) queued per worker, as every data
+  // socket of the stealing calibration has (adaptive_stealing.hpp).
+  [[nodiscard]] int loaded_sockets() const;
   // adaptive_rates.cpp
   const CachedRates& rates();
   // adaptive_operations.cpp
