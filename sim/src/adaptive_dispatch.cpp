@@ -31,6 +31,16 @@ bool Engine::may_steal(int task_class, int loaded_sockets) const {
   return stealing_allowed(sc_.stealing, ema.empty() ? std::nullopt : std::optional<double>(ema.value()), threshold);
 }
 
+bool Engine::victim_has_room(int victim, int task_class) const {
+  std::vector<double> rate(C_, 0.0);
+  for (int c = 0; c < C_; ++c) rate[c] = classes_.ema[c].empty() ? 0.0 : classes_.ema[c].value();
+  double demand = rate[task_class];
+  for (int w = 0; w < S_; ++w) {
+    for (int c = 0; c < C_; ++c) demand += group_count_[(w * S_ + victim) * C_ + c] * rate[c];
+  }
+  return demand <= 2.0 * W_ * threshold_;
+}
+
 int Engine::loaded_sockets() const {
   int loaded = 0;
   for (int v = 0; v < S_; ++v) {
@@ -50,6 +60,7 @@ std::optional<int> Engine::pop_oldest(int socket, bool stealing, int loaded_sock
   for (int c = 0; c < C_; ++c) {
     const std::deque<int>& q = queues_[socket * C_ + c];
     if (q.empty() || (stealing && !may_steal(c, loaded_sockets))) continue;
+    if (stealing && loaded_sockets >= 0 && !victim_has_room(socket, c)) continue;
     if (best < 0 || tasks_[q.front()].sequence < tasks_[queues_[socket * C_ + best].front()].sequence) best = c;
   }
   if (best < 0) return std::nullopt;

@@ -193,6 +193,9 @@ class Engine {
   // Sockets that hold the work: at least a chunk (task_bytes) queued per worker, as every data
   // socket of the stealing calibration has (adaptive_stealing.hpp).
   [[nodiscard]] int loaded_sockets() const;
+  // The victim's memory demand (every task reading it at its class's moving average, plus the
+  // candidate) within 2 W T: the calibration's victim at the threshold (adaptive_stealing.hpp).
+  [[nodiscard]] bool victim_has_room(int victim, int task_class) const;
   // adaptive_rates.cpp
   const CachedRates& rates();
   // adaptive_operations.cpp
