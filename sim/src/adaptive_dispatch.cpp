@@ -9,7 +9,8 @@
 // the oldest stealable task of the first victim. Whether a class may be stolen is the rule of
 // adaptive_stealing.hpp on the class's moving average of task throughput, at the threshold
 // effective for the sockets that hold the work now (loaded_sockets: at least one chunk of
-// task_bytes queued per worker). Tasks that start while a stolen task reads their data socket
+// task_bytes queued per worker; at least one, the victim), and only while the victim's memory
+// demand stays within the calibration's (victim_has_room). Tasks that start while a stolen task reads their data socket
 // (or that are stolen) are marked: the moving average skips them (adaptive_queries.cpp).
 // A task that starts joins its (worker socket, data socket, class) group; a group that had no
 // running task makes the rates be solved again at once (adaptive_rates.cpp).
@@ -32,11 +33,13 @@ bool Engine::may_steal(int task_class, int loaded_sockets) const {
 }
 
 bool Engine::victim_has_room(int victim, int task_class) const {
-  std::vector<double> rate(C_, 0.0);
-  for (int c = 0; c < C_; ++c) rate[c] = classes_.ema[c].empty() ? 0.0 : classes_.ema[c].value();
-  double demand = rate[task_class];
+  const auto rate = [&](int c) { return classes_.ema[c].empty() ? 0.0 : classes_.ema[c].value(); };
+  double demand = rate(task_class);
   for (int w = 0; w < S_; ++w) {
-    for (int c = 0; c < C_; ++c) demand += group_count_[(w * S_ + victim) * C_ + c] * rate[c];
+    for (int c = 0; c < C_; ++c) {
+      const int n = group_count_[(w * S_ + victim) * C_ + c];
+      if (n > 0) demand += n * rate(c);
+    }
   }
   return demand <= 2.0 * W_ * threshold_;
 }
@@ -44,16 +47,24 @@ bool Engine::victim_has_room(int victim, int task_class) const {
 int Engine::loaded_sockets() const {
   int loaded = 0;
   for (int v = 0; v < S_; ++v) {
-    double queued_bytes = 0.0;
-    for (int c = 0; c < C_; ++c) {
-      for (int id : queues_[v * C_ + c]) queued_bytes += tasks_[id].remaining;
-    }
-    if (queued_bytes >= W_ * sc_.task_bytes) ++loaded;
+    if (queued_bytes_[v] >= W_ * sc_.task_bytes) ++loaded;
   }
-  return loaded;
+  return std::max(1, loaded);  // a victim, whatever its queue, holds work
 }
 
-void Engine::enqueue(int task_id, int socket) { queues_[socket * C_ + tasks_[task_id].task_class].push_back(task_id); }
+void Engine::enqueue(int task_id, int socket) {
+  queues_[socket * C_ + tasks_[task_id].task_class].push_back(task_id);
+  queued_bytes_[socket] += tasks_[task_id].remaining;
+}
+
+void Engine::recount_queued_bytes() {
+  for (int s = 0; s < S_; ++s) {
+    queued_bytes_[s] = 0.0;
+    for (int c = 0; c < C_; ++c) {
+      for (int id : queues_[s * C_ + c]) queued_bytes_[s] += tasks_[id].remaining;
+    }
+  }
+}
 
 std::optional<int> Engine::pop_oldest(int socket, bool stealing, int loaded_sockets) {
   int best = -1;
@@ -66,6 +77,7 @@ std::optional<int> Engine::pop_oldest(int socket, bool stealing, int loaded_sock
   if (best < 0) return std::nullopt;
   const int id = queues_[socket * C_ + best].front();
   queues_[socket * C_ + best].pop_front();
+  queued_bytes_[socket] = std::max(0.0, queued_bytes_[socket] - tasks_[id].remaining);
   return id;
 }
 

@@ -191,7 +191,7 @@ class Engine {
   [[nodiscard]] bool may_steal(int task_class, int loaded_sockets = -1) const;
   [[nodiscard]] int workers_available(int socket) const;
   // Sockets that hold the work: at least a chunk (task_bytes) queued per worker, as every data
-  // socket of the stealing calibration has (adaptive_stealing.hpp).
+  // socket of the stealing calibration has (adaptive_stealing.hpp); at least 1 (the victim).
   [[nodiscard]] int loaded_sockets() const;
   // The victim's memory demand (every task reading it at its class's moving average, plus the
   // candidate) within 2 W T: the calibration's victim at the threshold (adaptive_stealing.hpp).
@@ -204,6 +204,7 @@ class Engine {
   void start_operation(const PlacerDecision& decision);
   void finish_phase();
   void move_queued_tasks(const std::vector<int>& from_parts, const std::vector<int>& to_parts);
+  void recount_queued_bytes();
   // adaptive_timeline.cpp
   void accumulate_sockets(const CachedRates& r, double dt);
   void take_sample(double begin_s, double end_s);
@@ -232,6 +233,7 @@ class Engine {
   std::vector<int> free_queries_;
   std::vector<Client> clients_;
   std::vector<std::deque<int>> queues_;  // [socket * C + class]: task ids, oldest first
+  std::vector<double> queued_bytes_;     // per socket: bytes of its queued tasks
   std::vector<int> running_;             // task ids
   std::vector<int> running_on_;          // per socket
   std::vector<int> group_count_;         // [(worker * S + data) * C + class]

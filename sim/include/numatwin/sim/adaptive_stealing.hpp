@@ -6,10 +6,12 @@
 //     adaptive: the task's class has a moving average of memory throughput per task and it is
 //               <= the machine's threshold, as effective where the work is (below). The average
 //               is over tasks that ran as with stealing denied (not stolen, no stolen task
-//               reading their socket meanwhile), as the calibration measured it. A class without a sample yet is not stolen: its
-//               first tasks run where their data is, so the first samples are not lowered by
-//               the remote traffic that stealing adds (once stolen and contended, a memory-bound
-//               class would look light and stay stealable).
+//               reading their socket meanwhile), as the calibration measured it. A class
+//               without a sample yet is not stolen: its first tasks run where their data is,
+//               so the first samples are not lowered by the remote traffic that stealing adds
+//               (once stolen and contended, a memory-bound class would look light and stay
+//               stealable). The engine also keeps each victim's memory demand (its readers at
+//               their classes' averages) within 2 W T, the calibration's victim at T.
 // The threshold comes from the scenario or from the calibration (adaptive_stealing_calibration.hpp).
 //
 // Where the work is (effective_stealing_threshold): the calibration measures T with half the
