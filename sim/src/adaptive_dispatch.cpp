@@ -47,7 +47,8 @@ bool Engine::victim_has_room(int victim, int task_class) const {
 int Engine::loaded_sockets() const {
   int loaded = 0;
   for (int v = 0; v < S_; ++v) {
-    if (queued_bytes_[v] >= W_ * sc_.task_bytes) ++loaded;
+    // Sums kept incrementally drift in the last digits; a queue of exactly W chunks counts.
+    if (queued_bytes_[v] >= W_ * sc_.task_bytes * (1.0 - 1e-9)) ++loaded;
   }
   return std::max(1, loaded);  // a victim, whatever its queue, holds work
 }
