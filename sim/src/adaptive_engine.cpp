@@ -117,6 +117,7 @@ void Engine::initialise() {
     for (int k = 0; k < table.parts; ++k) parts_.emplace_back(ti, (table.socket + k) % S_, table.size_bytes / table.parts, keep);
   }
   queues_.assign(static_cast<std::size_t>(S_) * C_, {});
+  queued_bytes_.assign(S_, 0.0);
   running_on_.assign(S_, 0);
   group_count_.assign(static_cast<std::size_t>(S_) * S_ * C_, 0);
   for (int c = 0; c < C_; ++c) {

@@ -59,6 +59,7 @@ struct Task {
   int worker_socket = -1;
   int data_socket = -1;
   bool stolen = false;
+  bool beside_stolen = false;  // a stolen task read its data socket while it ran (adaptive_dispatch.cpp)
 };
 
 struct Query {
@@ -183,10 +184,18 @@ class Engine {
   // adaptive_dispatch.cpp
   void enqueue(int task_id, int socket);
   void dispatch();
-  std::optional<int> pop_oldest(int socket, bool stealing);
+  std::optional<int> pop_oldest(int socket, bool stealing, int loaded_sockets = -1);
   void start_task(int task_id, int worker_socket);
-  [[nodiscard]] bool may_steal(int task_class) const;
+  // Stealing rule at the threshold effective while loaded_sockets sockets have queued tasks
+  // (adaptive_stealing.hpp); loaded_sockets = -1: the calibrated threshold itself.
+  [[nodiscard]] bool may_steal(int task_class, int loaded_sockets = -1) const;
   [[nodiscard]] int workers_available(int socket) const;
+  // Sockets that hold the work: at least a chunk (task_bytes) queued per worker, as every data
+  // socket of the stealing calibration has (adaptive_stealing.hpp); at least 1 (the victim).
+  [[nodiscard]] int loaded_sockets() const;
+  // The victim's memory demand (every task reading it at its class's moving average, plus the
+  // candidate) within 2 W T: the calibration's victim at the threshold (adaptive_stealing.hpp).
+  [[nodiscard]] bool victim_has_room(int victim, int task_class) const;
   // adaptive_rates.cpp
   const CachedRates& rates();
   // adaptive_operations.cpp
@@ -195,6 +204,7 @@ class Engine {
   void start_operation(const PlacerDecision& decision);
   void finish_phase();
   void move_queued_tasks(const std::vector<int>& from_parts, const std::vector<int>& to_parts);
+  void recount_queued_bytes();
   // adaptive_timeline.cpp
   void accumulate_sockets(const CachedRates& r, double dt);
   void take_sample(double begin_s, double end_s);
@@ -223,6 +233,7 @@ class Engine {
   std::vector<int> free_queries_;
   std::vector<Client> clients_;
   std::vector<std::deque<int>> queues_;  // [socket * C + class]: task ids, oldest first
+  std::vector<double> queued_bytes_;     // per socket: bytes of its queued tasks
   std::vector<int> running_;             // task ids
   std::vector<int> running_on_;          // per socket
   std::vector<int> group_count_;         // [(worker * S + data) * C + class]

@@ -215,6 +215,7 @@ void Engine::move_queued_tasks(const std::vector<int>& from_parts, const std::ve
                                       [&](long seq, int other) { return seq < tasks_[other].sequence; });
     q.insert(pos, id);
   }
+  recount_queued_bytes();
 }
 
 void Engine::finish_phase() {

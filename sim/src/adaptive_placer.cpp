@@ -23,6 +23,17 @@ constexpr double kImbalanceRounding = 1e-9;
 
 bool lowers(double after, double before) { return after < before - kImbalanceRounding; }
 
+// A real gain: the imbalance I' = |I - k x s| (k = 2 for a move, 1 for a split) is lower than I
+// for every share s the unit may really have: eligibility accepts a unit whose load over the
+// window diverges by up to c_e from its recent share p, so the placer knows p only within
+// p x (1 -+ c_e); no unit holds more than its socket, so s <= u_h. |I - k s| is convex in s, so
+// the two ends of [p (1 - c_e), min(p (1 + c_e), u_h)] suffice.
+bool lowers_within_tolerance(double imbalance, double k, double share, double hot_share, double c_e) {
+  const double low = share * (1.0 - c_e);
+  const double high = std::max(low, std::min(share * (1.0 + c_e), hot_share));
+  return lowers(std::abs(imbalance - k * low), imbalance) && lowers(std::abs(imbalance - k * high), imbalance);
+}
+
 }  // namespace
 
 bool placer_eligible(double recent, double window_average, double divergence) {
@@ -83,7 +94,9 @@ PlacerDecision decide_placement(const PlacerSnapshot& snapshot, const PlacerPara
   for (const PlacerPartState* part : candidates) {
     if (!part->move_eligible) continue;
     const double after = std::abs(imbalance - 2.0 * part->cpu_share);
-    if (!lowers(after, imbalance) || part->memory_bytes_per_s > mem_room) continue;
+    if (!lowers(after, imbalance) || !lowers_within_tolerance(imbalance, 2.0, part->cpu_share, sh.cpu_share, p.eligibility_divergence) ||
+        part->memory_bytes_per_s > mem_room)
+      continue;
     d.action = PlacerAction::kMove;
     d.part = part->part;
     d.table = part->table;
@@ -98,7 +111,9 @@ PlacerDecision decide_placement(const PlacerSnapshot& snapshot, const PlacerPara
   for (const PlacerPartState* part : candidates) {
     if (!part->partition_eligible || 2 * part->table_parts > sockets) continue;
     const double after = std::abs(imbalance - part->cpu_share);
-    if (!lowers(after, imbalance) || 0.5 * part->memory_bytes_per_s > mem_room) continue;
+    if (!lowers(after, imbalance) || !lowers_within_tolerance(imbalance, 1.0, part->cpu_share, sh.cpu_share, p.eligibility_divergence) ||
+        0.5 * part->memory_bytes_per_s > mem_room)
+      continue;
     d.action = PlacerAction::kPartition;
     d.part = part->part;
     d.table = part->table;

@@ -107,7 +107,12 @@ int Engine::new_task() {
 void Engine::finish_task(int task_id) {
   Task& task = tasks_[task_id];
   const double seconds = now_ - task.start_s;
-  if (seconds > 0.0) classes_.ema[task.task_class].add(task.bytes / seconds);
+  // The moving average is of tasks that ran as with stealing denied (the calibration's per-task
+  // throughput): not stolen, and no stolen task read their data socket meanwhile. A stolen
+  // task's remote rate, or a local one slowed by thieves' streams, would lower it, and a
+  // memory-bound class would then look light and be stolen more (it ran away on skewed-8-tables:
+  // the scans' average fell from 5.1 to 2.4 GB/s per task, under the threshold).
+  if (seconds > 0.0 && !task.stolen && !task.beside_stolen) classes_.ema[task.task_class].add(task.bytes / seconds);
   AdaptiveClassStats& cs = classes_.stats[task.task_class];
   ++cs.tasks;
   if (task.stolen) ++cs.stolen_tasks;

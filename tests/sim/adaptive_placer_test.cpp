@@ -2,6 +2,8 @@
 // nothing under the thresholds; no decision raises the imbalance it acts on; memory guard).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "numatwin/sim/adaptive_placer.hpp"
@@ -57,6 +59,33 @@ TEST(AdaptivePlacerTest, PartitionsWhenAMoveWouldOvershoot) {
   // Not once the table already has sockets / 2 parts (2 x 3 > 4).
   snap.parts[0].table_parts = 3;
   EXPECT_EQ(decide_placement(snap, PlacerParameters{}).action, PlacerAction::kNone);
+}
+
+// A gain must hold for every share within the eligibility tolerance: p x (1 -+ c_e), at most the
+// hot socket's share u_h. s0 at 100 %, s1 at 0 %, I = 1: a part with 99.8 % of s0 moved predicts
+// |1 - 1.996| = 0.996 (the old rule's "gain"), and at s = min(0.998 x 1.3, 1) = 1 it predicts
+// |1 - 2| = 1, no gain: no move. Split, it predicts |1 - 0.998| = 0.002 and at worst |1 - 1| = 0
+// and |1 - 0.699| = 0.301: it is split.
+TEST(AdaptivePlacerTest, MovesOnlyOnAGainThatHoldsWithinTheTolerance) {
+  PlacerSnapshot snap{{socket_at(1.0), socket_at(0.0)}, {part(0, 0, 0, 0.998)}};
+  snap.parts[0].partition_eligible = false;
+  EXPECT_EQ(decide_placement(snap, PlacerParameters{}).action, PlacerAction::kNone);
+  snap.parts[0].partition_eligible = true;
+  const PlacerDecision split = decide_placement(snap, PlacerParameters{});
+  EXPECT_EQ(split.action, PlacerAction::kPartition);
+  EXPECT_NEAR(split.imbalance_after, 0.002, 1e-12);
+  // s0 95 %, s3 5 %, I = 0.9. p = 0.5: nominal |0.9 - 1.0| = 0.1, worst at 0.65: |0.9 - 1.3| =
+  // 0.4 < 0.9, moved. p = 0.7: nominal |0.9 - 1.4| = 0.5 < 0.9 (the old rule moved it), but at
+  // min(0.91, 0.95) = 0.91: |0.9 - 1.82| = 0.92 > 0.9; split instead: |0.9 - 0.7| = 0.2 (at
+  // worst |0.9 - 0.49| = 0.41 and |0.9 - 0.91| = 0.01).
+  PlacerSnapshot four{{socket_at(0.95), socket_at(0.9), socket_at(0.1), socket_at(0.05)}, {part(0, 0, 0, 0.5)}};
+  PlacerDecision d = decide_placement(four, PlacerParameters{});
+  EXPECT_EQ(d.action, PlacerAction::kMove);
+  EXPECT_NEAR(d.imbalance_after, 0.1, 1e-12);
+  four.parts[0].cpu_share = 0.7;
+  d = decide_placement(four, PlacerParameters{});
+  EXPECT_EQ(d.action, PlacerAction::kPartition);
+  EXPECT_NEAR(d.imbalance_after, 0.2, 1e-12);
 }
 
 TEST(AdaptivePlacerTest, RespectsTheColdSocketsMemoryBandwidth) {
@@ -132,6 +161,12 @@ TEST(AdaptivePlacerTest, NeverActsUnderThresholdsNorRaisesTheImbalance) {
       const double after = std::abs((h.cpu_share - share) - (c.cpu_share + share));
       EXPECT_LT(after, imbalance) << "round " << round;
       EXPECT_NEAR(after, d.imbalance_after, 1e-12);
+      // The gain holds at both ends of the share's tolerance, p (1 - c_e) and min(p (1 + c_e), u_h).
+      const double k = d.action == PlacerAction::kMove ? 2.0 : 1.0;
+      const double low = moved.cpu_share * (1.0 - p.eligibility_divergence);
+      const double high = std::max(low, std::min(moved.cpu_share * (1.0 + p.eligibility_divergence), h.cpu_share));
+      EXPECT_LT(std::abs(imbalance - k * low), imbalance) << "round " << round;
+      EXPECT_LT(std::abs(imbalance - k * high), imbalance) << "round " << round;
       const double memory = d.action == PlacerAction::kMove ? moved.memory_bytes_per_s : moved.memory_bytes_per_s / 2.0;
       EXPECT_LE(c.memory_bytes_per_s + memory, c.memory_capacity_bytes_per_s + 1e-3);
     } else {
