@@ -8,9 +8,13 @@
 
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/adaptive_engine.hpp"
+#include "adaptive_test_queries.hpp"
 
 namespace numatwin::sim {
 namespace {
+
+using test_support::class_index;
+using test_support::query_type;
 
 constexpr double kMiB = 1048576.0;
 
@@ -27,24 +31,6 @@ AdaptiveScenario base() {
   sc.classes = default_adaptive_task_classes();
   for (const AdaptiveTaskClass& c : default_adaptive_phase_classes()) sc.classes.push_back(c);
   return sc;
-}
-
-int class_index(const AdaptiveScenario& sc, const std::string& name) {
-  for (std::size_t i = 0; i < sc.classes.size(); ++i) {
-    if (sc.classes[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-AdaptiveQueryType query_type(const AdaptiveScenario& sc, const std::string& name,
-                             AdaptiveQueryKind kind) {
-  AdaptiveQueryType q;
-  q.name = name;
-  q.kind = kind;
-  q.class_of_phase[0] = class_index(sc, adaptive_query_kind_name(kind));
-  for (int ph = 1; ph < kAdaptivePhaseCount; ++ph)
-    q.class_of_phase[ph] = class_index(sc, adaptive_phase_name(static_cast<AdaptivePhase>(ph)));
-  return q;
 }
 
 const AdaptivePhaseStats& phase(const AdaptiveQueryTypeStats& q, AdaptivePhase p) {

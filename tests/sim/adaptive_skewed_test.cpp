@@ -14,28 +14,15 @@
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/adaptive_engine.hpp"
 #include "numatwin/sim/adaptive_stealing.hpp"
+#include "adaptive_test_queries.hpp"
 
 namespace numatwin::sim {
 namespace {
 
+using test_support::class_index;
+using test_support::query_type;
+
 constexpr double kMiB = 1048576.0;
-
-int class_index(const AdaptiveScenario& sc, const std::string& name) {
-  for (std::size_t i = 0; i < sc.classes.size(); ++i) {
-    if (sc.classes[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-AdaptiveQueryType query_type(const AdaptiveScenario& sc, const std::string& name, AdaptiveQueryKind kind) {
-  AdaptiveQueryType q;
-  q.name = name;
-  q.kind = kind;
-  q.class_of_phase[0] = class_index(sc, adaptive_query_kind_name(kind));
-  for (int ph = 1; ph < kAdaptivePhaseCount; ++ph)
-    q.class_of_phase[ph] = class_index(sc, adaptive_phase_name(static_cast<AdaptivePhase>(ph)));
-  return q;
-}
 
 AdaptiveScenario hot_table(double duration_s, StealingMode stealing, bool placer) {
   AdaptiveScenario sc;
