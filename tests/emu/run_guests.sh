@@ -4,7 +4,8 @@
 # project's own `numatwin validate discover` and `numatwin validate selfcheck` inside each:
 # discovery must reproduce the nodes, the distance matrix and the inferred link graph; bind,
 # preferred and interleave must put every page where asked; move_pages must migrate them;
-# pinned threads must run on their node.
+# pinned threads must run on their node. Guests whose topology file says so also run the kernels,
+# a designed shuffle schedule and the whole sort-merge join across the nodes (guest_init.sh).
 #
 # Usage: run_guests.sh NUMATWIN_BINARY WORK_DIR
 #   NUMATWIN_BINARY  a numatwin built without sanitizers (tests/emu/CMakeLists.txt makes one)
