@@ -27,9 +27,26 @@ std::string phases_text(const sim::SimulationResult& r) {
   }
   table.add_row({"total", fmt::format("{:.4g}", r.thread_seconds()), "100.0", fmt::format("{:.4g}", r.time_s), "", "",
                  fmt::format("{:.3g}", r.bytes / 1e9)});
-  return "phases (thread-s: summed over threads, threads x run time in all; wall s: the run's time shared by the working\n"
-         "threads; core-bound / memory-bound: shares of the phase's thread-s)\n" +
-         table.render();
+  std::string text = "phases (thread-s: summed over threads, threads x run time in all; wall s: the run's time shared by the working\n"
+                     "threads; core-bound / memory-bound: shares of the phase's thread-s)\n" +
+                     table.render();
+  if (!r.stages.empty()) {
+    TextTable stages({"stage", "begin s", "end s", "seconds", "share of run %"});
+    for (const sim::StageSpan& st : r.stages) {
+      stages.add_row({st.name, fmt::format("{:.4g}", st.begin_s), fmt::format("{:.4g}", st.end_s),
+                      fmt::format("{:.4g}", st.end_s - st.begin_s),
+                      fmt::format("{:.1f}", r.time_s > 0.0 ? 100.0 * (st.end_s - st.begin_s) / r.time_s : 0.0)});
+    }
+    text += "stages (one after another, each ended by a barrier: the run's time split by stage)\n" + stages.render();
+  }
+  return text;
+}
+
+nlohmann::ordered_json stages_json(const sim::SimulationResult& r) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const sim::StageSpan& st : r.stages)
+    out.push_back({{"stage", st.name}, {"begin_s", st.begin_s}, {"end_s", st.end_s}, {"seconds", st.end_s - st.begin_s}});
+  return out;
 }
 
 nlohmann::ordered_json phases_json(const sim::SimulationResult& r) {

@@ -11,9 +11,12 @@
 namespace numatwin::cli {
 
 // One row per phase that took time or moved bytes: thread-seconds, share of the run's
-// thread-seconds (threads x time), of which core-bound and memory-bound, and GB moved.
+// thread-seconds (threads x time), of which core-bound and memory-bound, and GB moved; then, when
+// the plan names stages (the whole sort-merge join's four phases), each stage's span of the run.
 std::string phases_text(const sim::SimulationResult& result);
 nlohmann::ordered_json phases_json(const sim::SimulationResult& result);
+// The named stages (SimulationResult::stages): stage, begin_s, end_s, seconds; [] when none.
+nlohmann::ordered_json stages_json(const sim::SimulationResult& result);
 
 // Several runs side by side: each run (rows) and its share of thread-seconds in each phase (columns).
 std::string phases_by_variant_text(const std::vector<std::string>& variants, const std::vector<sim::SimulationResult>& results);

@@ -90,9 +90,12 @@ void register_schedule_command(CLI::App& app) {
       verdict = fmt::format("the designed order: {:.1f} % faster than the ring (tight) in the fluid model", 100.0 * (designed.tight / ring.tight - 1.0));
     } else {
       chosen = sim::design_schedule(t, placed, piece, sim::ScheduleOptions{0, 0, 1}).schedule;  // the ring
-      verdict = at_bound || d.swaps_kept == 0
-                    ? "the ring: it already meets the bound of the estimate (the busiest resource's total load over its "
-                      "bandwidth), so no order does better under it"
+      verdict = at_bound ? "the ring: it already meets the bound of the estimate (the busiest resource's total load over its "
+                           "bandwidth), so no order does better under it"
+                : d.swaps_kept == 0
+                    ? fmt::format("the ring: no cycle swap lowered its estimate ({:.4g} s), {:.1f} % above the bound ({:.4g} s); "
+                                  "the search found no better order, not that none exists",
+                                  d.ring_estimate_s, 100.0 * (d.ring_estimate_s / d.bound_s - 1.0), d.bound_s)
                     : fmt::format("the ring: the designed order's gain under the estimate ({:.1f} %) did not survive the fluid model "
                                   "({:.2f} vs {:.2f} GB/s tight)",
                                   100.0 * (d.ring_estimate_s / d.design_estimate_s - 1.0), designed.tight, ring.tight);

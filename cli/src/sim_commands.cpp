@@ -13,6 +13,7 @@
 #include "numatwin/sim/energy_estimate.hpp"
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/shuffle_schedule.hpp"
 #include "numatwin/sim/simulation.hpp"
 #include "numatwin/sim/workload_input.hpp"
 #include "balancing_options.hpp"
@@ -176,6 +177,7 @@ void register_sim_commands(CLI::App& app) {
         detail["memory_policy"] = sim::memory_policy_name(spec.memory, t);
         if (seed_times.size() > 1) detail["time_s_over_seeds"] = seed_times;
         if (*phases) detail["phases"] = phases_json(outcome.result);
+        if (*phases && !outcome.result.stages.empty()) detail["stages"] = stages_json(outcome.result);
         Json datasets = Json::array();
         for (const sim::DataPlacement& d : outcome.report.datasets) {
           Json spread = Json::object();
@@ -240,6 +242,23 @@ void register_sim_commands(CLI::App& app) {
       } else if (sim::is_shuffle_family(base.kind) || base.kind == sim::WorkloadKind::kPartitionedAggregation ||
                  base.kind == sim::WorkloadKind::kSortMergeJoin) {
         runs = sim::algorithm_variants(base);
+        // A shuffle also in the order numatwin designs for the machine and placement
+        // (`numatwin schedule`), tight and loose, after coordinated random.
+        if (base.kind == sim::WorkloadKind::kShuffle) {
+          sim::WorkloadSpec designed = base;
+          designed.algorithm = sim::ShuffleAlgorithm::kScheduled;
+          sim::ScheduleOptions options;
+          options.seed = base.seed;
+          designed.producer_orders = base.algorithm == sim::ShuffleAlgorithm::kScheduled
+                                         ? base.producer_orders
+                                         : sim::designed_producer_orders(t, designed, options);
+          auto after = std::find_if(runs.begin(), runs.end(),
+                                    [](const sim::WorkloadSpec& s) { return s.kind != sim::WorkloadKind::kShuffle; });
+          for (const sim::SyncMode sync : {sim::SyncMode::kLoose, sim::SyncMode::kTight}) {
+            designed.sync = sync;
+            after = runs.insert(after, designed);
+          }
+        }
       } else {
         for (const char* placement : {"dense", "sparse", "shared", "random", "none"}) {
           sim::WorkloadSpec s = base;

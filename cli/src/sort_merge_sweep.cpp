@@ -9,10 +9,7 @@
 namespace numatwin::cli {
 
 std::vector<std::vector<int>> designed_sort_merge_orders(const model::Topology& topology, const sim::WorkloadSpec& spec) {
-  const std::vector<sim::PlacedThread> placed = sim::place_threads(topology, spec.threads, spec.placement);
-  const double n = spec.threads;
-  const double piece_bytes = spec.data.records * spec.data.tuple_bytes / (n * n);
-  return sim::design_schedule(topology, placed, piece_bytes).schedule.producer_orders();
+  return sim::designed_producer_orders(topology, spec);  // the merge's fact pieces
 }
 
 std::vector<sim::WorkloadSpec> sort_merge_variants(const model::Topology& topology, const sim::WorkloadSpec& base) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/shuffle_schedule.hpp"
 #include "sort_merge_sweep.hpp"
 
 namespace numatwin::cli {
@@ -115,9 +116,17 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.data.threads_per_chunk = threads_per_chunk;
     s.data.selectivity = selectivity;
     s.costs = sim::operator_costs_of(cost_basis(t));
-    // The sort-merge join's scheduled order: the one numatwin designs for this machine and placement.
+    // The scheduled order: the one numatwin designs for this machine and placement (the sort-merge
+    // join's for its merge; a shuffle's as `numatwin schedule` designs it, same seed). Tight and
+    // loose take the same orders: loose follows each thread's order without step barriers.
     if (s.kind == sim::WorkloadKind::kSortMergeJoin && s.algorithm == sim::ShuffleAlgorithm::kScheduled)
       s.producer_orders = designed_sort_merge_orders(t, s);
+    if (sim::is_shuffle_family(s.kind) && s.algorithm == sim::ShuffleAlgorithm::kScheduled) {
+      sim::check_workload(t, s);  // the design needs a placement the machine can take
+      sim::ScheduleOptions options;
+      options.seed = s.seed;
+      s.producer_orders = sim::designed_producer_orders(t, s, options);
+    }
     return s;
   }
 

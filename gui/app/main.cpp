@@ -4,6 +4,7 @@
 //   --topology T          bundled machine name or topology file to open
 //   --workload W --algorithm A --sync S --threads N   fill the workload form
 //   --strategy S --records N --groups G                 ... and its operator fields
+//   --sort-merge-phases merge|all                       the sort-merge join's phases (all: a phase bar)
 //   --weights W0,W1,...   what-if weighted interleave, one weight per memory node in file order
 //   --run                 simulate at start;  --step K | all   the step to show
 //   --compare A,B         simulate with algorithms (or partitioned-aggregation strategies) A and B
@@ -42,6 +43,7 @@ int run_window(int argc, char** argv) {
   const QCommandLineOption strategy(QStringLiteral("strategy"), QStringLiteral("Partitioned aggregation: shuffle, migration or migration-copy."), QStringLiteral("S"));
   const QCommandLineOption records(QStringLiteral("records"), QStringLiteral("Operators: input tuples, e.g. 1e8."), QStringLiteral("N"));
   const QCommandLineOption groups(QStringLiteral("groups"), QStringLiteral("Operators: distinct keys, e.g. 1e6."), QStringLiteral("G"));
+  const QCommandLineOption join_phases(QStringLiteral("sort-merge-phases"), QStringLiteral("Sort-merge join: merge (the merge phase alone) or all (the four phases, with a phase bar)."), QStringLiteral("P"));
   const QCommandLineOption weights(QStringLiteral("weights"), QStringLiteral("Weighted interleave of the operators' data: a weight per memory node, e.g. 1,1,4,4."), QStringLiteral("W,..."));
   const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Simulate at start."));
   const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Step to show (from 0) or all."), QStringLiteral("K"));
@@ -51,7 +53,7 @@ int run_window(int argc, char** argv) {
   const QCommandLineOption allocbench(QStringLiteral("allocbench"), QStringLiteral("numatwin validate allocbench --arrivals ... --out FILE result to open (memory over time)."), QStringLiteral("FILE"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size WxH."), QStringLiteral("WxH"));
   const QCommandLineOption ready(QStringLiteral("ready-file"), QStringLiteral("File written once the requested runs are shown."), QStringLiteral("F"));
-  parser.addOptions({topology, workload, algorithm, sync, threads, strategy, records, groups, weights, run, step, compare, report, adaptive, allocbench, size, ready});
+  parser.addOptions({topology, workload, algorithm, sync, threads, strategy, records, groups, join_phases, weights, run, step, compare, report, adaptive, allocbench, size, ready});
   parser.process(app);
 
   numatwin::gui::MainWindow window;
@@ -64,6 +66,7 @@ int run_window(int argc, char** argv) {
   if (parser.isSet(topology)) window.open_bundled(parser.value(topology));
   window.set_workload(parser.value(workload), parser.value(algorithm), parser.value(sync), parser.value(threads).toInt());
   window.set_operator(parser.value(strategy), parser.value(records).toDouble(), parser.value(groups).toDouble());
+  window.set_sort_merge_phases(parser.value(join_phases));
   if (parser.isSet(weights)) {
     std::vector<int> w;
     for (const QString& part : parser.value(weights).split(QLatin1Char(','))) {

@@ -36,6 +36,7 @@
 #include "adaptive_run_tab.hpp"
 #include "allocator_memory_page.hpp"
 #include "interconnect_view.hpp"
+#include "stage_bar_view.hpp"
 #include "numatwin/gui/image_export.hpp"
 #include "numatwin/gui/interconnect_renderer.hpp"
 #include "numatwin/gui/topology_catalog.hpp"
@@ -192,6 +193,10 @@ void MainWindow::build_central() {
   });
   tabs_->addTab(adaptive_tab_, tr("Adaptive run"));
   layout->addWidget(tabs_, 1);
+  // The phases of the runs on screen (the whole sort-merge join), hidden when they have none.
+  stage_bar_ = new StageBarView(central);
+  stage_bar_->hide();
+  layout->addWidget(stage_bar_);
 
   // Timeline.
   auto* timeline = new QHBoxLayout;
@@ -280,9 +285,14 @@ void MainWindow::build_workload_dock() {
   groups_spin_->setDecimals(0);
   groups_spin_->setValue(1e6);
   groups_spin_->setToolTip(tr("Operators: distinct keys (groups)"));
+  join_phases_combo_ = new QComboBox(panel);
+  join_phases_combo_->addItems({QStringLiteral("merge"), QStringLiteral("all")});
+  join_phases_combo_->setToolTip(tr("Sort-merge join: the merge phase alone on prebuilt runs, or all four phases "
+                                    "(sort facts, partition dimension, gather + sort dimension runs, merge), drawn as a phase bar"));
   form->addRow(tr("Strategy"), strategy_combo_);
   form->addRow(tr("Records"), records_spin_);
   form->addRow(tr("Groups"), groups_spin_);
+  form->addRow(tr("Join phases"), join_phases_combo_);
   connect(workload_combo_, &QComboBox::currentTextChanged, this, [this] { refresh_workload_fields(); });
   refresh_workload_fields();
   run_button_ = new QPushButton(tr("Run"), panel);

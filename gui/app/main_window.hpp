@@ -34,6 +34,7 @@ namespace numatwin::gui {
 class AdaptiveRunTab;
 class AllocatorMemoryPage;
 class InterconnectView;
+class StageBarView;
 class ThroughputChart;
 
 // Where a finished run goes.
@@ -61,6 +62,9 @@ class MainWindow : public QMainWindow {
   // Operators (partitioned aggregation, count, hash join, sort-merge join): empty / <= 0 keeps
   // the form's value. records and groups are counts (records in tuples, not millions).
   void set_operator(const QString& strategy, double records, double groups);
+  // The sort-merge join's phases: "merge" (the merge alone, on prebuilt runs) or "all" (the four
+  // phases, drawn as a phase bar under the tabs); empty keeps the form's value.
+  void set_sort_merge_phases(const QString& phases);
   [[nodiscard]] std::optional<sim::WorkloadSpec> workload_from_form(QString* error) const;
 
   // Starts a simulation of the form's workload on the current machine (worker thread).
@@ -95,6 +99,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ResourceTableModel* resource_model() const { return resource_model_; }
   [[nodiscard]] RunSummaryModel* summary_model() const { return summary_model_; }
   [[nodiscard]] ThroughputChart* chart() const { return chart_; }
+  [[nodiscard]] StageBarView* stage_bar() const { return stage_bar_; }
   // What-if weighted interleave: weights per memory node in file order (0 leaves a node out);
   // an empty vector switches it off. A valid change re-runs the form's workload at once.
   void set_interleave_weights(const std::vector<int>& weights);
@@ -164,6 +169,8 @@ class MainWindow : public QMainWindow {
   QComboBox* strategy_combo_ = nullptr;
   QDoubleSpinBox* records_spin_ = nullptr;  // millions of tuples
   QDoubleSpinBox* groups_spin_ = nullptr;
+  QComboBox* join_phases_combo_ = nullptr;  // sort-merge join: merge | all
+  StageBarView* stage_bar_ = nullptr;       // the phases of the runs on screen
   // What-if: weighted interleave of the operators' data (one weight per memory node, 0 = none).
   QCheckBox* weights_on_ = nullptr;
   QWidget* weights_panel_ = nullptr;

@@ -17,6 +17,7 @@
 
 #include "interconnect_view.hpp"
 #include "main_window.hpp"
+#include "stage_bar_view.hpp"
 #include "numatwin/gui/interconnect_renderer.hpp"
 #include "numatwin/gui/topology_edit.hpp"
 #include "numatwin/gui/topology_layout.hpp"
@@ -85,6 +86,10 @@ void MainWindow::set_operator(const QString& strategy, double records, double gr
   if (groups > 0.0) groups_spin_->setValue(groups);
 }
 
+void MainWindow::set_sort_merge_phases(const QString& phases) {
+  if (!phases.isEmpty()) join_phases_combo_->setCurrentText(phases);
+}
+
 void MainWindow::refresh_workload_fields() {
   sim::WorkloadKind kind = sim::WorkloadKind::kShuffle;
   try {
@@ -100,6 +105,7 @@ void MainWindow::refresh_workload_fields() {
   strategy_combo_->setEnabled(kind == sim::WorkloadKind::kPartitionedAggregation);
   records_spin_->setEnabled(!shuffle);
   groups_spin_->setEnabled(!shuffle && kind != sim::WorkloadKind::kHashJoin && kind != sim::WorkloadKind::kSortMergeJoin);
+  join_phases_combo_->setEnabled(kind == sim::WorkloadKind::kSortMergeJoin);
 }
 
 void MainWindow::rebuild_weights_panel() {
@@ -166,6 +172,7 @@ std::optional<sim::WorkloadSpec> MainWindow::workload_from_form(QString* error) 
       spec.strategy = sim::parse_strategy(strategy_combo_->currentText().toStdString());
       spec.data.records = records_spin_->value() * 1e6;
       spec.data.keys.groups = groups_spin_->value();
+      spec.sort_merge_phases = sim::parse_sort_merge_phases(join_phases_combo_->currentText().toStdString());
       const QString weights = weights_policy_text();
       if (!weights.isEmpty()) spec.memory = sim::parse_memory_policy(weights.toStdString(), *topology_);
     }
@@ -341,6 +348,19 @@ void MainWindow::refresh_views() {
   } else {
     step_label_->setText(tr("no run"));
   }
+  // The phase bar: the main run's phases, or on the Compare tab A's and B's on one time scale.
+  std::vector<StageBarRow> rows;
+  if (tabs_->currentIndex() == 1) {
+    for (const auto& [name, run] : {std::pair{tr("A"), compare_a_}, std::pair{tr("B"), compare_b_}}) {
+      if (run) rows.push_back(stage_bar_row(*run, name + QStringLiteral(": ") + QString::fromStdString(sim::algorithm_name(run->spec.algorithm)), step_));
+    }
+  } else if (tabs_->currentIndex() == 0 && run_) {
+    rows.push_back(stage_bar_row(*run_, QString::fromStdString(sim::algorithm_name(run_->spec.algorithm)) + QStringLiteral(" ") +
+                                            QString::fromStdString(sim::sync_name(run_->spec.sync)),
+                                 step_));
+  }
+  stage_bar_->set_rows(std::move(rows));
+  stage_bar_->setVisible(stage_bar_->has_stages());
   play_button_->setEnabled(run_ != nullptr);
   slider_->setEnabled(shown != nullptr);
 }

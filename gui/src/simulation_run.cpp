@@ -20,7 +20,8 @@ QString SimulationRun::label() const {
                                                QString::fromStdString(sim::algorithm_name(spec.algorithm)),
                                                QString::fromStdString(sim::sync_name(spec.sync)));
     } else if (spec.kind == sim::WorkloadKind::kSortMergeJoin) {
-      variant = QStringLiteral(" %1").arg(QString::fromStdString(sim::algorithm_name(spec.algorithm)));
+      variant = QStringLiteral(" %1%2").arg(QString::fromStdString(sim::algorithm_name(spec.algorithm)),
+                                           spec.sort_merge_phases == sim::SortMergePhases::kAll ? QStringLiteral(" all phases") : QString());
     }
     return QStringLiteral("%1%2, %3 threads %4, %5 M records, %6 groups")
         .arg(QString::fromStdString(sim::workload_kind_name(spec.kind)), variant)

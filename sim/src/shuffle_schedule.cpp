@@ -328,7 +328,10 @@ ScheduleDesign design_schedule(const model::Topology& topology, const std::vecto
 std::vector<std::vector<int>> designed_producer_orders(const model::Topology& topology, const WorkloadSpec& spec,
                                                        const ScheduleOptions& options) {
   const std::vector<PlacedThread> placed = place_threads(topology, spec.threads, spec.placement);
-  const double piece = spec.total_bytes / (static_cast<double>(spec.threads) * spec.threads);
+  const double pairs = static_cast<double>(spec.threads) * spec.threads;
+  // The sort-merge join's order is its merge's: pieces of the fact runs.
+  const double piece = spec.kind == WorkloadKind::kSortMergeJoin ? spec.data.records * spec.data.tuple_bytes / pairs
+                                                                  : spec.total_bytes / pairs;
   return design_schedule(topology, placed, piece, options).schedule.producer_orders();
 }
 

@@ -110,6 +110,7 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
   };
 
   double now = 0.0;
+  double stage_begin_s = 0.0;  // when the current named stage began (result.stages)
   std::vector<int> active;  // threads with a transfer in flight
   std::vector<model::Stream> streams;
 
@@ -182,6 +183,15 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
         if (th.at_barrier) ++waiting;
       }
       if (running > 0 && waiting == running) {
+        for (int i = 0; i < thread_count; ++i) {  // the stage this barrier ends, if named
+          if (!threads[i].at_barrier) continue;
+          const std::string_view stage = std::get<Barrier>(plan.threads[i].ops[threads[i].op]).ends_stage;
+          if (!stage.empty()) {
+            result.stages.push_back(StageSpan{std::string(stage), stage_begin_s, now});
+            stage_begin_s = now;
+          }
+          break;
+        }
         for (ThreadState& th : threads) {
           if (th.at_barrier) {
             th.at_barrier = false;
@@ -312,6 +322,8 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
   }
 
   result.time_s = now;
+  if (!plan.final_stage.empty() && !result.stages.empty())
+    result.stages.push_back(StageSpan{std::string(plan.final_stage), stage_begin_s, now});
   result.mean_utilisation.assign(resource_count, 0.0);
   result.saturated_fraction.assign(resource_count, 0.0);
   if (now > 0.0) {

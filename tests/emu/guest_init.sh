@@ -163,6 +163,43 @@ if [ -n "$cpuless" ]; then
     "input: .*pages n0: 12\.[45][0-9]*%, n1: 2[45][.0-9]*%, n$cpuless: 62\.[45][0-9]*%" /tmp/cl-wn.txt
   echo "QN: CPULESS_EXIT=$ok at uptime $(cut -d' ' -f1 /proc/uptime)s"
 fi
+if grep -q qn_sortmerge=1 /proc/cmdline; then
+  # The whole sort-merge join (P-MPSM, all four phases) run for real across the nodes, one worker
+  # per node, in the ring and in the designed order: the join must verify (matches and checksum
+  # against a reference, every R tuple once in the sorted dimension runs), the workers must run on
+  # one CPU per node, and each of its four buffers (first touch by the workers) must have 1/n of
+  # its pages on every node. 2^18 facts and 2^15 dimension tuples of 16 bytes on 4 KiB pages give
+  # every worker whole pages of each buffer. Timings under TCG mean nothing.
+  echo "QN: --- numatwin validate run --workload sort-merge-join --sort-merge-phases all"
+  mok=0
+  share=$(awk -v n="$nn" 'BEGIN { s = 100 / n; printf (s == int(s) ? "%d" : "%g"), s }')
+  lo=$(awk -v n="$nn" 'BEGIN { printf "%d", 100 / n - 1 }')
+  hi=$(awk -v n="$nn" 'BEGIN { printf "%d", 100 / n + 1 }')
+  for order in ring scheduled; do
+    f=/tmp/smj-$order.txt
+    numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$nn" --placement sparse \
+      --workload sort-merge-join --sort-merge-phases all --algorithm "$order" --records 262144 --build-records 32768 \
+      --huge-pages off >"$f" 2>/tmp/smj-$order.err || { echo "QN: sortmerge: $order: FAIL (exit status)"; mok=1; }
+    cat "$f"
+    tail -n 3 /tmp/smj-$order.err
+    if grep -q "verified: yes" "$f"; then echo "QN: sortmerge: $order verified: ok"; else echo "QN: sortmerge: $order: FAIL (not verified)"; mok=1; fi
+    if grep -q "threads ran on CPUs $(seq -s, 0 $((nn - 1)))\$" "$f"; then echo "QN: sortmerge: $order one worker per node: ok"
+    else echo "QN: sortmerge: $order: FAIL (threads: $(grep 'threads ran' "$f"))"; mok=1; fi
+    for buffer in "fact runs" "dimension chunks" "dimension pieces" "dimension runs"; do
+      line=$(grep "^  $buffer: " "$f")
+      i=0
+      while [ "$i" -lt "$nn" ]; do
+        pct=$(echo "$line" | sed -n "s/.*n$i: \([0-9.]*\)%.*/\1/p")
+        if [ -z "$pct" ] || ! awk -v p="$pct" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(p >= lo && p <= hi) }'; then
+          echo "QN: sortmerge: $order: FAIL ($buffer: n$i not about $share %: $line)"; mok=1
+        fi
+        i=$((i + 1))
+      done
+    done
+    [ "$mok" = 0 ] && echo "QN: sortmerge: $order: every buffer spread over the $nn nodes ($share % each): ok"
+  done
+  echo "QN: SORTMERGE_EXIT=$mok at uptime $(cut -d' ' -f1 /proc/uptime)s"
+fi
 sync
 poweroff -f
 reboot -f

@@ -4,7 +4,8 @@
 # project's own `numatwin validate discover` and `numatwin validate selfcheck` inside each:
 # discovery must reproduce the nodes, the distance matrix and the inferred link graph; bind,
 # preferred and interleave must put every page where asked; move_pages must migrate them;
-# pinned threads must run on their node.
+# pinned threads must run on their node. Guests whose topology file says so also run the kernels,
+# a designed shuffle schedule and the whole sort-merge join across the nodes (guest_init.sh).
 #
 # Usage: run_guests.sh NUMATWIN_BINARY WORK_DIR
 #   NUMATWIN_BINARY  a numatwin built without sanitizers (tests/emu/CMakeLists.txt makes one)
@@ -109,6 +110,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   kernels="$(sed -n 's/^# kernels: *//p' "${topology}")"
   cpuless="$(sed -n 's/^# cpuless: *//p' "${topology}")"  # nodes with memory and no CPUs, e.g. 2 or 2,3
   schedule="$(sed -n 's/^# schedule: *//p' "${topology}")"
+  sortmerge="$(sed -n 's/^# sortmerge: *//p' "${topology}")"
   n=${#rows[@]}
   cpu_nodes=0
   mem_mb=$((n * 128))
@@ -133,7 +135,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   timeout "${timeout_s}" qemu-system-x86_64 -M pc -accel tcg,thread=multi -cpu qemu64 \
     -smp "${cpu_nodes},sockets=${cpu_nodes},cores=1,threads=1" -m "${mem_mb}M" "${args[@]}" \
     -kernel "${kernel}" -initrd "${work}/initramfs.cpio.gz" \
-    -append "console=ttyS0 panic=-1 quiet numa_balancing=disable qn_dist=${dist_csv} qn_links=${links} qn_measure=${measure:-0} qn_kernels=${kernels:-0} qn_cpuless=${cpuless:-none} qn_schedule=${schedule:-0}" \
+    -append "console=ttyS0 panic=-1 quiet numa_balancing=disable qn_dist=${dist_csv} qn_links=${links} qn_measure=${measure:-0} qn_kernels=${kernels:-0} qn_cpuless=${cpuless:-none} qn_schedule=${schedule:-0} qn_sortmerge=${sortmerge:-0}" \
     -nodefaults -no-user-config -display none -serial stdio -net none -no-reboot \
     </dev/null >"${log}" 2>&1
   qemu_status=$?
@@ -144,6 +146,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   kernels_status="$(sed -n 's/^QN: KERNELS_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
   cpuless_status="$(sed -n 's/^QN: CPULESS_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
   schedule_status="$(sed -n 's/^QN: SCHEDULE_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
+  sortmerge_status="$(sed -n 's/^QN: SORTMERGE_EXIT=\([0-9]*\).*/\1/p' "${log}" | tail -n 1)"
   summary="$(grep -E '^selfcheck: [0-9]+ passed, [0-9]+ failed' "${log}" | tail -n 1)"
   verdict=ok
   reason=""
@@ -159,6 +162,8 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
     verdict=FAILED reason="kernels across nodes: status '${kernels_status:-none}'"
   elif [[ "${schedule:-0}" == 1 && "${schedule_status}" != 0 ]]; then
     verdict=FAILED reason="designed shuffle schedule run for real: status '${schedule_status:-none}'"
+  elif [[ "${sortmerge:-0}" == 1 && "${sortmerge_status}" != 0 ]]; then
+    verdict=FAILED reason="the whole sort-merge join across nodes: status '${sortmerge_status:-none}'"
   elif [[ -n "${cpuless}" && "${cpuless_status}" != 0 ]]; then
     verdict=FAILED reason="CPU-less node checks: status '${cpuless_status:-none}'"
   fi
@@ -169,7 +174,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   else
     failed=$((failed + 1))
     echo "---- failing checks and the last lines of ${log}:"
-    grep -E '^(FAIL|numatwin: error|QN: measure|QN: (kernels|cpuless|schedule): .*FAIL)' "${log}" || true
+    grep -E '^(FAIL|numatwin: error|QN: measure|QN: (kernels|cpuless|schedule|sortmerge): .*FAIL)' "${log}" || true
     tail -n 25 "${log}"
     echo "----"
   fi

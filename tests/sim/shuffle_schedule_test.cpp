@@ -118,6 +118,41 @@ TEST(ShuffleScheduleTest, TwistedLadderDesignBeatsTheRingInTheEstimateAndTheFlui
   EXPECT_LT(designed_s, ring_s);
 }
 
+// The loose form of a designed order: every thread reads the producers in its own designed order
+// (the schedule's column), the same reads as tight, without the step barriers. Four threads, one
+// per socket (sparse), and a Latin square written by hand: thread t's k-th transfer must read the
+// node of producer orders[t][k], tagged step k; tight adds a barrier after each step, loose none.
+TEST(ShuffleScheduleTest, LooseFollowsEachThreadsDesignedOrderWithoutBarriers) {
+  const model::Topology t = machine("nehalem-ex-4s");
+  WorkloadSpec spec;
+  spec.threads = 4;
+  spec.total_bytes = 1.6e7;
+  spec.placement = parse_placement("sparse");  // one thread per socket: thread p on s<p>
+  spec.algorithm = ShuffleAlgorithm::kScheduled;
+  // Thread t reads producers in this order (a Latin square: steps are permutations).
+  spec.producer_orders = {{0, 1, 2, 3}, {1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}};
+  const std::vector<PlacedThread> placed = place_threads(t, 4, spec.placement);
+  for (const SyncMode sync : {SyncMode::kTight, SyncMode::kLoose}) {
+    spec.sync = sync;
+    const Plan plan = build_shuffle_plan(t, spec);
+    for (int thread = 0; thread < 4; ++thread) {
+      std::vector<model::NodeIndex> reads;
+      int barriers = 0;
+      for (const Op& op : plan.threads[static_cast<std::size_t>(thread)].ops) {
+        if (const auto* tr = std::get_if<Transfer>(&op)) {
+          EXPECT_EQ(tr->step, static_cast<int>(reads.size()));
+          reads.push_back(tr->read_node);
+        }
+        if (std::holds_alternative<Barrier>(op)) ++barriers;
+      }
+      std::vector<model::NodeIndex> expected;
+      for (const int producer : spec.producer_orders[static_cast<std::size_t>(thread)]) expected.push_back(placed[static_cast<std::size_t>(producer)].node);
+      EXPECT_EQ(reads, expected) << "thread " << thread << ", " << sync_name(sync);
+      EXPECT_EQ(barriers, sync == SyncMode::kTight ? 4 : 0) << "thread " << thread;
+    }
+  }
+}
+
 TEST(ShuffleScheduleTest, ScheduledOrderNeedsAValidSchedule) {
   const model::Topology t = machine("nehalem-ex-4s");
   WorkloadSpec spec;

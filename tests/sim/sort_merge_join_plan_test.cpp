@@ -191,6 +191,72 @@ TEST(SortMergeJoinPlanTest, RingOrderMakesTheWholeJoinFasterThanNaive) {
               1e-9 * naive.phase(Phase::kSort).wall_s);
 }
 
+// Named stages (plan.hpp: Barrier::ends_stage, Plan::final_stage) on a hand-made plan: thread 0
+// computes 1 s, thread 1 2 s, then a barrier that ends stage "one"; both compute 0.5 s more, an
+// unnamed barrier, 0.25 s more, and the plan's final stage "two" runs to the end. By hand: "one"
+// is [0, 2] (the barrier releases when the slower thread arrives), "two" is [2, 2.75].
+TEST(SortMergeJoinPlanTest, NamedBarriersSplitTheRunIntoStages) {
+  const model::Topology t = machine("nehalem-ex-4s");
+  Plan plan;
+  plan.threads.resize(2);
+  plan.threads[1].core = 1;
+  for (int i = 0; i < 2; ++i) {
+    ThreadPlan& tp = plan.threads[static_cast<std::size_t>(i)];
+    tp.ops.emplace_back(Compute{i == 0 ? 1.0 : 2.0, Phase::kSort});
+    tp.ops.emplace_back(Barrier{"one"});
+    tp.ops.emplace_back(Compute{0.5, Phase::kSort});
+    tp.ops.emplace_back(Barrier{});
+    tp.ops.emplace_back(Compute{0.25, Phase::kSort});
+  }
+  plan.final_stage = "two";
+  const SimulationResult r = Simulation(t).run(plan);
+  EXPECT_NEAR(r.time_s, 2.75, 1e-12);
+  ASSERT_EQ(r.stages.size(), 2U);
+  EXPECT_EQ(r.stages[0].name, "one");
+  EXPECT_NEAR(r.stages[0].begin_s, 0.0, 1e-12);
+  EXPECT_NEAR(r.stages[0].end_s, 2.0, 1e-12);
+  EXPECT_EQ(r.stages[1].name, "two");
+  EXPECT_NEAR(r.stages[1].begin_s, 2.0, 1e-12);
+  EXPECT_NEAR(r.stages[1].end_s, 2.75, 1e-12);
+  // Without names, no stages.
+  plan.final_stage = {};
+  for (ThreadPlan& tp : plan.threads) tp.ops[1] = Barrier{};
+  EXPECT_TRUE(Simulation(t).run(plan).stages.empty());
+}
+
+// The whole join's four phases as stages, tight and loose: in order, one after another, adding up
+// to the run; the merge begins when its first step does; the merge phase alone names none.
+TEST(SortMergeJoinPlanTest, TheWholeJoinsPhasesAreItsStages) {
+  const model::Topology t = machine("nehalem-ex-4s");
+  for (const SyncMode sync : {SyncMode::kTight, SyncMode::kLoose}) {
+    WorkloadSpec s = whole_join(8, "sparse", 1e7, 1e6);
+    s.algorithm = ShuffleAlgorithm::kRing;
+    s.sync = sync;
+    const SimulationResult r = Simulation(t).run(build_plan(t, s));
+    ASSERT_EQ(r.stages.size(), 4U);
+    const char* names[] = {"sort facts", "partition dimension", "gather + sort dimension", "merge"};
+    double at = 0.0;
+    for (std::size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(r.stages[i].name, names[i]);
+      EXPECT_NEAR(r.stages[i].begin_s, at, 1e-12);
+      EXPECT_GT(r.stages[i].end_s, r.stages[i].begin_s);
+      at = r.stages[i].end_s;
+    }
+    EXPECT_NEAR(at, r.time_s, 1e-12);
+    ASSERT_FALSE(r.steps.empty());
+    EXPECT_NEAR(r.stages[3].begin_s, r.steps[0].begin_s, 1e-12);
+    // Every thread sorts, partitions and gathers the same amounts, so the stages' spans are the
+    // phases' wall seconds: sort = the fact sort + the dimension sort, gather within its stage.
+    EXPECT_NEAR(r.stages[1].end_s - r.stages[1].begin_s, r.phase(Phase::kPartition).wall_s, 1e-9 * r.time_s);
+    EXPECT_LT(r.phase(Phase::kGather).wall_s, r.stages[2].end_s - r.stages[2].begin_s);
+    EXPECT_NEAR(r.stages[0].end_s + (r.stages[2].end_s - r.stages[2].begin_s) - r.phase(Phase::kGather).wall_s,
+                r.phase(Phase::kSort).wall_s, 1e-9 * r.time_s);
+  }
+  WorkloadSpec merge_only = whole_join(8, "sparse", 1e7, 1e6);
+  merge_only.sort_merge_phases = SortMergePhases::kMerge;
+  EXPECT_TRUE(Simulation(t).run(build_plan(t, merge_only)).stages.empty());
+}
+
 TEST(SortMergeJoinPlanTest, UnknownPhasesValueNamesTheOption) {
   try {
     (void)parse_sort_merge_phases("both");

@@ -82,6 +82,8 @@ class OperatorBuilder {
   [[nodiscard]] const std::vector<model::NodeShare>& spread_of(const char* name) const;
   ThreadPlan& thread_plan(int worker) { return plan_.threads[worker]; }
   void set_steps(int steps) { plan_.steps = steps; }
+  // The stage after the last barrier that names one (plan.hpp: Plan::final_stage).
+  void set_final_stage(std::string_view stage) { plan_.final_stage = stage; }
 
   // ── Loop helpers ──────────────────────────────────────────────────────────────────────────
   // The OS moves unpinned threads now and then ("none"): a Bind to a random node.

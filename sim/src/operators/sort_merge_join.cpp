@@ -21,7 +21,9 @@
 // A barrier ends every phase and the gather before the run's sort, as in the kernel, which times
 // each between them (phase 2 needs none of phase 1's output, phase 4 only the worker's own run of
 // phase 3; the barriers cost what the slowest worker's lead is worth). The gather's copies carry
-// no step tag: the steps are the merge's, as with the merge phase alone.
+// no step tag: the steps are the merge's, as with the merge phase alone. The barriers that end
+// phases 1-3 name them, and the merge is the plan's final stage, so a result's `stages` give each
+// phase's span of the run (the GUI's phase bar; `predict --phases`).
 //
 // Sort of m tuples (m b bytes) by one worker: m log2 m comparisons of sort_cycles_per_comparison
 // (introsort, as the kernel's std::sort) as the core work, overlapping the memory passes. A pass
@@ -47,6 +49,12 @@
 
 namespace numatwin::sim::operators {
 namespace {
+
+// The four phases as named stages (SimulationResult::stages), in the kernel's terms.
+constexpr std::string_view kStageSortFacts = "sort facts";
+constexpr std::string_view kStagePartition = "partition dimension";
+constexpr std::string_view kStageGatherSort = "gather + sort dimension";
+constexpr std::string_view kStageMerge = "merge";
 
 bool all_phases(const WorkloadSpec& spec) {
   return spec.sort_merge_phases == SortMergePhases::kAll;
@@ -103,7 +111,7 @@ void sort_and_gather(OperatorBuilder& b, const ShuffleOrder& order, int o) {
   const double dim_chunk = d.build_records / n;
   // (1) sort the fact chunk.
   sort_run(b, tp, w, facts.chunk(w, n), fact_run);
-  tp.ops.emplace_back(Barrier{});
+  tp.ops.emplace_back(Barrier{kStageSortFacts});
   // (2) histogram, then scatter into the worker's own pieces area.
   OperatorBuilder::scan(tp, chunks.chunk(w, n), dim_chunk * d.tuple_bytes,
                         dim_chunk * c.scan_cycles_per_tuple, -1, Phase::kPartition);
@@ -115,7 +123,7 @@ void sort_and_gather(OperatorBuilder& b, const ShuffleOrder& order, int o) {
   scatter.phase = Phase::kPartition;
   tp.ops.emplace_back(std::move(scatter));
   b.maybe_os_move(tp);
-  tp.ops.emplace_back(Barrier{});
+  tp.ops.emplace_back(Barrier{kStagePartition});
   // (3) gather piece p -> w from every producer p in the shuffle's order, then sort the run.
   const double piece = dim_chunk / n;
   for (const int producer : order.producers[o]) {
@@ -132,7 +140,7 @@ void sort_and_gather(OperatorBuilder& b, const ShuffleOrder& order, int o) {
     tp.ops.emplace_back(Barrier{});  // the kernel times the gather apart
   sort_run(b, tp, w, runs.chunk(w, n), dim_chunk);
   b.maybe_os_move(tp);
-  tp.ops.emplace_back(Barrier{});
+  tp.ops.emplace_back(Barrier{kStageGatherSort});
 }
 
 void plan(OperatorBuilder& b) {
@@ -147,6 +155,7 @@ void plan(OperatorBuilder& b) {
   const double fact_piece = d.records / (static_cast<double>(n) * n);
   const double dim_run = d.build_records / n;
   b.set_steps(n);
+  if (all_phases(spec)) b.set_final_stage(kStageMerge);
   // Each run's node spread, once (n x n merges read n fact runs and n dimension runs).
   std::vector<std::vector<model::NodeShare>> fact_runs(static_cast<std::size_t>(n));
   std::vector<std::vector<model::NodeShare>> dim_runs(static_cast<std::size_t>(n));

@@ -14,6 +14,7 @@
 #include "interconnect_view.hpp"
 #include "gui_app_test_application.hpp"
 #include "main_window.hpp"
+#include "stage_bar_view.hpp"
 #include "throughput_chart.hpp"
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
@@ -182,6 +183,49 @@ TEST_F(MainWindowTest, RingVsDesignedOrderOnTheTwistedLadder) {
   EXPECT_NO_THROW(sim::check_schedule(schedule, 16));
   EXPECT_LT(window_->compare_run(1)->result.time_s, window_->compare_run(0)->result.time_s);
   EXPECT_EQ(window_->compare_run(1)->step_count(), 16);
+}
+
+// The whole sort-merge join (--sort-merge-phases all) shows its four phases in the phase bar under
+// the tabs: one row for the main run, A and B on the Compare tab (the ring's row shorter than the
+// naive's, on one scale); the merge phase alone has no phases and hides the bar.
+TEST_F(MainWindowTest, TheWholeSortMergeJoinShowsItsPhases) {
+  window_->set_workload(QStringLiteral("sort-merge-join"), QStringLiteral("ring"), QStringLiteral("tight"), 32);
+  window_->set_operator(QString(), 1.6e7, 0.0);
+  window_->set_sort_merge_phases(QStringLiteral("all"));
+  window_->start_run();
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  ASSERT_NE(window_->current_run(), nullptr) << window_->last_error().toStdString();
+  EXPECT_EQ(window_->current_run()->spec.sort_merge_phases, sim::SortMergePhases::kAll);
+  StageBarView* bar = window_->stage_bar();
+  ASSERT_NE(bar, nullptr);
+  EXPECT_TRUE(bar->isVisible());
+  ASSERT_EQ(bar->rows().size(), 1U);
+  ASSERT_EQ(bar->rows()[0].stages.size(), 4U);
+  EXPECT_EQ(bar->rows()[0].stages[2].name, "gather + sort dimension");
+  // The marker follows the step on screen (the merge's steps).
+  window_->show_step(5);
+  EXPECT_DOUBLE_EQ(bar->rows()[0].marker_s, window_->current_run()->result.steps[5].begin_s);
+  // On screen: the first phase's colour where the layout puts its segment.
+  const QImage image = bar->grab().toImage();
+  const StageBarLayout l = stage_bar_layout(bar->rows(), QRectF(bar->rect()));
+  const QRectF& first = l.segments[0][0];
+  EXPECT_EQ(image.pixelColor(int(first.left()) + 2, int(first.top()) + 2), stage_colour(0));
+
+  window_->start_compare(QStringLiteral("naive"), QStringLiteral("ring"));
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  ASSERT_NE(window_->compare_run(1), nullptr) << window_->last_error().toStdString();
+  EXPECT_EQ(window_->tabs()->currentIndex(), 1);
+  ASSERT_EQ(bar->rows().size(), 2U);
+  EXPECT_TRUE(bar->rows()[0].label.contains(QStringLiteral("naive")));
+  EXPECT_LT(bar->rows()[1].time_s, bar->rows()[0].time_s);  // the ring's gather and merge are faster
+  // The sorts do not depend on the order: the first phase ends at the same time in both.
+  EXPECT_NEAR(bar->rows()[1].stages[0].end_s, bar->rows()[0].stages[0].end_s, 1e-9 * bar->rows()[0].time_s);
+
+  window_->tabs()->setCurrentIndex(0);
+  window_->set_sort_merge_phases(QStringLiteral("merge"));
+  window_->start_run();
+  ASSERT_TRUE(wait_for([this] { return !window_->busy(); }));
+  EXPECT_FALSE(bar->isVisible());
 }
 
 // Partitioned aggregation rests on the machine's operator costs (all defaults on this machine):

@@ -98,7 +98,11 @@ struct Bind {
 };
 
 // Wait until every thread that has not finished reaches a barrier (phase kBarrierWait).
+// `ends_stage` non-empty: the barrier ends a named stage of the run (the sort-merge join's
+// phases); the simulator records when it released (SimulationResult::stages). A string literal:
+// the plan does not own it.
 struct Barrier {
+  std::string_view ends_stage{};
   friend bool operator==(const Barrier&, const Barrier&) = default;
 };
 
@@ -113,6 +117,9 @@ struct ThreadPlan {
 struct Plan {
   std::vector<ThreadPlan> threads;
   int steps = 0;  // number of distinct step tags (0..steps-1)
+  // The stage from the last barrier that ends a stage to the run's end (empty: none named;
+  // a string literal, as Barrier::ends_stage).
+  std::string_view final_stage{};
   // Equal plans simulate alike (Simulation::run reads nothing else of a workload).
   friend bool operator==(const Plan&, const Plan&) = default;
 };

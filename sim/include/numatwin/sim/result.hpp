@@ -46,6 +46,15 @@ struct PhaseTime {
   double wall_s = 0.0;
 };
 
+// A named stage of a run (plan.hpp: a Barrier's ends_stage, Plan::final_stage): from the
+// release of the barrier that ended the stage before (or 0) to the release of its own barrier
+// (or the run's end). Stages follow one another, so their spans add up to time_s.
+struct StageSpan {
+  std::string name;
+  double begin_s = 0.0;
+  double end_s = 0.0;
+};
+
 struct SimulationResult {
   double time_s = 0.0;
   double bytes = 0.0;        // payload of every transfer (memory traffic; a copy counts once)
@@ -60,6 +69,9 @@ struct SimulationResult {
   int solver_rounds = 0;  // bandwidth-model rounds over all events
   // One entry per Phase, in the enum's order; their thread_s add up to threads x time_s.
   std::vector<PhaseTime> phases;
+  // The plan's named stages in time order (the whole sort-merge join's four phases); empty when
+  // its barriers name none.
+  std::vector<StageSpan> stages;
 
   [[nodiscard]] const PhaseTime& phase(Phase p) const { return phases.at(static_cast<std::size_t>(p)); }
   [[nodiscard]] double thread_seconds() const {

@@ -70,7 +70,9 @@ ScheduleDesign design_schedule(const model::Topology& topology, const std::vecto
                                const ScheduleOptions& options = {});
 
 // The designed order of a shuffle-family spec (its threads placed as it says, equal pieces of
-// total_bytes / threads^2), as WorkloadSpec::producer_orders for ShuffleAlgorithm::kScheduled.
+// total_bytes / threads^2), or of a sort-merge join (pieces of its merge: records x tuple_bytes /
+// threads^2), as WorkloadSpec::producer_orders for ShuffleAlgorithm::kScheduled. Tight and loose
+// runs take the same orders: a loose run follows each thread's order without step barriers.
 std::vector<std::vector<int>> designed_producer_orders(const model::Topology& topology, const WorkloadSpec& spec,
                                                        const ScheduleOptions& options = {});
 
