@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <numeric>
 #include <stdexcept>
 
@@ -109,6 +112,45 @@ WeightSearchResult search(Candidate current, const std::vector<model::NodeIndex>
   result.time_s = best;
   return result;
 }
+
+// The fields of a policy that a simulation reads, as one key (every weighted-interleave policy of
+// the search and every compared row can be told apart by them).
+std::vector<int> policy_key(const MemoryPolicy& p) {
+  std::vector<int> key{static_cast<int>(p.kind), static_cast<int>(p.init), static_cast<int>(p.nodes.size())};
+  key.insert(key.end(), p.nodes.begin(), p.nodes.end());
+  const auto add = [&key](const InterleaveWeights& w) {
+    key.push_back(static_cast<int>(w.nodes.size()));
+    key.insert(key.end(), w.nodes.begin(), w.nodes.end());
+    key.push_back(static_cast<int>(w.weights.size()));
+    key.insert(key.end(), w.weights.begin(), w.weights.end());
+  };
+  add(p.global);
+  key.push_back(static_cast<int>(p.by_node.size()));
+  for (const NodeWeights& n : p.by_node) {
+    key.push_back(n.cpu_node);
+    add(n.weights);
+  }
+  return key;
+}
+
+// Policy times already simulated; safe to share between the parallel evaluations.
+class PolicyTimes {
+ public:
+  [[nodiscard]] std::optional<double> find(const std::vector<int>& key) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = times_.find(key);
+    if (it == times_.end()) return std::nullopt;
+    return it->second;
+  }
+  void add(const std::vector<int>& key, double time_s) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    times_.emplace(key, time_s);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::vector<int>, double> times_;
+};
 
 }  // namespace
 
@@ -239,8 +281,15 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
     s.memory = policy;
     return s;
   };
+  // Each policy's time once: the searches revisit policies (a move and its reverse, the starts'
+  // common paths, the compared rows), and a simulation is a pure function of the policy.
+  PolicyTimes known;
   const PolicyTime time_of = [&](const MemoryPolicy& policy) {
-    return Simulation(t).run(build_plan(t, with(policy)), SimulationOptions{false}).time_s;
+    const std::vector<int> key = policy_key(policy);
+    if (const std::optional<double> seen = known.find(key)) return *seen;
+    const double time_s = Simulation(t).run(build_plan(t, with(policy)), SimulationOptions{false}).time_s;
+    known.add(key, time_s);
+    return time_s;
   };
   const InterleaveWeights firmware =
       weights_from_bandwidth(memory, firmware_bandwidth_gbps(t, memory));
@@ -287,9 +336,16 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
   const auto rate = [](const WorkloadSpec& s, const SimulationResult& r) {
     return workload_input(s).tuples / r.time_s / 1e6;
   };
-  for (WeightsRow& row : answer.rows) {
+  for (std::size_t r = 0; r < answer.rows.size(); ++r) {
+    WeightsRow& row = answer.rows[r];
     row.time_s = time_of(row.policy);
-    row.uncertainty = prediction_uncertainty(t, with(row.policy), basis, samples, rate, parallel);
+    // A policy that an earlier row has too (the search often lands on Linux's own weights) has
+    // that row's interval: the samples are drawn alike, so they would be simulated alike.
+    const auto same = std::find_if(answer.rows.begin(), answer.rows.begin() + static_cast<std::ptrdiff_t>(r),
+                                   [&](const WeightsRow& earlier) { return policy_key(earlier.policy) == policy_key(row.policy); });
+    row.uncertainty = same != answer.rows.begin() + static_cast<std::ptrdiff_t>(r)
+                          ? same->uncertainty
+                          : prediction_uncertainty(t, with(row.policy), basis, samples, rate, parallel);
   }
   return answer;
 }
