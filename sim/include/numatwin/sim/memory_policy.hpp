@@ -58,7 +58,7 @@ struct NodeWeights {
 };
 enum class InitThreads { kWorkers, kLoader };
 
-struct MemoryPolicy {
+struct MemoryPolicy {  // a new field must join policy_key in weights_search.cpp
   MemoryPolicyKind kind = MemoryPolicyKind::kFirstTouch;
   InitThreads init = InitThreads::kWorkers;  // first-touch only
   std::vector<model::NodeIndex> nodes;       // interleave (empty: all), preferred (one), bind (>= 1)
