@@ -113,26 +113,6 @@ WeightSearchResult search(Candidate current, const std::vector<model::NodeIndex>
   return result;
 }
 
-// The fields of a policy that a simulation reads, as one key (every weighted-interleave policy of
-// the search and every compared row can be told apart by them).
-std::vector<int> policy_key(const MemoryPolicy& p) {
-  std::vector<int> key{static_cast<int>(p.kind), static_cast<int>(p.init), static_cast<int>(p.nodes.size())};
-  key.insert(key.end(), p.nodes.begin(), p.nodes.end());
-  const auto add = [&key](const InterleaveWeights& w) {
-    key.push_back(static_cast<int>(w.nodes.size()));
-    key.insert(key.end(), w.nodes.begin(), w.nodes.end());
-    key.push_back(static_cast<int>(w.weights.size()));
-    key.insert(key.end(), w.weights.begin(), w.weights.end());
-  };
-  add(p.global);
-  key.push_back(static_cast<int>(p.by_node.size()));
-  for (const NodeWeights& n : p.by_node) {
-    key.push_back(n.cpu_node);
-    add(n.weights);
-  }
-  return key;
-}
-
 // Policy times already simulated; safe to share between the parallel evaluations.
 class PolicyTimes {
  public:
@@ -285,7 +265,7 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
   // common paths, the compared rows), and a simulation is a pure function of the policy.
   PolicyTimes known;
   const PolicyTime time_of = [&](const MemoryPolicy& policy) {
-    const std::vector<int> key = policy_key(policy);
+    const std::vector<int> key = memory_policy_key(policy);
     if (const std::optional<double> seen = known.find(key)) return *seen;
     const double time_s = Simulation(t).run(build_plan(t, with(policy)), SimulationOptions{false}).time_s;
     known.add(key, time_s);
@@ -342,7 +322,7 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
     // A policy that an earlier row has too (the search often lands on Linux's own weights) has
     // that row's interval: the samples are drawn alike, so they would be simulated alike.
     const auto same = std::find_if(answer.rows.begin(), answer.rows.begin() + static_cast<std::ptrdiff_t>(r),
-                                   [&](const WeightsRow& earlier) { return policy_key(earlier.policy) == policy_key(row.policy); });
+                                   [&](const WeightsRow& earlier) { return memory_policy_key(earlier.policy) == memory_policy_key(row.policy); });
     row.uncertainty = same != answer.rows.begin() + static_cast<std::ptrdiff_t>(r)
                           ? same->uncertainty
                           : prediction_uncertainty(t, with(row.policy), basis, samples, rate, parallel);
