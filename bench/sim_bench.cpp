@@ -287,6 +287,21 @@ void BM_WeightsSprCxl2sMedian(benchmark::State& state) {
 BENCHMARK(BM_WeightsSprCxl2sMedian)->Unit(benchmark::kMillisecond);
 void BM_WeightsSprCxl2sRadixJoin(benchmark::State& state) { weights_answer(state, "spr-cxl-2s"); }
 BENCHMARK(BM_WeightsSprCxl2sRadixJoin)->Unit(benchmark::kMillisecond);
+// The two that were still over 2 s (docs/simulation-speed.md): the sort-merge join (threads^2
+// merge steps) and the partitioned aggregation (threads^2 pieces).
+//   ./build/release/bench/sim_bench --benchmark_filter='Weights.*(SortMerge|Partitioned)'
+void BM_WeightsXeonMax2sSortMerge(benchmark::State& state) {
+  weights_answer(state, "xeon-max-9462-2s", sim::WorkloadKind::kSortMergeJoin);
+}
+BENCHMARK(BM_WeightsXeonMax2sSortMerge)->Unit(benchmark::kMillisecond);
+void BM_WeightsSprCxl2sSortMerge(benchmark::State& state) {
+  weights_answer(state, "spr-cxl-2s", sim::WorkloadKind::kSortMergeJoin);
+}
+BENCHMARK(BM_WeightsSprCxl2sSortMerge)->Unit(benchmark::kMillisecond);
+void BM_WeightsSprCxl2sPartitioned(benchmark::State& state) {
+  weights_answer(state, "spr-cxl-2s", sim::WorkloadKind::kPartitionedAggregation);
+}
+BENCHMARK(BM_WeightsSprCxl2sPartitioned)->Unit(benchmark::kMillisecond);
 
 // The machine of `numatwin topo generate amd-nps --nps 4 --sockets 2 --cores-per-socket 96
 // --ccds-per-socket 12 --cxl-per-socket 4`. One thread count of the sweep: what `numatwin sweep --workload shuffle` does per row (a

@@ -353,4 +353,22 @@ std::string memory_policy_name(const MemoryPolicy& policy, const model::Topology
   return "?";
 }
 
+std::vector<int> memory_policy_key(const MemoryPolicy& p) {
+  std::vector<int> key{static_cast<int>(p.kind), static_cast<int>(p.init), static_cast<int>(p.nodes.size())};
+  key.insert(key.end(), p.nodes.begin(), p.nodes.end());
+  const auto add = [&key](const InterleaveWeights& w) {
+    key.push_back(static_cast<int>(w.nodes.size()));
+    key.insert(key.end(), w.nodes.begin(), w.nodes.end());
+    key.push_back(static_cast<int>(w.weights.size()));
+    key.insert(key.end(), w.weights.begin(), w.weights.end());
+  };
+  add(p.global);
+  key.push_back(static_cast<int>(p.by_node.size()));
+  for (const NodeWeights& n : p.by_node) {
+    key.push_back(n.cpu_node);
+    add(n.weights);
+  }
+  return key;
+}
+
 }  // namespace numatwin::sim

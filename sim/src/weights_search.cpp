@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <numeric>
 #include <stdexcept>
 
@@ -109,6 +112,25 @@ WeightSearchResult search(Candidate current, const std::vector<model::NodeIndex>
   result.time_s = best;
   return result;
 }
+
+// Policy times already simulated; safe to share between the parallel evaluations.
+class PolicyTimes {
+ public:
+  [[nodiscard]] std::optional<double> find(const std::vector<int>& key) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = times_.find(key);
+    if (it == times_.end()) return std::nullopt;
+    return it->second;
+  }
+  void add(const std::vector<int>& key, double time_s) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    times_.emplace(key, time_s);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::vector<int>, double> times_;
+};
 
 }  // namespace
 
@@ -239,8 +261,15 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
     s.memory = policy;
     return s;
   };
+  // Each policy's time once: the searches revisit policies (a move and its reverse, the starts'
+  // common paths, the compared rows), and a simulation is a pure function of the policy.
+  PolicyTimes known;
   const PolicyTime time_of = [&](const MemoryPolicy& policy) {
-    return Simulation(t).run(build_plan(t, with(policy)), SimulationOptions{false}).time_s;
+    const std::vector<int> key = memory_policy_key(policy);
+    if (const std::optional<double> seen = known.find(key)) return *seen;
+    const double time_s = Simulation(t).run(build_plan(t, with(policy)), SimulationOptions{false}).time_s;
+    known.add(key, time_s);
+    return time_s;
   };
   const InterleaveWeights firmware =
       weights_from_bandwidth(memory, firmware_bandwidth_gbps(t, memory));
@@ -287,9 +316,16 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
   const auto rate = [](const WorkloadSpec& s, const SimulationResult& r) {
     return workload_input(s).tuples / r.time_s / 1e6;
   };
-  for (WeightsRow& row : answer.rows) {
+  for (std::size_t r = 0; r < answer.rows.size(); ++r) {
+    WeightsRow& row = answer.rows[r];
     row.time_s = time_of(row.policy);
-    row.uncertainty = prediction_uncertainty(t, with(row.policy), basis, samples, rate, parallel);
+    // A policy that an earlier row has too (the search often lands on Linux's own weights) has
+    // that row's interval: the samples are drawn alike, so they would be simulated alike.
+    const auto same = std::find_if(answer.rows.begin(), answer.rows.begin() + static_cast<std::ptrdiff_t>(r),
+                                   [&](const WeightsRow& earlier) { return memory_policy_key(earlier.policy) == memory_policy_key(row.policy); });
+    row.uncertainty = same != answer.rows.begin() + static_cast<std::ptrdiff_t>(r)
+                          ? same->uncertainty
+                          : prediction_uncertainty(t, with(row.policy), basis, samples, rate, parallel);
   }
   return answer;
 }

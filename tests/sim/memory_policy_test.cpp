@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/routing.hpp"
@@ -206,6 +208,43 @@ TEST(WeightedInterleaveTest, ParsingNamesWhatIsWrong) {
   EXPECT_EQ(
       memory_policy_name(parse_memory_policy("weighted-interleave:s0[s0=1,s1=1];s1[s1=5]", t), t),
       "weighted-interleave:s0[s0=1,s1=1];s1[s1=5]");
+}
+
+// The weights search looks a policy's time up by its key: two policies that differ in any one
+// field must have different keys, and a copy the same key.
+TEST(MemoryPolicyTest, KeyTellsEveryFieldApart) {
+  MemoryPolicy base;
+  base.kind = MemoryPolicyKind::kWeightedInterleave;
+  base.global = InterleaveWeights{{0, 1}, {2, 1}};
+  std::vector<MemoryPolicy> policies{base};
+  const auto with = [&](auto change) {
+    MemoryPolicy p = base;
+    change(p);
+    policies.push_back(p);
+  };
+  with([](MemoryPolicy& p) { p.kind = MemoryPolicyKind::kInterleave; });
+  with([](MemoryPolicy& p) { p.init = InitThreads::kLoader; });
+  with([](MemoryPolicy& p) { p.nodes = {1}; });
+  with([](MemoryPolicy& p) { p.global.weights = {1, 2}; });
+  with([](MemoryPolicy& p) { p.global.nodes = {0, 2}; });
+  with([](MemoryPolicy& p) { p.global = InterleaveWeights{{0, 1, 2}, {2, 1, 1}}; });
+  // The base's numbers in the same order, one moved into the field before (without the sizes
+  // in the key, both would read kind, init, 0, 1, 2, 1).
+  with([](MemoryPolicy& p) {
+    p.nodes = {0};
+    p.global.nodes = {1};
+  });
+  with([](MemoryPolicy& p) { p.by_node = {NodeWeights{0, InterleaveWeights{{0, 1}, {2, 1}}}}; });
+  with([](MemoryPolicy& p) { p.by_node = {NodeWeights{1, InterleaveWeights{{0, 1}, {2, 1}}}}; });
+  with([](MemoryPolicy& p) { p.by_node = {NodeWeights{0, InterleaveWeights{{0, 1}, {1, 1}}}}; });
+  with([](MemoryPolicy& p) {
+    p.by_node = {NodeWeights{0, InterleaveWeights{{0, 1}, {2, 1}}}, NodeWeights{1, InterleaveWeights{{0, 1}, {2, 1}}}};
+  });
+  std::set<std::vector<int>> keys;
+  for (const MemoryPolicy& p : policies) keys.insert(memory_policy_key(p));
+  EXPECT_EQ(keys.size(), policies.size());
+  const MemoryPolicy copy = base;
+  EXPECT_EQ(memory_policy_key(copy), memory_policy_key(base));
 }
 
 }  // namespace

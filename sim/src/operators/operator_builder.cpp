@@ -266,7 +266,10 @@ void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::
   }
   const double misses = accesses * (1.0 - hit);
   const double cold = std::clamp(cold_misses, 0.0, misses);
-  random_misses(tp, table_spread, cold, update, step, Phase::kMoveState);
+  // The cold misses' transfer needs its own copy of the spread only when there is one (a line or
+  // more: random_misses drops less); without, it adds nothing (no core work is given).
+  random_misses(tp, cold * line_bytes() < 1.0 ? std::vector<model::NodeShare>{} : table_spread, cold, update, step,
+                Phase::kMoveState);
   // The locked updates overlap the misses (the lines were prefetched ahead): the misses' transfer
   // takes at least their time.
   const double atomic_seconds = atomic ? accesses * c.atomic_update_ns * 1e-9 : 0.0;

@@ -190,11 +190,16 @@ void plan(OperatorBuilder& b) {
   b.set_steps(n);
   std::vector<std::vector<model::NodeShare>> chunks(n);  // each producer's input chunk, once
   for (int p = 0; p < n; ++p) chunks[p] = input.chunk(p, n);
+  std::size_t ops_per_worker = 0;
   for (int o = 0; o < n; ++o) {
     const int w = order.outer[o];
     ThreadPlan& tp = b.thread_plan(w);
     const std::vector<model::NodeShare> home_table = tables.chunk(w, n);
     model::NodeIndex here = b.threads()[w].node;
+    // Room for the worker's ops: as many per step as the first worker's (the ops are moved on
+    // every growth of the vector otherwise).
+    if (o > 0) tp.ops.reserve(tp.ops.size() + ops_per_worker);
+    const std::size_t ops_before = tp.ops.size();
     for (int k = 0; k < n; ++k) {
       const int producer = order.producers[o][k];
       const std::vector<model::NodeShare>& piece = chunks[producer];
@@ -248,14 +253,15 @@ void plan(OperatorBuilder& b) {
                std::to_string(a).substr(0, 9) + " updates (table " +
                std::to_string(table_lines).substr(0, 9) + " lines)");
       }
-      const std::vector<model::NodeShare> table_now =
-          copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table;
-      b.table_loop(tp, w, piece, a * d.tuple_bytes, a * c.scan_cycles_per_tuple, table_now, a, hit,
+      // The table's spread now, built once for the step's transfers (passed on as a temporary).
+      b.table_loop(tp, w, piece, a * d.tuple_bytes, a * c.scan_cycles_per_tuple,
+                   copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table, a, hit,
                    true, c.group_cycles_per_tuple, k, 0.0, private_hit, false, cold);
       b.table_page_walks(tp, table_bytes, a, model::BufferKind::kPlaced, Phase::kUpdateTable);
       if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
       b.maybe_os_move(tp);
     }
+    if (o == 0) ops_per_worker = tp.ops.size() - ops_before + 2;
   }
 }
 

@@ -58,7 +58,7 @@ struct NodeWeights {
 };
 enum class InitThreads { kWorkers, kLoader };
 
-struct MemoryPolicy {
+struct MemoryPolicy {  // a new field must join memory_policy_key
   MemoryPolicyKind kind = MemoryPolicyKind::kFirstTouch;
   InitThreads init = InitThreads::kWorkers;  // first-touch only
   std::vector<model::NodeIndex> nodes;       // interleave (empty: all), preferred (one), bind (>= 1)
@@ -134,5 +134,9 @@ class MemoryPlacer {
 // std::invalid_argument naming the part that is wrong.
 MemoryPolicy parse_memory_policy(const std::string& text, const model::Topology& topology);
 std::string memory_policy_name(const MemoryPolicy& policy, const model::Topology& topology);
+
+// Every field of a policy, as one key: equal keys, equal policies (weights search: a policy's
+// simulated time is looked up by it).
+[[nodiscard]] std::vector<int> memory_policy_key(const MemoryPolicy& policy);
 
 }  // namespace numatwin::sim

@@ -90,6 +90,9 @@ WeightSearchResult search_per_node_weights(const std::vector<model::NodeIndex>& 
 // `numatwin weights`, the whole answer: the searches (one vector from the firmware, isolated and
 // all-ones starts; per node from the best one vector) and, compared, the six policies below, each
 // simulated once and with its interval over `samples` cost samples (rate: input M tuples/s).
+// A policy is simulated once per answer, however often the searches ask for it (a move and its
+// reverse, starts that meet) and whichever rows name it; rows with the same policy share one
+// interval (the samples are drawn alike, so they would simulate alike).
 struct WeightsRow {
   std::string name;  // "numatwin, one vector", "numatwin, per node", "Linux auto",
                      // "pairwise isolated", "interleave", "local only"
@@ -102,7 +105,7 @@ struct WeightsRow {
 struct WeightsAnswer {
   std::vector<model::NodeIndex> memory;  // the nodes spread over
   InterleaveWeights recommended;         // the one-vector search's weights
-  int search_simulations = 0;
+  int search_simulations = 0;  // candidates the searches evaluated, repeats included
   std::vector<WeightsRow> rows;  // in the order above
 };
 
