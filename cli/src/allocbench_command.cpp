@@ -56,8 +56,9 @@ void register_allocbench(CLI::App& validate_app) {
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_option("--result-file", o->result_file, "(internal) write one allocator's result here")->group("");
   cmd->add_option("--calibrate", o->calibrate,
-                  "Measure each allocator's malloc, free, realloc and remote-free costs (1..--threads threads, sizes 16 B..64 KiB) "
-                  "and its overhead, and write them into this topology's /allocator_costs (saved to --out)");
+                  "Measure each allocator's malloc, free, realloc and remote-free costs (1..--threads threads, sizes 16 B..64 KiB), "
+                  "its overhead and its layout figures (scattered realloc and free, dependent write and read, 32 B..4 KiB), "
+                  "and write them into this topology's /allocator_costs (saved to --out)");
   cmd->add_option("--out", o->out,
                   "With --calibrate: the topology file to write; with --arrivals: the results and RSS samples as JSON (atomically)");
   cmd->add_option("--repetitions", o->repetitions, "With --calibrate: repetitions of each cost point (the median is kept)")
