@@ -70,8 +70,15 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
   if (threads < 1) throw std::invalid_argument("allocator cost: threads must be >= 1");
   if (!(bytes > 0.0)) throw std::invalid_argument("allocator cost: bytes must be > 0");
   if (costs == nullptr || costs->points.empty()) {
-    return AllocatorCostAt{kDefaultMallocNs, kDefaultFreeNs, kDefaultReallocBaseNs + kDefaultReallocNsPerByte * bytes,
-                           kDefaultRemoteFreeNs, true};
+    AllocatorCostAt d;
+    d.malloc_ns = kDefaultMallocNs;
+    d.free_ns = kDefaultFreeNs;
+    d.realloc_ns = kDefaultReallocBaseNs + kDefaultReallocNsPerByte * bytes;
+    d.remote_free_ns = kDefaultRemoteFreeNs;
+    d.is_default = true;
+    d.scattered_realloc_ns = d.realloc_ns;  // no layout figures: the in-order ones stand in
+    d.scattered_free_ns = d.free_ns;
+    return d;
   }
   const std::vector<const AllocatorCostPoint*> line = row_of(costs->points, threads);
   const double cls = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(bytes))));

@@ -60,7 +60,11 @@ TEST(AllocatorLayoutCostsTest, WithoutLayoutPointsTheInOrderFiguresStandIn) {
   EXPECT_DOUBLE_EQ(at.scattered_realloc_ns, 60.0);  // = realloc_ns
   EXPECT_DOUBLE_EQ(at.scattered_free_ns, 7.0);      // = free_ns, 5 + 0.5 x 4
   EXPECT_DOUBLE_EQ(at.dependent_write_ns, 0.0);
-  EXPECT_FALSE(allocator_cost_at(nullptr, 1, 64).has_dependent);
+  // The defaults (no entry at all): the scattered realloc is the default realloc, 40 + 0.1 x 64.
+  const AllocatorCostAt d = allocator_cost_at(nullptr, 1, 64);
+  EXPECT_FALSE(d.has_dependent);
+  EXPECT_DOUBLE_EQ(d.scattered_realloc_ns, 46.4);
+  EXPECT_DOUBLE_EQ(d.scattered_free_ns, 15.0);
 }
 
 TEST(AllocatorLayoutCostsTest, CheckNamesABadLayoutPoint) {
