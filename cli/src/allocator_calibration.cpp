@@ -12,9 +12,26 @@
 #include "numatwin/validate/allocator.hpp"
 #include "numatwin/validate/allocator_bench.hpp"
 #include "numatwin/validate/allocator_cost_bench.hpp"
+#include "numatwin/validate/allocator_layout_bench.hpp"
 #include "numatwin/validate/machine_measurement.hpp"
 
 namespace numatwin::cli {
+
+double topology_llc_bytes(const model::Topology& topology) {
+  double best = 0.0;
+  for (const model::Node& node : topology.nodes) {
+    double node_llc = 0.0;
+    int level = 0;
+    for (const model::CacheLevel& c : node.caches) {
+      if (c.level < level) continue;
+      level = c.level;
+      node_llc = static_cast<double>(c.size_bytes) * std::max(1, node.cores / std::max(1, c.shared_by_cores));
+    }
+    best = std::max(best, node_llc);
+  }
+  return best;
+}
+
 void write_allocator_costs_file(const std::string& file, const std::string& allocator, const AllocatorCalibrationOptions& o) {
   if (validate::built_with_address_sanitizer())
     throw std::invalid_argument("allocbench --calibrate: this numatwin is built with AddressSanitizer, whose malloc is not " +
@@ -32,14 +49,22 @@ void write_allocator_costs_file(const std::string& file, const std::string& allo
   model::AllocatorCosts costs;
   costs.allocator = allocator;
   costs.points = validate::run_allocator_cost_bench(bench);
+  validate::AllocatorLayoutBenchOptions layout;
+  layout.max_threads = o.threads;
+  layout.repetitions = std::min(o.repetitions, 3);
+  if (o.llc_bytes > 0.0) layout.llc_bytes = o.llc_bytes;
+  costs.layout = validate::run_allocator_layout_bench(layout);
   costs.overhead_ratio = peak.overhead;
   const nlohmann::ordered_json host = validate::host_state();
   costs.host = fmt::format("{} ({})", host.value("hostname", std::string("?")), host.value("kernel", std::string("?")));
   costs.measured_at = validate::iso_time_now();
   costs.source = fmt::format(
       "numatwin validate allocbench --calibrate: costs at 1..{} threads, sizes 16 B..64 KiB, median of {} repetitions; "
-      "overhead from {} rounds of {:g} MiB per thread (peak VmHWM over requested)",
-      o.threads, o.repetitions, o.rounds, o.mib_per_thread);
+      "overhead from {} rounds of {:g} MiB per thread (peak VmHWM over requested); layout figures (scattered realloc and "
+      "free, dependent write and read) at sizes 32 B..4 KiB over {:g} MiB per thread, {} random accesses, {} sampled objects, "
+      "LLC {:g} MiB, median of {} repetitions",
+      o.threads, o.repetitions, o.rounds, o.mib_per_thread, layout.bytes_per_thread / 1048576.0, layout.accesses, layout.max_sampled,
+      layout.llc_bytes / 1048576.0, layout.repetitions);
   model::write_file_atomically(file, model::allocator_costs_json({costs}).dump(2) + "\n");
 }
 

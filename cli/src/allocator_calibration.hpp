@@ -17,7 +17,12 @@ struct AllocatorCalibrationOptions {
   double mib_per_thread = 64;  // the overhead run's peak per thread
   int rounds = 2;              // the overhead run's rounds
   int repetitions = 5;         // of each cost point (median)
+  double llc_bytes = 0.0;      // the topology's LLC (the layout figures' miss share); 0: 32 MiB
 };
+
+// The largest last-level cache of the topology's nodes (bytes; a cache shared by fewer cores than
+// the node has counts once per group of cores); 0 when no node lists caches.
+double topology_llc_bytes(const model::Topology& topology);
 
 // In the child (already running under its allocator): measures and writes
 // {"<allocator>": {...}} (the topology file's form) to `file`.

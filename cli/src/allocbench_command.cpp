@@ -41,6 +41,7 @@ void register_allocbench(CLI::App& validate_app) {
     std::string out;
     int repetitions = 5;
     std::string costs_file;  // internal: a child writes its allocator's costs here
+    double llc_bytes = 0.0;  // internal: the calibrated topology's LLC, for the layout figures
     ArrivalCliOptions arrivals;
   };
   auto o = std::make_shared<Options>();
@@ -55,14 +56,16 @@ void register_allocbench(CLI::App& validate_app) {
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_option("--result-file", o->result_file, "(internal) write one allocator's result here")->group("");
   cmd->add_option("--calibrate", o->calibrate,
-                  "Measure each allocator's malloc, free, realloc and remote-free costs (1..--threads threads, sizes 16 B..64 KiB) "
-                  "and its overhead, and write them into this topology's /allocator_costs (saved to --out)");
+                  "Measure each allocator's malloc, free, realloc and remote-free costs (1..--threads threads, sizes 16 B..64 KiB), "
+                  "its overhead and its layout figures (scattered realloc and free, dependent write and read, 32 B..4 KiB), "
+                  "and write them into this topology's /allocator_costs (saved to --out)");
   cmd->add_option("--out", o->out,
                   "With --calibrate: the topology file to write; with --arrivals: the results and RSS samples as JSON (atomically)");
   cmd->add_option("--repetitions", o->repetitions, "With --calibrate: repetitions of each cost point (the median is kept)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   cmd->add_option("--costs-file", o->costs_file, "(internal) write one allocator's costs here")->group("");
+  cmd->add_option("--llc-bytes", o->llc_bytes, "(internal) the LLC bytes of the topology being calibrated")->group("");
   add_arrival_options(*cmd, o->arrivals);
   cmd->callback([o] {
     if (o->arrivals.given()) return run_arrivals(o->arrivals, {o->allocator, o->json, o->out, o->result_file});
@@ -73,7 +76,7 @@ void register_allocbench(CLI::App& validate_app) {
     bench.rounds = o->rounds;
     validate::RunOptions limits;
     validate::check_free_memory(3.0 * bench.bytes_per_thread * threads, limits);  // allocators may hold up to ~3x
-    AllocatorCalibrationOptions calibration{threads, o->mib_per_thread, o->rounds, o->repetitions};
+    AllocatorCalibrationOptions calibration{threads, o->mib_per_thread, o->rounds, o->repetitions, o->llc_bytes};
     if (!o->costs_file.empty()) {  // a child: one allocator's costs to the file
       ensure_allocator(o->allocator);
       write_allocator_costs_file(o->costs_file, validate::allocator_by_name(o->allocator).name, calibration);
@@ -96,14 +99,16 @@ void register_allocbench(CLI::App& validate_app) {
     std::filesystem::create_directories(dir);
     if (!o->calibrate.empty()) {
       model::Topology t = find_topology(o->calibrate);
-      TextTable table({"allocator", "malloc ns (16 B, 1 thr)", "free ns", "realloc ns (64 B)", "remote free ns", "overhead"});
+      const double llc = topology_llc_bytes(t);
+      TextTable table({"allocator", "malloc ns (16 B, 1 thr)", "free ns", "realloc ns (64 B)", "remote free ns", "overhead",
+                       "scattered realloc / free ns (1 KiB)", "dependent write / read ns (1 KiB / 32 B)"});
       for (const std::string& name : names) {
         std::cerr << "numatwin: measuring " << name << "\n";
         const std::string file = (dir / (name + "-costs.json")).string();
         const std::vector<std::string> args = {own_arguments().front(), "validate", "allocbench", "--allocator", name, "--threads",
                                                std::to_string(threads), "--mib-per-thread", fmt::format("{}", o->mib_per_thread),
                                                "--rounds", std::to_string(o->rounds), "--repetitions", std::to_string(o->repetitions),
-                                               "--costs-file", file};
+                                               "--costs-file", file, "--llc-bytes", fmt::format("{:.0f}", llc)};
         const std::optional<int> status = run_in_child(name, args);
         if (status.value_or(1) != 0)
           throw std::runtime_error("the " + name + " run failed (exit status " + std::to_string(status.value_or(1)) + ")");
@@ -113,7 +118,11 @@ void register_allocbench(CLI::App& validate_app) {
         const model::AllocatorCostAt grow = model::allocator_cost_at(&costs, 1, 64);
         table.add_row({costs.allocator, fmt::format("{:.1f}", small.malloc_ns), fmt::format("{:.1f}", small.free_ns),
                        fmt::format("{:.1f}", grow.realloc_ns), fmt::format("{:.1f}", small.remote_free_ns),
-                       fmt::format("{:.3f}", costs.overhead_ratio)});
+                       fmt::format("{:.3f}", costs.overhead_ratio),
+                       fmt::format("{:.0f} / {:.0f}", model::allocator_cost_at(&costs, 1, 1024).scattered_realloc_ns,
+                                   model::allocator_cost_at(&costs, 1, 1024).scattered_free_ns),
+                       fmt::format("{:.1f} / {:.1f}", model::allocator_cost_at(&costs, 1, 1024).dependent_write_ns,
+                                   model::allocator_cost_at(&costs, 1, 32).dependent_read_ns)});
       }
       std::filesystem::remove_all(dir);
       model::save_topology(t, o->out);

@@ -17,6 +17,46 @@ constexpr double kDefaultReallocNsPerByte = 0.1;
 
 bool power_of_two(std::int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
+// The figure `field` at size class `cls` among the points of one row (sorted by size, not empty):
+// clamped to the smallest and largest size, linear in log2(size) between.
+template <class Point>
+double interpolate(const std::vector<const Point*>& have, double cls, double Point::*field) {
+  const double x = std::log2(std::clamp(cls, static_cast<double>(have.front()->size_bytes), static_cast<double>(have.back()->size_bytes)));
+  const Point* lo = have.front();
+  for (const Point* p : have) {
+    if (std::log2(static_cast<double>(p->size_bytes)) <= x) lo = p;
+  }
+  const Point* hi = lo;
+  for (const Point* p : have) {
+    if (std::log2(static_cast<double>(p->size_bytes)) >= x) {
+      hi = p;
+      break;
+    }
+  }
+  const double xl = std::log2(static_cast<double>(lo->size_bytes));
+  const double xh = std::log2(static_cast<double>(hi->size_bytes));
+  const double f = xh > xl ? (x - xl) / (xh - xl) : 0.0;
+  return lo->*field + f * (hi->*field - lo->*field);
+}
+
+// The points of the row used for `threads`: the largest measured thread count <= threads, else
+// the smallest; sorted by size. `points` is not empty.
+template <class Point>
+std::vector<const Point*> row_of(const std::vector<Point>& points, int threads) {
+  std::set<int> rows;
+  for (const Point& p : points) rows.insert(p.threads);
+  int row = *rows.begin();
+  for (int r : rows) {
+    if (r <= threads) row = r;
+  }
+  std::vector<const Point*> line;
+  for (const Point& p : points) {
+    if (p.threads == row) line.push_back(&p);
+  }
+  std::sort(line.begin(), line.end(), [](const auto* a, const auto* b) { return a->size_bytes < b->size_bytes; });
+  return line;
+}
+
 }  // namespace
 
 const AllocatorCosts* find_allocator_costs(const std::vector<AllocatorCosts>& costs, std::string_view allocator) {
@@ -30,43 +70,36 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
   if (threads < 1) throw std::invalid_argument("allocator cost: threads must be >= 1");
   if (!(bytes > 0.0)) throw std::invalid_argument("allocator cost: bytes must be > 0");
   if (costs == nullptr || costs->points.empty()) {
-    return AllocatorCostAt{kDefaultMallocNs, kDefaultFreeNs, kDefaultReallocBaseNs + kDefaultReallocNsPerByte * bytes,
-                           kDefaultRemoteFreeNs, true};
+    AllocatorCostAt d;
+    d.malloc_ns = kDefaultMallocNs;
+    d.free_ns = kDefaultFreeNs;
+    d.realloc_ns = kDefaultReallocBaseNs + kDefaultReallocNsPerByte * bytes;
+    d.remote_free_ns = kDefaultRemoteFreeNs;
+    d.is_default = true;
+    d.scattered_realloc_ns = d.realloc_ns;  // no layout figures: the in-order ones stand in
+    d.scattered_free_ns = d.free_ns;
+    return d;
   }
-  // The row: the largest measured thread count <= threads, else the smallest.
-  std::set<int> rows;
-  for (const AllocatorCostPoint& p : costs->points) rows.insert(p.threads);
-  int row = *rows.begin();
-  for (int r : rows) {
-    if (r <= threads) row = r;
-  }
-  std::vector<const AllocatorCostPoint*> line;
-  for (const AllocatorCostPoint& p : costs->points) {
-    if (p.threads == row) line.push_back(&p);
-  }
-  std::sort(line.begin(), line.end(), [](const auto* a, const auto* b) { return a->size_bytes < b->size_bytes; });
-  // Round up to the size class, clamp, interpolate in log2(size).
+  const std::vector<const AllocatorCostPoint*> line = row_of(costs->points, threads);
   const double cls = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(bytes))));
-  const double x = std::log2(std::clamp(cls, static_cast<double>(line.front()->size_bytes),
-                                        static_cast<double>(line.back()->size_bytes)));
-  const AllocatorCostPoint* lo = line.front();
-  const AllocatorCostPoint* hi = line.front();
-  for (const AllocatorCostPoint* p : line) {
-    if (std::log2(static_cast<double>(p->size_bytes)) <= x) lo = p;
+  AllocatorCostAt out;
+  out.is_default = false;
+  out.malloc_ns = interpolate(line, cls, &AllocatorCostPoint::malloc_ns);
+  out.free_ns = interpolate(line, cls, &AllocatorCostPoint::free_ns);
+  out.realloc_ns = interpolate(line, cls, &AllocatorCostPoint::realloc_ns);
+  out.remote_free_ns = interpolate(line, cls, &AllocatorCostPoint::remote_free_ns);
+  out.scattered_realloc_ns = out.realloc_ns;
+  out.scattered_free_ns = out.free_ns;
+  if (!costs->layout.empty()) {
+    const std::vector<const AllocatorLayoutPoint*> layout = row_of(costs->layout, threads);
+    out.has_scattered = true;
+    out.has_dependent = true;
+    out.scattered_realloc_ns = interpolate(layout, cls, &AllocatorLayoutPoint::scattered_realloc_ns);
+    out.scattered_free_ns = interpolate(layout, cls, &AllocatorLayoutPoint::scattered_free_ns);
+    out.dependent_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_write_ns);
+    out.dependent_read_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_read_ns);
   }
-  hi = lo;
-  for (const AllocatorCostPoint* p : line) {
-    if (std::log2(static_cast<double>(p->size_bytes)) >= x) {
-      hi = p;
-      break;
-    }
-  }
-  const double xl = std::log2(static_cast<double>(lo->size_bytes));
-  const double xh = std::log2(static_cast<double>(hi->size_bytes));
-  const double f = xh > xl ? (x - xl) / (xh - xl) : 0.0;
-  const auto mix = [f](double a, double b) { return a + f * (b - a); };
-  return AllocatorCostAt{mix(lo->malloc_ns, hi->malloc_ns), mix(lo->free_ns, hi->free_ns), mix(lo->realloc_ns, hi->realloc_ns),
-                         mix(lo->remote_free_ns, hi->remote_free_ns), false};
+  return out;
 }
 
 void check_allocator_costs(const AllocatorCosts& costs) {
@@ -82,8 +115,21 @@ void check_allocator_costs(const AllocatorCosts& costs) {
     for (double v : {p.malloc_ns, p.free_ns, p.realloc_ns, p.remote_free_ns}) {
       if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(at + ": times must be numbers >= 0");
     }
+
     if (!seen.insert({p.threads, p.size_bytes}).second)
       throw std::invalid_argument(at + ": a second point at the same threads and size_bytes");
+  }
+  seen.clear();
+  for (std::size_t i = 0; i < costs.layout.size(); ++i) {
+    const AllocatorLayoutPoint& p = costs.layout[i];
+    const std::string at = who + ": layout point " + std::to_string(i);
+    if (p.threads < 1) throw std::invalid_argument(at + ": threads must be >= 1");
+    if (!power_of_two(p.size_bytes)) throw std::invalid_argument(at + ": size_bytes must be a power of two");
+    for (double v : {p.scattered_realloc_ns, p.scattered_free_ns, p.dependent_write_ns, p.dependent_read_ns}) {
+      if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(at + ": times must be numbers >= 0");
+    }
+    if (!seen.insert({p.threads, p.size_bytes}).second)
+      throw std::invalid_argument(at + ": a second layout point at the same threads and size_bytes");
   }
 }
 

@@ -32,6 +32,27 @@ AllocatorCostPoint read_point(const JsonReader& r, std::set<std::pair<int, std::
   return p;
 }
 
+AllocatorLayoutPoint read_layout_point(const JsonReader& r, std::set<std::pair<int, std::int64_t>>& seen) {
+  r.expect_object(
+      "a layout point {\"threads\", \"size_bytes\", \"scattered_realloc_ns\", \"scattered_free_ns\", \"dependent_write_ns\", "
+      "\"dependent_read_ns\"}");
+  r.allow_only({"threads", "size_bytes", "scattered_realloc_ns", "scattered_free_ns", "dependent_write_ns", "dependent_read_ns"});
+  AllocatorLayoutPoint p;
+  p.threads = r.field("threads").small_integer(1);
+  const JsonReader size = r.field("size_bytes");
+  p.size_bytes = size.integer(1, std::int64_t{1} << 40);
+  if ((p.size_bytes & (p.size_bytes - 1)) != 0)
+    size.fail("expected a power of two (a size class), found " + std::to_string(p.size_bytes));
+  p.scattered_realloc_ns = non_negative(r.field("scattered_realloc_ns"));
+  p.scattered_free_ns = non_negative(r.field("scattered_free_ns"));
+  p.dependent_write_ns = non_negative(r.field("dependent_write_ns"));
+  p.dependent_read_ns = non_negative(r.field("dependent_read_ns"));
+  if (!seen.insert({p.threads, p.size_bytes}).second)
+    r.fail("expected one layout point per (threads, size_bytes); this one repeats threads " + std::to_string(p.threads) +
+           ", size_bytes " + std::to_string(p.size_bytes));
+  return p;
+}
+
 }  // namespace
 
 std::vector<AllocatorCosts> read_allocator_costs(const JsonReader& r) {
@@ -39,8 +60,9 @@ std::vector<AllocatorCosts> read_allocator_costs(const JsonReader& r) {
   std::vector<AllocatorCosts> out;
   for (const auto& item : r.json().items()) {
     const JsonReader entry = r.field(item.key().c_str());
-    entry.expect_object("one allocator's costs {\"points\", \"overhead_ratio\", \"host\", \"measured_at\", \"source\"}");
-    entry.allow_only({"points", "overhead_ratio", "host", "measured_at", "source"});
+    entry.expect_object(
+        "one allocator's costs {\"points\", \"layout_points\" (optional), \"overhead_ratio\", \"host\", \"measured_at\", \"source\"}");
+    entry.allow_only({"points", "layout_points", "overhead_ratio", "host", "measured_at", "source"});
     AllocatorCosts c;
     c.allocator = item.key();
     c.overhead_ratio = non_negative(entry.field("overhead_ratio"));
@@ -52,6 +74,12 @@ std::vector<AllocatorCosts> read_allocator_costs(const JsonReader& r) {
     if (points.size() == 0) points.fail("expected at least one measured point");
     std::set<std::pair<int, std::int64_t>> seen;
     for (std::size_t i = 0; i < points.size(); ++i) c.points.push_back(read_point(points.element(i), seen));
+    if (entry.has("layout_points")) {  // optional: files measured before allocbench had them lack it
+      const JsonReader layout = entry.field("layout_points");
+      layout.expect_array("a list of measured layout points");
+      std::set<std::pair<int, std::int64_t>> seen_layout;
+      for (std::size_t i = 0; i < layout.size(); ++i) c.layout.push_back(read_layout_point(layout.element(i), seen_layout));
+    }
     out.push_back(std::move(c));
   }
   return out;
@@ -74,6 +102,18 @@ nlohmann::ordered_json allocator_costs_json(const std::vector<AllocatorCosts>& c
                         {"measured_at", c.measured_at},
                         {"source", c.source},
                         {"points", points}};
+    if (!c.layout.empty()) {
+      nlohmann::ordered_json layout = nlohmann::ordered_json::array();
+      for (const AllocatorLayoutPoint& p : c.layout) {
+        layout.push_back({{"threads", p.threads},
+                          {"size_bytes", p.size_bytes},
+                          {"scattered_realloc_ns", p.scattered_realloc_ns},
+                          {"scattered_free_ns", p.scattered_free_ns},
+                          {"dependent_write_ns", p.dependent_write_ns},
+                          {"dependent_read_ns", p.dependent_read_ns}});
+      }
+      out[c.allocator]["layout_points"] = layout;
+    }
   }
   return out;
 }

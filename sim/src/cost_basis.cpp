@@ -90,7 +90,8 @@ std::string allocator_cost_basis(const WorkloadSpec& spec) {
            ": default (calibrated nowhere: the topology has no /allocator_costs entry for it; `numatwin validate "
            "allocbench --calibrate` measures it)";
   const model::AllocatorCosts& a = *spec.allocator_costs;
-  return "allocator costs: " + spec.allocator + ", measured on " + a.host + " at " + a.measured_at;
+  return "allocator costs: " + spec.allocator + ", measured on " + a.host + " at " + a.measured_at +
+         (a.layout.empty() ? " (no layout figures: reallocs and frees at their in-order cost, dependent misses one at a time)" : "");
 }
 
 }  // namespace numatwin::sim

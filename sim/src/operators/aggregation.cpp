@@ -39,7 +39,9 @@
 //             entry and a write at its block's tail, footprint f' = f + S), except that a tail
 //             beyond the block header's line (allocation_costs.hpp: the share of such values) is a
 //             dependent access (its address needs the header): LLC hit h' as above, the misses one
-//             at a time (OperatorBuilder::dependent_accesses); plus the allocator's
+//             at a time (OperatorBuilder::dependent_accesses), or, when the allocator's entry
+//             has its layout figures, h' x llc_hit_ns + (1 - h') x the measured dependent write
+//             (allocation_costs.hpp: tail_write_cost; its translation included); plus the allocator's
 //             time for the mallocs and reallocs (sim/allocation_costs.hpp: the growth rule
 //             and the expected totals), shared equally by the workers and spread over the batches;
 //   select    each worker reads its slice and its groups' blocks (the values dataset holds the
@@ -138,7 +140,12 @@ void plan_per_group(OperatorBuilder& b) {
     update_pass(b, w, append, false, alloc.allocate_s / n);
     const double tails = d.records / n * share_beyond_header_line(b.spec());
     const std::vector<model::NodeShare> blocks = b.spread_of("values");
-    b.dependent_accesses(tp, blocks, tails, append.llc, true, Phase::kUpdateTable);
+    const DependentCost tail = tail_write_cost(b.spec(), n);
+    if (tail.measured) {  // the allocator's measured dependent write, its translation included
+      tp.ops.emplace_back(Compute{tails * (append.llc * c.llc_hit_ns + (1.0 - append.llc) * tail.ns) * 1e-9, Phase::kUpdateTable});
+    } else {
+      b.dependent_accesses(tp, blocks, tails, append.llc, true, Phase::kUpdateTable);
+    }
     // Translation: every value's block header (prefetched ahead) and the dependent tails, over
     // the allocator's heap.
     const double heap_bytes = b.dataset("values").size_bytes;
@@ -147,7 +154,7 @@ void plan_per_group(OperatorBuilder& b) {
       b.note_pages("value blocks (allocator heap)", heap_bytes, 1.0, model::BufferKind::kAllocatorHeap);
     }
     b.table_page_walks(tp, heap_bytes, d.records / n, model::BufferKind::kAllocatorHeap, Phase::kUpdateTable);
-    b.page_walks(tp, heap_bytes, tails, 1.0, model::BufferKind::kAllocatorHeap, Phase::kUpdateTable);
+    if (!tail.measured) b.page_walks(tp, heap_bytes, tails, 1.0, model::BufferKind::kAllocatorHeap, Phase::kUpdateTable);
     OperatorBuilder::write_stream(tp, blocks, tails * 8.0 * append.llc);
     tp.ops.emplace_back(Barrier{});
     const std::vector<model::NodeShare> slice = b.dataset("hash table").chunk(w, n);

@@ -13,10 +13,12 @@ const model::AllocatorCosts* costs_of(const WorkloadSpec& spec) {
   return spec.allocator_costs ? &*spec.allocator_costs : nullptr;
 }
 
-// A free by one of T workers of an object any of them allocated.
+// A free by one of T workers of an object any of them allocated, in an order unrelated to the
+// allocation (both kernels free in table or bucket order): what taking objects out of order costs
+// over the in-order free (scattered_free_ns - free_ns, when measured) comes on top.
 double free_ns(const model::AllocatorCostAt& c, int workers) {
   const double remote = static_cast<double>(workers - 1) / workers;
-  return (1.0 - remote) * c.free_ns + remote * c.remote_free_ns;
+  return (1.0 - remote) * c.free_ns + remote * c.remote_free_ns + std::max(0.0, c.scattered_free_ns - c.free_ns);
 }
 
 // The allocator's time for one group of k values: its malloc, reallocs and free.
@@ -33,7 +35,7 @@ GroupCost group_cost(const model::AllocatorCosts* costs, int workers, double k) 
   g.calls = 1.0;
   const int r = group_reallocs(k);
   for (int j = 1; j <= r; ++j) {
-    g.allocate_ns += model::allocator_cost_at(costs, workers, kFirstBlockBytes * std::ldexp(1.0, j)).realloc_ns;
+    g.allocate_ns += model::allocator_cost_at(costs, workers, kFirstBlockBytes * std::ldexp(1.0, j)).scattered_realloc_ns;
     g.calls += 1.0;
   }
   g.bytes = kFirstBlockBytes * std::ldexp(1.0, r);
@@ -116,6 +118,29 @@ double share_beyond_header_line(const WorkloadSpec& spec) {
     p *= lambda / (k + 1);
   }
   return std::max(0.0, lambda - below - kInHeaderLine * tail) / lambda;
+}
+
+DependentCost tail_write_cost(const WorkloadSpec& spec, int workers) {
+  const model::AllocatorCosts* costs = costs_of(spec);
+  const double k = std::max(1.0, std::round(spec.data.records / spec.data.keys.groups));
+  DependentCost out;
+  if (k <= 7.0) {
+    out.measured = model::allocator_cost_at(costs, workers, kFirstBlockBytes).has_dependent;
+    return out;
+  }
+  double sum = 0.0;
+  for (double i = 7.0; i < k; i += 1.0) {
+    const model::AllocatorCostAt c = model::allocator_cost_at(costs, workers, kFirstBlockBytes * std::ldexp(1.0, group_reallocs(i + 1.0)));
+    out.measured = c.has_dependent;
+    sum += c.dependent_write_ns;
+  }
+  out.ns = sum / (k - 7.0);
+  return out;
+}
+
+DependentCost node_read_cost(const WorkloadSpec& spec, int workers) {
+  const model::AllocatorCostAt c = model::allocator_cost_at(costs_of(spec), workers, kOverflowNodeBytes);
+  return DependentCost{c.has_dependent, c.dependent_read_ns};
 }
 
 AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers) {

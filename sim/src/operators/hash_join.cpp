@@ -21,10 +21,13 @@
 //            other) and the mallocs' time M / n x malloc_ns(T, 24);
 //   probe    as above over the buckets, plus per probe M / |R| first-node reads (prefetched:
 //            random misses as the table's) and D dependent deeper-node reads (one at a time:
-//            OperatorBuilder::dependent_accesses), D from allocation_costs.hpp; both over the M
-//            nodes (the LLC hit ratio of uniform accesses over M nodes of 32 bytes);
+//            OperatorBuilder::dependent_accesses; or, when the allocator's entry has its layout
+//            figures, h x llc_hit_ns + (1 - h) x the measured dependent read, node_read_cost,
+//            its translation included), D from allocation_costs.hpp; both over the M
+//            nodes (the LLC hit ratio h of uniform accesses over M nodes of 32 bytes);
 //   free     each worker walks its slice's chains (M / n random node reads) and frees the nodes:
-//            M / n x ((1 / n) free_ns + ((n - 1) / n) remote_free_ns).
+//            M / n x ((1 / n) free_ns + ((n - 1) / n) remote_free_ns), plus, when measured, what a
+//            free out of allocation order costs more (allocation_costs.hpp).
 // Pages (model/tlb.hpp, OperatorBuilder::page_walks): every build and probe access to the table
 // (a placed dataset) and every node visit (the allocator's heap; the deeper nodes one at a time)
 // adds what its buffer's pages cost in translation over 2 MiB pages.
@@ -72,6 +75,7 @@ void plan_per_bucket(OperatorBuilder& b) {
   const double node_count = expected_overflow_nodes(d.build_records);
   const AllocationSeconds alloc = per_bucket_allocation(b.spec(), n);
   const double deeper = dependent_node_visits(d.build_records);
+  const DependentCost deep = node_read_cost(b.spec(), n);
   b.note(std::string("allocator ") + b.spec().allocator + (alloc.rests_on_defaults ? " (model defaults)" : "") + ": " +
          std::to_string(static_cast<long long>(node_count)) + " overflow nodes expected in " +
          std::to_string(static_cast<long long>(buckets)) + " buckets");
@@ -118,11 +122,15 @@ void plan_per_bucket(OperatorBuilder& b) {
                    probe_hit, false, c.join_cycles_per_tuple, -1, 0.0, probe_own);
       b.table_loop(tp, w, {}, 0.0, 0.0, b.spread_of("overflow nodes"), tuples * node_count / d.build_records, node_hit, false, 0.0, -1, 0.0,
                    node_own);
-      b.dependent_accesses(tp, b.spread_of("overflow nodes"), tuples * deeper, node_hit, false, Phase::kProbeTable);
+      if (deep.measured) {  // the allocator's measured dependent read, its translation included
+        tp.ops.emplace_back(Compute{tuples * deeper * (node_hit * c.llc_hit_ns + (1.0 - node_hit) * deep.ns) * 1e-9, Phase::kProbeTable});
+      } else {
+        b.dependent_accesses(tp, b.spread_of("overflow nodes"), tuples * deeper, node_hit, false, Phase::kProbeTable);
+      }
       b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kProbeTable);
       b.table_page_walks(tp, nodes.size_bytes, tuples * node_count / d.build_records, model::BufferKind::kAllocatorHeap,
                          Phase::kProbeTable);
-      b.page_walks(tp, nodes.size_bytes, tuples * deeper, 1.0, model::BufferKind::kAllocatorHeap, Phase::kProbeTable);
+      if (!deep.measured) b.page_walks(tp, nodes.size_bytes, tuples * deeper, 1.0, model::BufferKind::kAllocatorHeap, Phase::kProbeTable);
       b.maybe_os_move(tp);
     }
     tp.ops.emplace_back(Barrier{});

@@ -16,6 +16,21 @@
 //   remote_free_ns(s) is the time of a free of an object allocated by another thread (the cost
 //   of handing it back to its owner's heap or arena included).
 //   overhead_ratio = (resident bytes at the peak) / (bytes requested at the peak), >= 0.
+// Where the allocator put the objects (validate/allocator_layout_bench.hpp measures them; a point
+// may lack them, files written before they existed do):
+//   scattered_realloc_ns(s), scattered_free_ns(s): a realloc (s/2 -> s) or a free of objects taken
+//     in an order unrelated to their allocation, over a footprint beyond the LLC, each object's
+//     first word read just before (as the kernels read a block's header or a node's link): the
+//     call's own time with its object, its neighbours and the allocator's metadata cold, the read
+//     itself not included;
+//   dependent_write_ns(s), dependent_read_ns(s): an access at an address read from an object's
+//     first line (prefetched ahead): what one such access adds when it misses the LLC, as the core
+//     overlaps it with the next objects' accesses (not one miss at a time); the translation of its
+//     page on the heap's pages as measured is included.
+//   They are stored as their own points (`layout`, JSON `layout_points`) and looked up as the
+//   others (row, size class, interpolation in log2 of the size); with no layout points the
+//   in-order figures stand in (realloc_ns, free_ns; has_scattered false) and there is no
+//   dependent-access figure (has_dependent false: the caller keeps its one-miss-at-a-time bound).
 // When the file has no entry for an allocator, the defaults below are used and the lookup says so
 // (is_default): a prediction resting on them must say it.
 //   default malloc_ns = 20, free_ns = 15, remote_free_ns = 40 (guesses of the order glibc and
@@ -42,9 +57,22 @@ struct AllocatorCostPoint {
   bool operator==(const AllocatorCostPoint&) const = default;
 };
 
+// One measured point of the layout figures (top of the file) at (threads, size_bytes).
+struct AllocatorLayoutPoint {
+  int threads = 1;
+  std::int64_t size_bytes = 32;
+  double scattered_realloc_ns = 0.0;
+  double scattered_free_ns = 0.0;
+  double dependent_write_ns = 0.0;
+  double dependent_read_ns = 0.0;
+
+  bool operator==(const AllocatorLayoutPoint&) const = default;
+};
+
 struct AllocatorCosts {
   std::string allocator;  // "glibc", "jemalloc", "tcmalloc", "tbbmalloc"
   std::vector<AllocatorCostPoint> points;
+  std::vector<AllocatorLayoutPoint> layout;  // may be empty (measured before allocbench had them)
   double overhead_ratio = 1.0;  // resident / requested bytes at the peak
   std::string host;             // where it was measured
   std::string measured_at;      // when (UTC, ISO 8601)
@@ -60,6 +88,13 @@ struct AllocatorCostAt {
   double realloc_ns = 0.0;
   double remote_free_ns = 0.0;
   bool is_default = true;
+  // Layout figures: the in-order ones stand in when there are none (has_scattered false).
+  double scattered_realloc_ns = 0.0;
+  double scattered_free_ns = 0.0;
+  bool has_scattered = false;
+  double dependent_write_ns = 0.0;
+  double dependent_read_ns = 0.0;
+  bool has_dependent = false;
 };
 
 // The entry for `allocator` in `costs`, or nullptr.
@@ -70,7 +105,7 @@ const AllocatorCosts* find_allocator_costs(const std::vector<AllocatorCosts>& co
 AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, double bytes);
 
 // Throws std::invalid_argument naming the first bad figure (a negative time, a size that is not a
-// power of two, two points at the same (threads, size), an overhead ratio < 0).
+// power of two, two points (or two layout points) at the same (threads, size), an overhead ratio < 0).
 void check_allocator_costs(const AllocatorCosts& costs);
 
 }  // namespace numatwin::model

@@ -34,6 +34,19 @@
 // header's line (index < 7: 8 (1 + i) < 64) costs no further miss; the others write a tail line
 // whose address needs the header (a dependent access). The share of values at index >= 7 of
 // their group: E[max(0, X - 7)] / lambda (Poisson), max(0, k - 7) / k for k = N / G otherwise.
+//
+// Where the allocator put the blocks and nodes (model/allocator_costs.hpp: the layout figures,
+// when the allocator's entry has them):
+//   - reallocs are taken in group order, not allocation order, on cold blocks: each costs
+//     scattered_realloc_ns(T, 32 x 2^j) instead of realloc_ns;
+//   - frees are taken in table or bucket order: each costs free(k) above plus
+//     max(0, scattered_free_ns - free_ns) at its size;
+//   - a dependent tail write that misses the LLC costs the measured dependent_write_ns (the core
+//     overlaps it with the next tuples' work) instead of a miss with one line in flight, its page's
+//     translation included: tail_write_cost is its mean over a group of k = round(N / G) values,
+//     sum_{i=7..k-1} dependent_write_ns(T, 32 x 2^r(i + 1)) / (k - 7) (the value at index i lies
+//     in the block grown to hold i + 1 values);
+//   - a deeper chain node that misses costs dependent_read_ns(T, 24) (node_read_cost).
 #pragma once
 
 #include <string>
@@ -61,5 +74,14 @@ double chained_bucket_count(double build_records);
 double expected_overflow_nodes(double build_records);  // M above
 double dependent_node_visits(double build_records);    // D above
 AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers);
+
+// A dependent access's cost per LLC miss from the allocator's layout figures; measured false:
+// the allocator's entry has none (the plans keep one miss at a time and its page walk).
+struct DependentCost {
+  bool measured = false;
+  double ns = 0.0;
+};
+DependentCost tail_write_cost(const WorkloadSpec& spec, int workers);
+DependentCost node_read_cost(const WorkloadSpec& spec, int workers);
 
 }  // namespace numatwin::sim

@@ -1,0 +1,138 @@
+// The allocator's layout figures (model/allocator_costs.hpp: scattered realloc and free, dependent
+// write and read): the lookup worked by hand, the in-order figures standing in when a file has
+// none, the topology file's layout_points read and written back exactly, bad ones named by their
+// JSON pointer.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "numatwin/model/allocator_costs.hpp"
+#include "numatwin/model/generators.hpp"
+#include "numatwin/model/input_error.hpp"
+#include "numatwin/model/topology_json.hpp"
+
+namespace numatwin::model {
+namespace {
+
+using Json = nlohmann::json;
+
+AllocatorCosts with_layout() {
+  AllocatorCosts c;
+  c.allocator = "tcmalloc";
+  c.overhead_ratio = 1.5;
+  c.host = "testhost";
+  c.measured_at = "2026-11-27T02:00:00Z";
+  c.source = "a test";
+  //          threads size malloc free realloc remote
+  c.points = {{1, 32, 10.0, 5.0, 40.0, 20.0}, {1, 128, 30.0, 9.0, 80.0, 60.0}};
+  //          threads size scattered realloc, free, dependent write, read
+  c.layout = {{1, 32, 100.0, 40.0, 20.0, 60.0}, {1, 128, 300.0, 80.0, 10.0, 90.0}, {2, 32, 500.0, 50.0, 30.0, 70.0}};
+  return c;
+}
+
+TEST(AllocatorLayoutCostsTest, LookupWorkedByHand) {
+  const AllocatorCosts c = with_layout();
+  // 64 bytes at 1 thread: halfway in log2 between 32 and 128: scattered realloc 100 + 0.5 x 200 =
+  // 200, free 40 + 0.5 x 40 = 60, dependent write 20 - 0.5 x 10 = 15, read 60 + 0.5 x 30 = 75.
+  AllocatorCostAt at = allocator_cost_at(&c, 1, 64);
+  EXPECT_TRUE(at.has_scattered);
+  EXPECT_TRUE(at.has_dependent);
+  EXPECT_DOUBLE_EQ(at.scattered_realloc_ns, 200.0);
+  EXPECT_DOUBLE_EQ(at.scattered_free_ns, 60.0);
+  EXPECT_DOUBLE_EQ(at.dependent_write_ns, 15.0);
+  EXPECT_DOUBLE_EQ(at.dependent_read_ns, 75.0);
+  // The in-order figures are untouched: realloc 40 + 0.5 x 40 = 60.
+  EXPECT_DOUBLE_EQ(at.realloc_ns, 60.0);
+  // 24 bytes (class 32) at 3 threads: the layout's largest row (2) has only 32 B.
+  at = allocator_cost_at(&c, 3, 24);
+  EXPECT_DOUBLE_EQ(at.scattered_realloc_ns, 500.0);
+  EXPECT_DOUBLE_EQ(at.dependent_read_ns, 70.0);
+  // 1 KiB at 2 threads: clamped to the row's only size.
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 2, 1024).dependent_write_ns, 30.0);
+}
+
+TEST(AllocatorLayoutCostsTest, WithoutLayoutPointsTheInOrderFiguresStandIn) {
+  AllocatorCosts c = with_layout();
+  c.layout.clear();
+  const AllocatorCostAt at = allocator_cost_at(&c, 1, 64);
+  EXPECT_FALSE(at.has_scattered);
+  EXPECT_FALSE(at.has_dependent);
+  EXPECT_DOUBLE_EQ(at.scattered_realloc_ns, 60.0);  // = realloc_ns
+  EXPECT_DOUBLE_EQ(at.scattered_free_ns, 7.0);      // = free_ns, 5 + 0.5 x 4
+  EXPECT_DOUBLE_EQ(at.dependent_write_ns, 0.0);
+  // The defaults (no entry at all): the scattered realloc is the default realloc, 40 + 0.1 x 64.
+  const AllocatorCostAt d = allocator_cost_at(nullptr, 1, 64);
+  EXPECT_FALSE(d.has_dependent);
+  EXPECT_DOUBLE_EQ(d.scattered_realloc_ns, 46.4);
+  EXPECT_DOUBLE_EQ(d.scattered_free_ns, 15.0);
+}
+
+TEST(AllocatorLayoutCostsTest, CheckNamesABadLayoutPoint) {
+  AllocatorCosts c = with_layout();
+  c.layout[1].dependent_write_ns = -2.0;
+  EXPECT_THROW(check_allocator_costs(c), std::invalid_argument);
+  c = with_layout();
+  c.layout[2].threads = 1;  // a second (1, 32)
+  EXPECT_THROW(check_allocator_costs(c), std::invalid_argument);
+  EXPECT_NO_THROW(check_allocator_costs(with_layout()));
+}
+
+Topology small_machine() {
+  GeneratorParams p;
+  p.nodes = 1;
+  p.cores_per_node = 2;
+  p.threads_per_core = 1;
+  return generate_topology(p);
+}
+
+TEST(AllocatorLayoutCostsTest, TopologyFileRoundTripIsExactWithAndWithoutLayout) {
+  Topology t = small_machine();
+  AllocatorCosts none = with_layout();
+  none.allocator = "glibc";
+  none.layout.clear();
+  t.allocator_costs = {none, with_layout()};  // by name, as the reader orders them
+  const std::string text = topology_to_json_text(t);
+  const Topology back = parse_topology(text, "m.json");
+  EXPECT_EQ(back.allocator_costs, t.allocator_costs);
+  EXPECT_EQ(topology_to_json_text(back), text);
+  const Json doc = Json::parse(text);
+  EXPECT_TRUE(doc["allocator_costs"]["tcmalloc"].contains("layout_points"));
+  EXPECT_FALSE(doc["allocator_costs"]["glibc"].contains("layout_points"));
+}
+
+void expect_error(const Json& doc, const std::string& pointer, const std::string& part) {
+  try {
+    parse_topology(doc.dump(), "m.json");
+    ADD_FAILURE() << "accepted " << doc["allocator_costs"].dump();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.json_pointer(), pointer) << e.what();
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST(AllocatorLayoutCostsTest, BadLayoutPointsAreNamedByTheirPointer) {
+  Topology t = small_machine();
+  t.allocator_costs = {with_layout()};
+  const Json good = Json::parse(topology_to_json_text(t));
+  Json doc = good;
+  doc["allocator_costs"]["tcmalloc"]["layout_points"][1]["dependent_read_ns"] = -1;
+  expect_error(doc, "/allocator_costs/tcmalloc/layout_points/1/dependent_read_ns", ">= 0");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["layout_points"][0]["size_bytes"] = 48;
+  expect_error(doc, "/allocator_costs/tcmalloc/layout_points/0/size_bytes", "power of two");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["layout_points"][0].erase("scattered_free_ns");
+  expect_error(doc, "/allocator_costs/tcmalloc/layout_points/0/scattered_free_ns", "");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["layout_points"][1] = doc["allocator_costs"]["tcmalloc"]["layout_points"][0];
+  expect_error(doc, "/allocator_costs/tcmalloc/layout_points/1", "one layout point per");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["layout_points"] = 3;
+  expect_error(doc, "/allocator_costs/tcmalloc/layout_points", "list");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["layout_points"][0]["colour"] = "red";
+  expect_error(doc, "/allocator_costs/tcmalloc/layout_points/0/colour", "");
+}
+
+}  // namespace
+}  // namespace numatwin::model

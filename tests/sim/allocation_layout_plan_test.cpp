@@ -1,0 +1,141 @@
+// The allocator's layout figures in the allocating plans (sim/include/numatwin/sim/allocation_costs.hpp:
+// scattered reallocs and frees, dependent tail writes and chain reads), worked by hand: the time
+// a change of one figure adds, as the difference of two predictions that differ in that figure only.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "numatwin/sim/allocation_costs.hpp"
+#include "numatwin/sim/cost_basis.hpp"
+#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/simulation.hpp"
+#include "sim_test_machines.hpp"
+
+namespace numatwin::sim {
+namespace {
+
+using test_machines::one_node_two_cores;
+using test_machines::predicted_s;
+
+// In-order costs as allocation_plan_test's, and layout points at 32, 64, 128, 256 bytes (1 and 2
+// threads alike); `extra_*` is added to one figure at every size.
+model::AllocatorCosts costs(double extra_realloc, double extra_free, double extra_write, double extra_read) {
+  model::AllocatorCosts c;
+  c.allocator = "testalloc";
+  c.host = "h";
+  c.measured_at = "t";
+  c.source = "s";
+  for (int threads : {1, 2}) {
+    //                   size malloc free realloc remote
+    c.points.push_back({threads, 32, 100.0, 8.0, 150.0, 20.0});
+    c.points.push_back({threads, 128, 120.0, 50.0, 400.0, 70.0});
+    //                  size  scattered realloc, free, dependent write, read
+    c.layout.push_back({threads, 32, 300.0 + extra_realloc, 50.0 + extra_free, 10.0 + extra_write, 40.0 + extra_read});
+    c.layout.push_back({threads, 64, 500.0 + extra_realloc, 60.0 + extra_free, 12.0 + extra_write, 44.0 + extra_read});
+    c.layout.push_back({threads, 128, 700.0 + extra_realloc, 90.0 + extra_free, 14.0 + extra_write, 48.0 + extra_read});
+    c.layout.push_back({threads, 256, 900.0 + extra_realloc, 95.0 + extra_free, 20.0 + extra_write, 52.0 + extra_read});
+  }
+  return c;
+}
+
+WorkloadSpec per_group_median(int threads, double records, double groups) {
+  WorkloadSpec s;
+  s.kind = WorkloadKind::kMedianAggregation;
+  s.allocation = Allocation::kPerGroup;
+  s.threads = threads;
+  s.data.records = records;
+  s.data.keys.distribution = KeyDistribution::kSequential;  // every group holds N / G values
+  s.data.keys.groups = groups;
+  return s;
+}
+
+WorkloadSpec chained_join() {
+  WorkloadSpec s;
+  s.kind = WorkloadKind::kHashJoin;
+  s.allocation = Allocation::kPerBucket;
+  s.threads = 1;
+  s.data.build_records = 1000;
+  s.data.records = 4000;
+  s.data.keys.groups = 1000;
+  return s;
+}
+
+TEST(AllocationLayoutPlanTest, MedianReallocsCostTheScatteredFigure) {
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec base = per_group_median(1, 1000, 100);
+  base.allocator_costs = costs(0, 0, 0, 0);
+  WorkloadSpec more = base;
+  more.allocator_costs = costs(1000.0, 0, 0, 0);
+  // k = 10 values per group: reallocs to 64 and 128 bytes (r(10) = 2), each 1000 ns more in the
+  // scattered figure: 100 groups x 2 x 1000 ns = 200 us more on the one thread.
+  EXPECT_NEAR(predicted_s(t, more) - predicted_s(t, base), 100 * 2 * 1000e-9, 1e-9);
+}
+
+TEST(AllocationLayoutPlanTest, FreesOutOfAllocationOrderAddTheScatteredExcess) {
+  const model::Topology t = one_node_two_cores();
+  // MEDIAN, k = 10: the last block is 128 B; in order free 50 ns, scattered 90 ns: a free costs
+  // 50 + (90 - 50) = 90 ns; raising the scattered figure by 300 ns adds 100 x 300 ns = 30 us.
+  WorkloadSpec base = per_group_median(1, 1000, 100);
+  base.allocator_costs = costs(0, 0, 0, 0);
+  WorkloadSpec more = base;
+  more.allocator_costs = costs(0, 300.0, 0, 0);
+  EXPECT_NEAR(predicted_s(t, more) - predicted_s(t, base), 100 * 300e-9, 1e-9);
+  // The chained join: M = 512 (lambda - 1 + e^-lambda) nodes (lambda = 1000 / 512), each freed
+  // out of order: M x 300 ns more.
+  const double m = 512.0 * (1000.0 / 512.0 - 1.0 + std::exp(-1000.0 / 512.0));
+  WorkloadSpec join = chained_join();
+  join.allocator_costs = costs(0, 0, 0, 0);
+  WorkloadSpec join_more = join;
+  join_more.allocator_costs = costs(0, 300.0, 0, 0);
+  EXPECT_NEAR(predicted_s(t, join_more) - predicted_s(t, join), m * 300e-9, 1e-9);
+}
+
+TEST(AllocationLayoutPlanTest, TailWriteAndNodeReadCostsWorkedByHand) {
+  // k = 20 values per group: tails at indices 7..19; the value at index i lies in the block
+  // grown for i + 1 values: 8..15 values -> 128 B (r = 2), 16..20 -> 256 B (r = 3). Mean over the
+  // 13 tails: (8 x 14 + 5 x 20) / 13 = 212 / 13 ns.
+  WorkloadSpec s = per_group_median(1, 2000, 100);
+  s.allocator_costs = costs(0, 0, 0, 0);
+  const DependentCost tail = tail_write_cost(s, 1);
+  EXPECT_TRUE(tail.measured);
+  EXPECT_NEAR(tail.ns, 212.0 / 13.0, 1e-12);
+  // A node of 24 bytes: the 32-byte class's dependent read, 40 ns.
+  WorkloadSpec j = chained_join();
+  j.allocator_costs = costs(0, 0, 0, 0);
+  EXPECT_NEAR(node_read_cost(j, 1).ns, 40.0, 1e-12);
+  // Without layout points: not measured (the plans keep one miss at a time).
+  j.allocator_costs->layout.clear();
+  EXPECT_FALSE(node_read_cost(j, 1).measured);
+  s.allocator_costs->layout.clear();
+  EXPECT_FALSE(tail_write_cost(s, 1).measured);
+}
+
+TEST(AllocationLayoutPlanTest, DependentTailWritesAddTheirMissesTimesTheFigure) {
+  const model::Topology t = one_node_two_cores();
+  // 2e7 values over 2e6 groups (k = 10): tails = 3 of 10 values = 6e6, of which a share 1 - h'
+  // misses the LLC and costs the dependent write: 100 ns more per dependent write adds
+  // 6e6 x (1 - h') x 100 ns, between 0 and 0.6 s; and it is linear in the figure: 200 ns more
+  // adds twice as much (the LLC hits cost llc_hit_ns whatever the figure).
+  WorkloadSpec base = per_group_median(1, 2e7, 2e6);
+  base.allocator_costs = costs(0, 0, 0, 0);
+  WorkloadSpec more = base;
+  more.allocator_costs = costs(0, 0, 100.0, 0);
+  WorkloadSpec twice = base;
+  twice.allocator_costs = costs(0, 0, 200.0, 0);
+  const double added = predicted_s(t, more) - predicted_s(t, base);
+  EXPECT_GT(added, 0.0);
+  EXPECT_LE(added, 0.6 + 1e-9);
+  EXPECT_NEAR(predicted_s(t, twice) - predicted_s(t, base), 2.0 * added, 1e-9);
+}
+
+TEST(AllocationLayoutPlanTest, BasisSaysWhenTheLayoutFiguresAreMissing) {
+  WorkloadSpec s = chained_join();
+  s.allocator = "testalloc";
+  s.allocator_costs = costs(0, 0, 0, 0);
+  EXPECT_EQ(allocator_cost_basis(s).find("no layout figures"), std::string::npos) << allocator_cost_basis(s);
+  s.allocator_costs->layout.clear();
+  EXPECT_NE(allocator_cost_basis(s).find("no layout figures"), std::string::npos) << allocator_cost_basis(s);
+}
+
+}  // namespace
+}  // namespace numatwin::sim

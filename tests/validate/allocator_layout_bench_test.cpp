@@ -1,0 +1,74 @@
+// The allocator layout benchmark (validate/allocator_layout_bench.hpp): the derivation of the
+// layout figures from fake timings worked by hand, and a small run's shape.
+#include "numatwin/validate/allocator_layout_bench.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace numatwin::validate {
+namespace {
+
+LayoutTimings fake() {
+  LayoutTimings t;
+  t.accesses = 1e6;
+  t.base_write_s = 0.040;       // 40 ns per access
+  t.dependent_write_s = 0.046;  // 46 ns: 6 ns more
+  t.base_read_s = 0.040;
+  t.dependent_read_s = 0.070;  // 30 ns more
+  t.sampled = 1e5;
+  t.touch_s = 0.010;    // 100 ns per object
+  t.realloc_s = 0.060;  // 600 ns
+  t.free_s = 0.035;     // 350 ns
+  return t;
+}
+
+TEST(AllocatorLayoutBenchTest, DerivationFromFakeTimingsWorkedByHand) {
+  // Footprint 128 MiB over an LLC of 32 MiB: m = 1 - 32 / 128 = 0.75 of the accesses miss.
+  const double mib = 1024.0 * 1024.0;
+  const LayoutCosts c = derive_layout_costs(fake(), 128 * mib, 32 * mib);
+  EXPECT_NEAR(c.dependent_write_ns, 6.0 / 0.75, 1e-9);   // 8 ns per miss
+  EXPECT_NEAR(c.dependent_read_ns, 30.0 / 0.75, 1e-9);   // 40 ns per miss
+  EXPECT_NEAR(c.scattered_realloc_ns, 600.0 - 100.0, 1e-9);  // the read is the kernel's
+  EXPECT_NEAR(c.scattered_free_ns, 350.0 - 100.0, 1e-9);
+}
+
+TEST(AllocatorLayoutBenchTest, NegativeDifferencesAreZeroAndTheMissShareHasAFloor) {
+  LayoutTimings t = fake();
+  t.dependent_write_s = 0.039;  // faster than the base: noise, 0
+  t.touch_s = 0.070;            // slower than the realloc pass: 0
+  const double mib = 1024.0 * 1024.0;
+  // Footprint within the LLC: m would be 0; it is taken as 0.05.
+  const LayoutCosts c = derive_layout_costs(t, 16 * mib, 32 * mib);
+  EXPECT_DOUBLE_EQ(c.dependent_write_ns, 0.0);
+  EXPECT_NEAR(c.dependent_read_ns, 30.0 / 0.05, 1e-9);
+  EXPECT_DOUBLE_EQ(c.scattered_realloc_ns, 0.0);
+  EXPECT_DOUBLE_EQ(c.scattered_free_ns, 0.0);
+  t.accesses = 0.0;
+  EXPECT_THROW((void)derive_layout_costs(t, 1.0, 1.0), std::invalid_argument);
+}
+
+TEST(AllocatorLayoutBenchTest, SmallRunGivesOnePointPerThreadsAndSize) {
+  AllocatorLayoutBenchOptions o;
+  o.max_threads = 2;
+  o.sizes = {32, 256};
+  o.repetitions = 1;
+  o.bytes_per_thread = 1024.0 * 1024.0;
+  o.llc_bytes = 256.0 * 1024.0;
+  o.accesses = 2000;
+  o.max_sampled = 500;
+  const std::vector<model::AllocatorLayoutPoint> points = run_allocator_layout_bench(o);
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[0].threads, 1);
+  EXPECT_EQ(points[1].size_bytes, 256);
+  EXPECT_EQ(points[3].threads, 2);
+  for (const model::AllocatorLayoutPoint& p : points) {
+    EXPECT_GE(p.scattered_realloc_ns, 0.0);
+    EXPECT_GE(p.dependent_read_ns, 0.0);
+  }
+  o.sizes = {16};
+  EXPECT_THROW((void)run_allocator_layout_bench(o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace numatwin::validate

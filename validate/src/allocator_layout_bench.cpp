@@ -1,0 +1,207 @@
+#include "numatwin/validate/allocator_layout_bench.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+namespace numatwin::validate {
+namespace {
+
+constexpr std::size_t kPrefetch = 32;  // the kernels' kPrefetchDistance
+constexpr double kMinMissShare = 0.05;
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Shared {
+  std::barrier<>* sync = nullptr;
+  std::atomic<bool>* failed = nullptr;
+};
+
+// The dependent-access passes over K objects of `size` bytes (top of the header).
+void dependent_passes(std::size_t size, std::size_t objects, std::size_t accesses, std::uint64_t seed, Shared sh, LayoutTimings& t) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t*> obj(objects, nullptr);
+  for (std::uint64_t*& p : obj) {
+    p = static_cast<std::uint64_t*>(std::malloc(size));
+    if (p == nullptr) {
+      *sh.failed = true;
+      break;
+    }
+  }
+  const bool ok = !*sh.failed;
+  const std::size_t lines = size / 64;
+  if (ok) {
+    for (std::uint64_t* p : obj) {
+      p[0] = lines > 1 ? 8 * (1 + rng() % (lines - 1)) : 2;
+      p[1] = reinterpret_cast<std::uint64_t>(obj[rng() % objects]);
+      p[2] = 0;
+      p[3] = 0;
+    }
+  }
+  std::vector<std::uint32_t> seq(accesses);
+  for (std::uint32_t& x : seq) x = static_cast<std::uint32_t>(rng() % objects);
+  std::uint64_t sink = 0;
+  const std::size_t n = ok ? accesses : 0;
+  sh.sync->arrive_and_wait();
+  double start = now_s();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kPrefetch < n) __builtin_prefetch(obj[seq[i + kPrefetch]], 1, 3);
+    obj[seq[i]][2] = i;
+  }
+  t.base_write_s = now_s() - start;
+  sh.sync->arrive_and_wait();
+  start = now_s();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kPrefetch < n) __builtin_prefetch(obj[seq[i + kPrefetch]], 1, 3);
+    std::uint64_t* p = obj[seq[i]];
+    p[p[0]] = i;
+  }
+  t.dependent_write_s = now_s() - start;
+  sh.sync->arrive_and_wait();
+  start = now_s();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kPrefetch < n) __builtin_prefetch(obj[seq[i + kPrefetch]], 0, 3);
+    sink += obj[seq[i]][3];
+  }
+  t.base_read_s = now_s() - start;
+  sh.sync->arrive_and_wait();
+  start = now_s();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kPrefetch < n) __builtin_prefetch(obj[seq[i + kPrefetch]], 0, 3);
+    sink += reinterpret_cast<const std::uint64_t*>(obj[seq[i]][1])[3];
+  }
+  t.dependent_read_s = now_s() - start;
+  t.accesses = static_cast<double>(accesses);
+  for (std::uint64_t* p : obj) std::free(p);
+  if (sink == 1) t.accesses += 0.0;  // keeps the reads
+}
+
+// The scattered realloc and free passes (top of the header).
+void scattered_passes(std::size_t size, std::size_t objects, std::size_t sampled, std::uint64_t seed, Shared sh, LayoutTimings& t) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t*> obj(objects, nullptr);
+  for (std::uint64_t*& p : obj) {
+    p = static_cast<std::uint64_t*>(std::malloc(size / 2));
+    if (p == nullptr) {
+      *sh.failed = true;
+      break;
+    }
+    std::memset(p, 1, size / 2);
+  }
+  std::vector<std::uint32_t> order(objects);
+  std::iota(order.begin(), order.end(), 0u);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<std::uint32_t> sample(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(sampled));
+  const std::size_t n = *sh.failed ? 0 : sampled;
+  std::uint64_t sink = 0;
+  sh.sync->arrive_and_wait();
+  double start = now_s();
+  for (std::size_t i = 0; i < n; ++i) sink += obj[sample[i]][0];
+  t.touch_s = now_s() - start;
+  std::shuffle(sample.begin(), sample.end(), rng);
+  sh.sync->arrive_and_wait();
+  start = now_s();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t*& p = obj[sample[i]];
+    sink += p[0];
+    auto* grown = static_cast<std::uint64_t*>(std::realloc(p, size));
+    if (grown == nullptr) {
+      *sh.failed = true;
+      break;
+    }
+    p = grown;
+    p[size / 8 - 1] = i;
+  }
+  t.realloc_s = now_s() - start;
+  std::shuffle(sample.begin(), sample.end(), rng);
+  sh.sync->arrive_and_wait();
+  start = now_s();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t*& p = obj[sample[i]];
+    sink += p[0];
+    std::free(p);
+    p = nullptr;
+  }
+  t.free_s = now_s() - start;
+  t.sampled = static_cast<double>(sampled);
+  for (std::uint64_t* p : obj) std::free(p);
+  if (sink == 1) t.sampled += 0.0;
+}
+
+}  // namespace
+
+LayoutCosts derive_layout_costs(const LayoutTimings& t, double footprint_bytes, double llc_bytes) {
+  if (!(t.accesses > 0.0) || !(t.sampled > 0.0)) throw std::invalid_argument("allocator layout: no accesses or objects measured");
+  if (!(footprint_bytes >= 0.0) || !(llc_bytes >= 0.0)) throw std::invalid_argument("allocator layout: bytes must be >= 0");
+  const double miss = footprint_bytes > 0.0 ? std::max(kMinMissShare, 1.0 - std::min(1.0, llc_bytes / footprint_bytes)) : kMinMissShare;
+  LayoutCosts c;
+  c.dependent_write_ns = std::max(0.0, t.dependent_write_s - t.base_write_s) / t.accesses / miss * 1e9;
+  c.dependent_read_ns = std::max(0.0, t.dependent_read_s - t.base_read_s) / t.accesses / miss * 1e9;
+  c.scattered_realloc_ns = std::max(0.0, t.realloc_s - t.touch_s) / t.sampled * 1e9;
+  c.scattered_free_ns = std::max(0.0, t.free_s - t.touch_s) / t.sampled * 1e9;
+  return c;
+}
+
+std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const AllocatorLayoutBenchOptions& o) {
+  if (o.max_threads < 1) throw std::invalid_argument("allocator layout benchmark: threads must be >= 1");
+  if (o.repetitions < 1) throw std::invalid_argument("allocator layout benchmark: repetitions must be >= 1");
+  for (std::int64_t s : o.sizes) {
+    if (s < 32 || (s & (s - 1)) != 0)
+      throw std::invalid_argument("allocator layout benchmark: size " + std::to_string(s) + " is not a power of two >= 32");
+  }
+  std::vector<model::AllocatorLayoutPoint> points;
+  for (int threads = 1; threads <= o.max_threads; ++threads) {
+    for (std::int64_t s : o.sizes) {
+      const auto size = static_cast<std::size_t>(s);
+      const std::size_t objects = std::max<std::size_t>(64, static_cast<std::size_t>(o.bytes_per_thread / static_cast<double>(s)));
+      const std::size_t sampled = std::min(objects, o.max_sampled);
+      std::vector<double> dw, dr, sr, sf;
+      for (int rep = 0; rep < o.repetitions; ++rep) {
+        const auto t_count = static_cast<std::size_t>(threads);
+        std::vector<LayoutTimings> per_thread(t_count);
+        std::atomic<bool> failed{false};
+        std::barrier<> sync(static_cast<std::ptrdiff_t>(threads));
+        const Shared sh{&sync, &failed};
+        std::vector<std::thread> pool;
+        for (std::size_t t = 0; t < t_count; ++t) {
+          pool.emplace_back([&, t] {
+            const std::uint64_t seed = 0x9E3779B97F4A7C15ULL * (t + 1) + static_cast<std::uint64_t>(rep) * 7919 + size;
+            dependent_passes(size, objects, o.accesses, seed, sh, per_thread[t]);
+            scattered_passes(size, objects, sampled, seed + 1, sh, per_thread[t]);
+          });
+        }
+        for (std::thread& p : pool) p.join();
+        if (failed) throw std::runtime_error("allocator layout benchmark: malloc or realloc returned no memory");
+        LayoutCosts mean;
+        for (const LayoutTimings& t : per_thread) {
+          const LayoutCosts c = derive_layout_costs(t, o.bytes_per_thread * threads, o.llc_bytes);
+          mean.dependent_write_ns += c.dependent_write_ns / threads;
+          mean.dependent_read_ns += c.dependent_read_ns / threads;
+          mean.scattered_realloc_ns += c.scattered_realloc_ns / threads;
+          mean.scattered_free_ns += c.scattered_free_ns / threads;
+        }
+        dw.push_back(mean.dependent_write_ns);
+        dr.push_back(mean.dependent_read_ns);
+        sr.push_back(mean.scattered_realloc_ns);
+        sf.push_back(mean.scattered_free_ns);
+      }
+      points.push_back({threads, s, median(sr), median(sf), median(dw), median(dr)});
+    }
+  }
+  return points;
+}
+
+}  // namespace numatwin::validate
