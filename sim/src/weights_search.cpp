@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <numeric>
 #include <stdexcept>
@@ -68,8 +67,33 @@ MemoryPolicy policy_of(const Candidate& c, const std::vector<model::NodeIndex>& 
   return p;
 }
 
+// Policy times already simulated (a simulation is a pure function of the policy). Read and
+// written only between the parallel evaluations, never inside them: sim/ has no threads of its
+// own and no locks; ParallelFor's bodies only write their own slots.
+class PolicyTimes {
+ public:
+  [[nodiscard]] std::optional<double> find(const MemoryPolicy& policy) const {
+    const auto it = times_.find(memory_policy_key(policy));
+    if (it == times_.end()) return std::nullopt;
+    return it->second;
+  }
+  void add(const MemoryPolicy& policy, double time_s) { times_.emplace(memory_policy_key(policy), time_s); }
+  // One policy's time: known, or simulated now and kept.
+  double time(const MemoryPolicy& policy, const PolicyTime& simulate) {
+    if (const std::optional<double> seen = find(policy)) return *seen;
+    const double time_s = simulate(policy);
+    add(policy, time_s);
+    return time_s;
+  }
+
+ private:
+  std::map<std::vector<int>, double> times_;
+};
+
+// The search; `known` (may be null) holds the times of policies simulated before.
 WeightSearchResult search(Candidate current, const std::vector<model::NodeIndex>& cpu_nodes,
-                          const PolicyTime& time_of, int max_weight, const ParallelFor& parallel) {
+                          const PolicyTime& time_of, int max_weight, const ParallelFor& parallel,
+                          PolicyTimes* known) {
   if (max_weight < 1 || max_weight > 255)
     throw std::invalid_argument("the largest weight must be 1..255");
   for (const InterleaveWeights& v : current.vectors) {
@@ -77,7 +101,8 @@ WeightSearchResult search(Candidate current, const std::vector<model::NodeIndex>
       throw std::invalid_argument("weights: an empty or ragged start vector");
   }
   WeightSearchResult result;
-  double best = time_of(policy_of(current, cpu_nodes));
+  double best = known != nullptr ? known->time(policy_of(current, cpu_nodes), time_of)
+                                 : time_of(policy_of(current, cpu_nodes));
   result.evaluations = 1;
   for (int round = 0; round < 64; ++round) {
     std::vector<Candidate> next;
@@ -99,8 +124,20 @@ WeightSearchResult search(Candidate current, const std::vector<model::NodeIndex>
       }
     }
     std::vector<double> times(next.size(), std::numeric_limits<double>::infinity());
-    parallel(next.size(),
-             [&](std::size_t i) { times[i] = time_of(policy_of(next[i], cpu_nodes)); });
+    std::vector<MemoryPolicy> policies;
+    std::vector<std::size_t> unknown;  // the candidates to simulate
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      policies.push_back(policy_of(next[i], cpu_nodes));
+      const std::optional<double> seen = known != nullptr ? known->find(policies.back()) : std::nullopt;
+      if (seen) {
+        times[i] = *seen;
+      } else {
+        unknown.push_back(i);
+      }
+    }
+    parallel(unknown.size(), [&](std::size_t k) { times[unknown[k]] = time_of(policies[unknown[k]]); });
+    if (known != nullptr)
+      for (const std::size_t i : unknown) known->add(policies[i], times[i]);
     result.evaluations += static_cast<int>(next.size());
     const auto it = std::min_element(times.begin(), times.end());
     if (it == times.end() || !(*it < best * (1.0 - 1e-9))) break;
@@ -112,25 +149,6 @@ WeightSearchResult search(Candidate current, const std::vector<model::NodeIndex>
   result.time_s = best;
   return result;
 }
-
-// Policy times already simulated; safe to share between the parallel evaluations.
-class PolicyTimes {
- public:
-  [[nodiscard]] std::optional<double> find(const std::vector<int>& key) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = times_.find(key);
-    if (it == times_.end()) return std::nullopt;
-    return it->second;
-  }
-  void add(const std::vector<int>& key, double time_s) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    times_.emplace(key, time_s);
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<std::vector<int>, double> times_;
-};
 
 }  // namespace
 
@@ -200,14 +218,15 @@ std::vector<double> isolated_bandwidth_gbps(const model::Topology& topology,
   return out;
 }
 
-WeightSearchResult search_global_weights(const std::vector<InterleaveWeights>& starts,
-                                         const PolicyTime& time_of, int max_weight,
-                                         const ParallelFor& parallel) {
+namespace {
+
+WeightSearchResult global_search(const std::vector<InterleaveWeights>& starts, const PolicyTime& time_of,
+                                 int max_weight, const ParallelFor& parallel, PolicyTimes* known) {
   if (starts.empty()) throw std::invalid_argument("weights: no start vector");
   WeightSearchResult best;
   int evaluations = 0;
   for (const InterleaveWeights& start : starts) {
-    WeightSearchResult r = search(Candidate{{start}}, {}, time_of, max_weight, parallel);
+    WeightSearchResult r = search(Candidate{{start}}, {}, time_of, max_weight, parallel, known);
     evaluations += r.evaluations;
     if (evaluations == r.evaluations || r.time_s < best.time_s) best = std::move(r);
   }
@@ -215,14 +234,28 @@ WeightSearchResult search_global_weights(const std::vector<InterleaveWeights>& s
   return best;
 }
 
+WeightSearchResult per_node_search(const std::vector<model::NodeIndex>& cpu_nodes, const InterleaveWeights& start,
+                                   const PolicyTime& time_of, int max_weight, const ParallelFor& parallel,
+                                   PolicyTimes* known) {
+  if (cpu_nodes.empty())
+    throw std::invalid_argument("weights: no node with workers for per-node vectors");
+  return search(Candidate{std::vector<InterleaveWeights>(cpu_nodes.size(), start)}, cpu_nodes,
+                time_of, max_weight, parallel, known);
+}
+
+}  // namespace
+
+WeightSearchResult search_global_weights(const std::vector<InterleaveWeights>& starts,
+                                         const PolicyTime& time_of, int max_weight,
+                                         const ParallelFor& parallel) {
+  return global_search(starts, time_of, max_weight, parallel, nullptr);
+}
+
 WeightSearchResult search_per_node_weights(const std::vector<model::NodeIndex>& cpu_nodes,
                                            const InterleaveWeights& start,
                                            const PolicyTime& time_of, int max_weight,
                                            const ParallelFor& parallel) {
-  if (cpu_nodes.empty())
-    throw std::invalid_argument("weights: no node with workers for per-node vectors");
-  return search(Candidate{std::vector<InterleaveWeights>(cpu_nodes.size(), start)}, cpu_nodes,
-                time_of, max_weight, parallel);
+  return per_node_search(cpu_nodes, start, time_of, max_weight, parallel, nullptr);
 }
 
 WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
@@ -264,12 +297,8 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
   // Each policy's time once: the searches revisit policies (a move and its reverse, the starts'
   // common paths, the compared rows), and a simulation is a pure function of the policy.
   PolicyTimes known;
-  const PolicyTime time_of = [&](const MemoryPolicy& policy) {
-    const std::vector<int> key = memory_policy_key(policy);
-    if (const std::optional<double> seen = known.find(key)) return *seen;
-    const double time_s = Simulation(t).run(build_plan(t, with(policy)), SimulationOptions{false}).time_s;
-    known.add(key, time_s);
-    return time_s;
+  const PolicyTime simulate = [&](const MemoryPolicy& policy) {
+    return Simulation(t).run(build_plan(t, with(policy)), SimulationOptions{false}).time_s;
   };
   const InterleaveWeights firmware =
       weights_from_bandwidth(memory, firmware_bandwidth_gbps(t, memory));
@@ -277,9 +306,9 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
       weights_from_bandwidth(memory, isolated_bandwidth_gbps(t, cpu_nodes.front(), memory));
   const InterleaveWeights ones{memory, std::vector<int>(memory.size(), 1)};
   const WeightSearchResult global =
-      search_global_weights({firmware, isolated, ones}, time_of, max_weight, parallel);
+      global_search({firmware, isolated, ones}, simulate, max_weight, parallel, &known);
   const WeightSearchResult per_node =
-      search_per_node_weights(cpu_nodes, global.policy.global, time_of, max_weight, parallel);
+      per_node_search(cpu_nodes, global.policy.global, simulate, max_weight, parallel, &known);
 
   WeightsAnswer answer;
   answer.memory = memory;
@@ -318,7 +347,7 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
   };
   for (std::size_t r = 0; r < answer.rows.size(); ++r) {
     WeightsRow& row = answer.rows[r];
-    row.time_s = time_of(row.policy);
+    row.time_s = known.time(row.policy, simulate);
     // A policy that an earlier row has too (the search often lands on Linux's own weights) has
     // that row's interval: the samples are drawn alike, so they would be simulated alike.
     const auto same = std::find_if(answer.rows.begin(), answer.rows.begin() + static_cast<std::ptrdiff_t>(r),
