@@ -19,16 +19,7 @@ namespace numatwin::cli {
 
 double topology_llc_bytes(const model::Topology& topology) {
   double best = 0.0;
-  for (const model::Node& node : topology.nodes) {
-    double node_llc = 0.0;
-    int level = 0;
-    for (const model::CacheLevel& c : node.caches) {
-      if (c.level < level) continue;
-      level = c.level;
-      node_llc = static_cast<double>(c.size_bytes) * std::max(1, node.cores / std::max(1, c.shared_by_cores));
-    }
-    best = std::max(best, node_llc);
-  }
+  for (const model::Node& node : topology.nodes) best = std::max(best, node.llc_bytes());
   return best;
 }
 

@@ -1,6 +1,19 @@
 #include "numatwin/model/topology.hpp"
 
+#include <algorithm>
+
 namespace numatwin::model {
+
+double Node::llc_bytes() const {
+  double best = 0.0;
+  int level = 0;
+  for (const CacheLevel& c : caches) {
+    if (c.level < level) continue;
+    level = c.level;
+    best = static_cast<double>(c.size_bytes) * std::max(1, cores / std::max(1, c.shared_by_cores));
+  }
+  return best;
+}
 
 std::optional<NodeIndex> Topology::find_node(const std::string& id) const {
   for (std::size_t i = 0; i < nodes.size(); ++i) {

@@ -15,17 +15,6 @@ constexpr double kOsMoveOverheadSeconds = 5e-6;
 
 }  // namespace
 
-double llc_bytes(const model::Node& node) {
-  double best = 0.0;
-  int level = 0;
-  for (const model::CacheLevel& c : node.caches) {
-    if (c.level < level) continue;
-    level = c.level;
-    best = static_cast<double>(c.size_bytes) * std::max(1, node.cores / std::max(1, c.shared_by_cores));
-  }
-  return best;
-}
-
 OperatorBuilder::OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition)
     : t_(topology), spec_(spec), tlb_(model::tlb_basis(topology.tlb)), definition_(definition), routing_(topology), os_random_(spec.placement.seed * 7919 + 17) {}
 

@@ -54,9 +54,6 @@ OperatorDefinition subarray_operator();                 // subarray.cpp
 // The subarray filter's chunk groups (operator_plan.hpp: interchangeable_threads).
 std::vector<ThreadGroup> subarray_chunk_groups(const WorkloadSpec& spec);
 
-// Last-level cache of a node in bytes: the largest level, times its instances on the node.
-double llc_bytes(const model::Node& node);
-
 class OperatorBuilder {
  public:
   OperatorBuilder(const model::Topology& topology, const WorkloadSpec& spec, OperatorDefinition definition);
@@ -166,7 +163,7 @@ class OperatorBuilder {
                   double cold_misses = 0.0) const;
 
   // The LLC bytes of `node` that a random-access table keeps: llc_bytes x llc_usable_share.
-  [[nodiscard]] double usable_llc_bytes(const model::Node& node) const { return llc_bytes(node) * spec_.costs.llc_usable_share; }
+  [[nodiscard]] double usable_llc_bytes(const model::Node& node) const { return node.llc_bytes() * spec_.costs.llc_usable_share; }
   // Entries of a table that the usable LLC of `worker`'s node holds; `private_table`: the LLC is split
   // between the node's workers, each with its own table.
   [[nodiscard]] double cached_entries(int worker, double entry_bytes, bool private_table) const;

@@ -75,6 +75,8 @@ struct Node {
 
   [[nodiscard]] bool has_cores() const { return cores > 0; }
   [[nodiscard]] bool has_memory() const { return memory_capacity_bytes > 0; }
+  // Last-level cache in bytes: the largest level, times its instances on the node.
+  [[nodiscard]] double llc_bytes() const;
   [[nodiscard]] int hardware_threads() const { return cores * threads_per_core; }
   bool operator==(const Node&) const = default;
 };
