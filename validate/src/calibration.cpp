@@ -350,6 +350,50 @@ CalibrationResult calibrate(const model::Topology& prior, const CalibrationData&
     out.std_error = se == std_error.end() ? -1.0 : se->second;
     result.parameters.push_back(out);
   }
+  // What the data bound of the parameters fitted in a stage only (calibration_problem.hpp, "what
+  // the data bound"): the profile of the fit with each held at v x s and the jointly determined
+  // continuous ones refitted.
+  {
+    const auto rms_of = [&](const model::Topology& t) {
+      double sum = 0.0;
+      const std::vector<PointResidual> r = residuals_of(t, data);
+      for (const PointResidual& x : r) sum += x.relative_error() * x.relative_error();
+      return std::sqrt(sum / static_cast<double>(std::max<std::size_t>(1, r.size())));
+    };
+    const double fitted_rms = rms_of(current);
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      FittedParameter& out = result.parameters[k];
+      const Parameter& p = candidates[k];
+      if (!out.fitted || p.kind == Kind::kMissBuffers ||
+          std::find(chosen.begin(), chosen.end(), static_cast<int>(k)) != chosen.end())
+        continue;
+      const double v = get(current, p);
+      // Every other fitted continuous parameter is refitted (the jointly determined ones and the
+      // others fitted in a stage: along a ridge they move together).
+      std::vector<int> others;
+      for (int j : ever_fitted) {
+        if (j != static_cast<int>(k) && candidates[static_cast<std::size_t>(j)].kind != Kind::kMissBuffers) others.push_back(j);
+      }
+      const auto profile_rms = [&](double scale) {
+        model::Topology base = current;
+        set(base, p, v * scale);
+        if (others.empty()) return rms_of(base);
+        const Problem problem = subset_problem(others, base);
+        const FitOutcome refit = levenberg_marquardt(problem, subset_theta(others, base), options.max_iterations);
+        return rms_of(problem.apply(refit.theta, get(base, of(Kind::kMissBuffers))));
+      };
+      const DataBound bound = data_bound(v, fitted_rms, profile_rms);
+      if (bound.determined) continue;
+      out.determined = false;
+      out.lower_bound = bound.lower > 0.0 ? bound.lower : -1.0;
+      out.upper_bound = std::isfinite(bound.upper) ? bound.upper : -1.0;
+      const std::string unit = p.unit.empty() ? "" : " " + p.unit;
+      const std::string range = std::string(bound.lower > 0.0 ? ">= " + fixed(bound.lower, 3) + unit : "no lower bound above " + fixed(v / 64.0, 3) + unit) +
+                                (std::isfinite(bound.upper) ? ", <= " + fixed(bound.upper, 3) + unit : ", no upper bound below " + fixed(64.0 * v, 3) + unit);
+      out.note = "not determined by these data: held anywhere in " + range + " with the others refitted, the rms error moves by less than " +
+                 fixed(100.0 * kBoundTolerance) + " point; the value is where its stage stopped";
+    }
+  }
   // Held values went back to the prior: make sure the fit still holds (it does when the column
   // was zero); refit the chosen ones once more if anything changed.
   result.residuals = residuals_of(current, data);
@@ -370,8 +414,14 @@ CalibrationResult calibrate(const model::Topology& prior, const CalibrationData&
     t.measurements.push_back(m);
   }
   std::vector<std::string> placeholders = placeholders_of(prior);
-  std::string fitted_text, held_text;
+  std::string fitted_text, held_text, bounded_text;
   for (const FittedParameter& p : result.parameters) {
+    if (p.fitted && !p.determined) {
+      // Not a measured figure: it stays a placeholder, with what the data do say.
+      bounded_text += (bounded_text.empty() ? "" : "; ") + p.pointer + " = " + fixed(p.value, 4) +
+                      (p.unit.empty() ? "" : " " + p.unit) + ": " + p.note;
+      continue;
+    }
     if (p.fitted) {
       t.provenance.measured.push_back(p.pointer);
       fitted_text += (fitted_text.empty() ? "" : "; ") + p.pointer + " = " + fixed(p.value, 4) +
@@ -390,7 +440,7 @@ CalibrationResult calibrate(const model::Topology& prior, const CalibrationData&
     if (p.fitted) {
       bool all_fitted = true;
       for (const FittedParameter& q : result.parameters) {
-        if (!q.fitted && q.pointer.substr(q.pointer.rfind('/')) == p.pointer.substr(p.pointer.rfind('/')) &&
+        if ((!q.fitted || !q.determined) && q.pointer.substr(q.pointer.rfind('/')) == p.pointer.substr(p.pointer.rfind('/')) &&
             q.pointer.substr(0, 6) == p.pointer.substr(0, 6)) {
           all_fitted = false;
         }
@@ -399,12 +449,22 @@ CalibrationResult calibrate(const model::Topology& prior, const CalibrationData&
       placeholders.erase(std::remove(placeholders.begin(), placeholders.end(), p.pointer), placeholders.end());
     }
   }
+  for (const FittedParameter& p : result.parameters) {
+    if (!p.fitted || p.determined) continue;
+    const std::string field = p.pointer.substr(p.pointer.rfind('/') + 1);
+    const bool listed = std::any_of(placeholders.begin(), placeholders.end(), [&](const std::string& x) {
+      return x == p.pointer || (x.find('*') != std::string::npos && x.substr(x.rfind('/') + 1) == field &&
+                                x.substr(0, 6) == p.pointer.substr(0, 6));
+    });
+    if (!listed) placeholders.push_back(p.pointer);
+  }
   t.provenance.source = "numatwin validate calibrate on " + data.source + "; structure: " + prior.provenance.source;
   set_placeholders(t, placeholders);
   t.provenance.notes += " Calibrated (least squares on relative errors, " + std::to_string(data.points.size()) +
                         " points): rms error " + fixed(100.0 * result.rms_relative_error) + " %, largest " +
                         fixed(100.0 * result.max_abs_relative_error) + " %. Fitted: " + (fitted_text.empty() ? "none" : fitted_text) +
-                        ". Held at the prior (not determined by the data): " + (held_text.empty() ? "none" : held_text) + ".";
+                        ". Held at the prior (not determined by the data): " + (held_text.empty() ? "none" : held_text) + "." +
+                        (bounded_text.empty() ? "" : " Fitted but not determined by the data (kept as placeholders): " + bounded_text + ".");
   for (const std::string& note : data.notes) t.provenance.notes += " " + note + ".";
   model::check_topology(t, "<calibrated " + t.name + ">");
   result.topology = t;
@@ -421,6 +481,9 @@ Json to_json(const CalibrationResult& result) {
                               {"value", p.value},
                               {"std_error", p.std_error >= 0 ? Json(p.std_error) : Json(nullptr)},
                               {"fitted", p.fitted},
+                              {"determined", p.determined},
+                              {"lower_bound", p.lower_bound >= 0 ? Json(p.lower_bound) : Json(nullptr)},
+                              {"upper_bound", p.upper_bound >= 0 ? Json(p.upper_bound) : Json(nullptr)},
                               {"note", p.note}});
   }
   auto residuals = [](const std::vector<PointResidual>& rs) {

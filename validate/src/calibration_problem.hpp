@@ -5,6 +5,8 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -121,5 +123,30 @@ struct FitOutcome {
 FitOutcome levenberg_marquardt(const Problem& problem, Eigen::VectorXd theta, int max_iterations);
 // Indices (into `parameters`) of a largest set whose Jacobian columns are well conditioned.
 std::vector<int> identifiable(const Eigen::MatrixXd& J);
+
+// ── what the data bound (calibration_bounds.cpp) ────────────────────────────────────────────
+// A parameter can be identifiable where its stage starts and not where the fit ends: a memory
+// capacity started just above the largest bandwidth measured binds the two-reader point, its stage
+// raises it until it binds nothing, and from there the capacity and the memory queue trade off
+// along a ridge (on this 2-vCPU VM the same measurement gave capacities from 37 to 654 GB/s). The
+// joint pass then leaves it out ("fitted in its stage"). For each such parameter the profile of the
+// fit is taken: the parameter is held at v x s, the jointly determined ones refitted, and the fit's
+// rms relative error r(s) compared with r(1). In each direction the bound is the farthest v s with r
+// within kBoundTolerance (absolute, on the rms) of r(1): found by stepping s by powers of two
+// (k = 1..kBoundHalvings) until r leaves the tolerance, then by bisection on log2 s between the
+// last power inside and the first outside (kBoundBisections steps, so it terminates). A direction
+// where r stays inside up to 2^kBoundHalvings has no bound (lower 0, upper infinity). The
+// parameter counts as determined when both bounds lie within a factor 2 of v.
+inline constexpr double kBoundTolerance = 0.001;  // 0.1 point of rms relative error
+inline constexpr int kBoundHalvings = 6;          // the search stops at a factor 64 either way
+inline constexpr int kBoundBisections = 10;
+
+struct DataBound {
+  double lower = 0.0;       // 0: none within v / 2^kBoundHalvings
+  double upper = HUGE_VAL;  // infinity: none within v 2^kBoundHalvings
+  bool determined = false;  // both within a factor 2 of v
+};
+// profile_rms(s): the fit's rms relative error with the parameter held at v x s and the others refitted.
+DataBound data_bound(double v, double fitted_rms, const std::function<double(double)>& profile_rms);
 
 }  // namespace numatwin::validate::calibration_internal

@@ -84,7 +84,13 @@ struct FittedParameter {
   double value = 0.0;
   double std_error = -1.0;  // < 0: unknown
   bool fitted = false;
-  std::string note;  // why it was held, when it was
+  // What the data bound once fitted (calibration_problem.hpp, "what the data bound"): halving and
+  // doubling it alone moves some point's prediction by more than 0.5 % (determined), or the data
+  // give only a lower or an upper bound, or neither direction moves a point (not determined).
+  bool determined = true;
+  double lower_bound = -1.0;  // >= 0: the data bound it below only, at this value
+  double upper_bound = -1.0;  // >= 0: above only
+  std::string note;  // why it was held, when it was; what the data do not bound
 };
 
 struct PointResidual {
