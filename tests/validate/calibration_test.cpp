@@ -14,16 +14,18 @@
 namespace numatwin::validate {
 namespace {
 
-// Two fully connected nodes of 8 single-threaded cores.
-model::Topology two_nodes() {
+model::Topology fully_connected(int nodes, int cores_per_node, int threads_per_core, const std::string& name) {
   model::GeneratorParams params;
   params.family = model::TopologyFamily::kFullyConnected;
-  params.nodes = 2;
-  params.cores_per_node = 8;
-  params.threads_per_core = 1;
-  params.name = "calibration-test";
+  params.nodes = nodes;
+  params.cores_per_node = cores_per_node;
+  params.threads_per_core = threads_per_core;
+  params.name = name;
   return model::generate_topology(params);
 }
+
+// Two fully connected nodes of 8 single-threaded cores.
+model::Topology two_nodes() { return fully_connected(2, 8, 1, "calibration-test"); }
 
 model::Topology truth() {
   model::Topology t = two_nodes();
@@ -171,13 +173,7 @@ TEST(CalibrationTest, ACapacityThatNoPointLoadsIsBoundedBelowAndStaysAPlaceholde
       {"cpu_node": 0, "memory_node": 0, "inject_delay": 400, "latency_ns": 213.103, "load_threads": 1, "load_bandwidth_gbps": 0.57},
       {"cpu_node": 0, "memory_node": 0, "inject_delay": 1000, "latency_ns": 205.367, "load_threads": 1, "load_bandwidth_gbps": 0.227},
       {"cpu_node": 0, "memory_node": 0, "inject_delay": 3000, "latency_ns": 197.231, "load_threads": 1, "load_bandwidth_gbps": 0.077}]})");
-  model::GeneratorParams params;
-  params.family = model::TopologyFamily::kFullyConnected;
-  params.nodes = 1;
-  params.cores_per_node = 2;
-  params.threads_per_core = 1;
-  params.name = "vm";
-  const model::Topology prior = model::generate_topology(params);
+  const model::Topology prior = fully_connected(1, 2, 1, "vm");
   const CalibrationData data = calibration_data_from_measurements(report, prior, "m.json");
   ASSERT_EQ(data.points.size(), 10u);
   const CalibrationResult result = calibrate(prior, data);
@@ -208,13 +204,7 @@ TEST(CalibrationTest, ACapacityThatNoPointLoadsIsBoundedBelowAndStaysAPlaceholde
 TEST(CalibrationTest, ShippedMlcFileGivesATopologyThatLoads) {
   const MlcResults mlc =
       load_mlc_output(std::filesystem::path(NUMATWIN_SOURCE_DIR) / "tests/data/mlc/skx-2x8180-mlc-v3.5.txt");
-  model::GeneratorParams params;
-  params.family = model::TopologyFamily::kFullyConnected;
-  params.nodes = 2;
-  params.cores_per_node = 28;
-  params.threads_per_core = 2;
-  params.name = "skx-2x8180";
-  const model::Topology prior = model::generate_topology(params);
+  const model::Topology prior = fully_connected(2, 28, 2, "skx-2x8180");
   CalibrationData data = calibration_data_from_mlc(mlc, prior);
   // 4 bandwidths, 4 latencies, the peak injection and 19 loaded latencies.
   EXPECT_EQ(data.points.size(), 28u);
