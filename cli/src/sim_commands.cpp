@@ -101,6 +101,7 @@ void print_predict(const model::Topology& t, const Outcome& o, bool steps, const
     std::cout << fmt::format("  unpinned threads over {} seeds: time min {:.4g} s, median {:.4g} s, max {:.4g} s\n",
                              sorted.size(), sorted.front(), sorted[sorted.size() / 2], sorted.back());
   }
+  if (const std::string text = placeholders_text(o); !text.empty()) std::cout << "  " << text << "\n";
   std::cout << "  busiest resource: " << busiest_text(r) << " (mean utilisation over the run)\n";
   std::cout << "  bottleneck: " << bottleneck_text(r) << " (saturated)\n\n";
   TextTable table({"resource", "capacity GB/s", "mean util %", "saturated %"});

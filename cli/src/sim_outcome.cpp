@@ -4,6 +4,7 @@
 
 #include "numatwin/model/energy.hpp"
 #include "numatwin/model/tlb.hpp"
+#include "numatwin/validate/topology_skeleton.hpp"
 
 namespace numatwin::cli {
 
@@ -13,13 +14,28 @@ Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool t
   sim::Simulation simulation(t);
   sim::SimulationOptions options;
   options.record_timeline = timeline;
-  Outcome outcome{spec, {}, {}, {}, {}, {}};
+  Outcome outcome{spec, {}, {}, {}, {}, {}, {}};
   const sim::Plan plan = sim::build_plan(t, spec, &outcome.report);
   outcome.result = simulation.run(plan, options);
   outcome.energy = sim::estimate_energy(t, outcome.result);
   outcome.energy_basis = model::energy_basis(t.energy).description();
   outcome.tlb_basis = model::tlb_basis(t.tlb).description();
+  outcome.placeholders = validate::placeholders_of(t);
+  if (t.links.empty()) {  // a one-node machine: the link and coherence figures enter no prediction
+    std::erase_if(outcome.placeholders, [](const std::string& p) {
+      return p.rfind("/coherence/", 0) == 0 || p.rfind("/links/", 0) == 0 || p == "/performance/link_queue_ns";
+    });
+  }
   return outcome;
+}
+
+std::string placeholders_text(const Outcome& o) {
+  if (o.placeholders.empty()) return "";
+  std::string list;
+  for (const std::string& p : o.placeholders) list += (list.empty() ? "" : ", ") + p;
+  const bool one = o.placeholders.size() == 1;
+  return fmt::format("machine: {} figure{} of the topology {} placeholder{}, not measured ({})", o.placeholders.size(), one ? "" : "s",
+                     one ? "is a" : "are", one ? "" : "s", list);
 }
 
 std::string pages_text(const model::Topology& t, model::HugePages setting) {
@@ -68,6 +84,7 @@ Json summary_json(const Outcome& o) {
               {"energy_basis", o.energy_basis},
               {"huge_pages", std::string(model::huge_pages_name(o.spec.huge_pages))},
               {"tlb_basis", o.tlb_basis},
+              {"placeholders", o.placeholders},
               {"busiest_resource", busiest >= 0 ? r.resources[busiest].name : ""},
               {"busiest_mean_utilisation", busiest >= 0 ? r.mean_utilisation[busiest] : 0.0},
               {"bottleneck_resource", r.bottleneck_resource() >= 0 ? r.resources[r.bottleneck_resource()].name : ""},

@@ -22,6 +22,9 @@ struct Outcome {
   sim::EnergyEstimate energy;  // of the memory traffic (energy_estimate.hpp)
   std::string energy_basis;    // what the energy figures rest on
   std::string tlb_basis;       // what the translation costs rest on (model/tlb.hpp)
+  // The machine file's figures that are placeholders, not measured (its provenance: a discovered
+  // skeleton's, or a calibration's parameters that the data did not determine).
+  std::vector<std::string> placeholders;
   // Every rate says what it counts (sim/workload_input.hpp): the work rate is the workload's input
   // per second (shuffles: bytes shuffled; operators: input tuples, both sides of a join); memory
   // traffic is every byte the run moved per second (state moves, table misses, partition writes).
@@ -32,6 +35,8 @@ struct Outcome {
 
 // Simulates `spec` (timeline recorded when asked) and estimates its energy.
 Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool timeline);
+// "machine: 2 figures are placeholders, not measured (...)", or "" when there are none.
+std::string placeholders_text(const Outcome& o);
 // "pages: huge pages on (2 MiB pages for every buffer); tlb: ...": the page setting and the TLB
 // figures' basis.
 std::string pages_text(const model::Topology& t, model::HugePages setting);

@@ -36,6 +36,27 @@ class SimCommands(unittest.TestCase):
         self.assertAlmostEqual(d["memory_traffic_gbps"], d["bytes_moved"] / d["time_s"] / 1e9, places=6)
         self.assertNotIn("bandwidth_gbps", d)
 
+    def test_predict_names_the_machine_figures_that_are_placeholders(self):
+        # A discovered skeleton measures no bandwidth or latency: predict must say its figures rest
+        # on placeholders (text and JSON); a shipped machine with every figure sourced lists none.
+        with tempfile.TemporaryDirectory() as tmp:
+            skeleton = os.path.join(tmp, "skeleton.json")
+            r = run("validate", "discover", "--out", skeleton)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            args = ("predict", "--topology", skeleton, "--workload", "count", "--records", "1e6", "--groups", "1e3")
+            r = run(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            line = [l for l in r.stdout.splitlines() if l.strip().startswith("machine:")]
+            self.assertEqual(len(line), 1, r.stdout)
+            self.assertIn("placeholders, not measured", line[0])
+            self.assertIn("/nodes/*/memory_read_bandwidth_gbps", line[0])
+            r = run(*args, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("/nodes/*/memory_read_bandwidth_gbps", json.loads(r.stdout)["placeholders"])
+        r = run("predict", "--topology", "nehalem-ex-4s", "--workload", "count", "--records", "1e6", "--groups", "1e3", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["placeholders"], [])
+
     def test_compare_lists_every_variant(self):
         r = run("compare", "--topology", "nehalem-ex-4s", "--bytes", "1.28e9", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
