@@ -4,7 +4,9 @@
 
 namespace numatwin::cli {
 
-std::string migration_schedule_verdict(const sim::MigrationBound& b) {
+namespace {
+
+std::string tight_verdict(const sim::MigrationBound& b) {
   if (b.designed_kept()) {
     return fmt::format(
         "the designed (blocked) order: {:.6g} s tight against the ring's {:.6g} s ({:.2f} % faster in the fluid model), "
@@ -22,6 +24,17 @@ std::string migration_schedule_verdict(const sim::MigrationBound& b) {
   }
   return fmt::format("the ring: its tight time ({:.6g} s) is {:.2f} % above the bound ({:.6g} s), but {}", b.ring_tight_s,
                      100.0 * b.tight_gap(), b.bound_s, why);
+}
+
+}  // namespace
+
+std::string migration_schedule_verdict(const sim::MigrationBound& b) {
+  std::string out = tight_verdict(b);
+  if (b.has_design && b.designed_loose_s > 0.0) {
+    out += fmt::format("; loose: the {} ({:.6g} s designed, {:.6g} s ring)", b.designed_kept_loose() ? "designed order" : "ring",
+                       b.designed_loose_s, b.ring_loose_s);
+  }
+  return out;
 }
 
 }  // namespace numatwin::cli

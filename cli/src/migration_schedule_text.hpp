@@ -9,7 +9,8 @@
 
 namespace numatwin::cli {
 
-// One sentence: which order runs and why (the ring, with its gap to the bound).
+// One sentence: which order runs tight and why (its gap to the bound), and loose when the loose
+// runs were simulated.
 std::string migration_schedule_verdict(const sim::MigrationBound& b);
 
 }  // namespace numatwin::cli

@@ -54,6 +54,7 @@ void print_migration(const model::Topology& t, const sim::WorkloadSpec& spec, bo
                       {"designed_tight_s", b.has_design ? Json(b.designed_tight_s) : Json(nullptr)},
                       {"designed_loose_s", b.has_design ? Json(b.designed_loose_s) : Json(nullptr)},
                       {"designed_kept", b.designed_kept()},
+                      {"designed_kept_loose", b.designed_kept_loose()},
                       {"chosen_gap", b.chosen_gap()},
                       {"ring_binds", b.ring_binds},
                       {"fewest_binds", b.fewest_binds},

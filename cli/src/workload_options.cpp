@@ -124,11 +124,11 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
       s.producer_orders = designed_sort_merge_orders(t, s);
     // A migration's scheduled order (sim/migration_schedule.hpp): the blocked order, which
     // re-binds each thread the fewest times, when the fluid model finds it faster than the ring
-    // (tight), else the ring; the bound is kept for predict to say which and why.
+    // (with the spec's sync), else the ring; the bound is kept for predict to say which and why.
     if ((s.kind == sim::WorkloadKind::kMigration || s.kind == sim::WorkloadKind::kMigrationAndCopy) &&
         s.algorithm == sim::ShuffleAlgorithm::kScheduled) {
       sim::check_workload(t, s);
-      migration_bound = sim::migration_bound(t, s, false);
+      migration_bound = sim::migration_bound(t, s, s.sync == sim::SyncMode::kLoose);
       s.producer_orders = sim::scheduled_migration_orders(t, s, *migration_bound);
     } else if (sim::is_shuffle_family(s.kind) && s.algorithm == sim::ShuffleAlgorithm::kScheduled) {
       sim::check_workload(t, s);  // the design needs a placement the machine can take

@@ -62,7 +62,8 @@ std::vector<std::vector<int>> blocked_producer_orders(const model::Topology& top
 
 std::vector<std::vector<int>> scheduled_migration_orders(const model::Topology& topology, const WorkloadSpec& spec,
                                                          const MigrationBound& bound) {
-  return bound.designed_kept() ? blocked_producer_orders(topology, spec) : ring_producer_orders(topology, spec);
+  const bool kept = spec.sync == SyncMode::kLoose ? bound.designed_kept_loose() : bound.designed_kept();
+  return kept ? blocked_producer_orders(topology, spec) : ring_producer_orders(topology, spec);
 }
 
 MigrationBound migration_bound(const model::Topology& topology, const WorkloadSpec& spec, bool loose) {
