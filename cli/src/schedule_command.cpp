@@ -10,6 +10,8 @@
 
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/shuffle/schedule_file.hpp"
+#include "migration_schedule_text.hpp"
+#include "numatwin/sim/migration_schedule.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
 #include "numatwin/sim/simulation.hpp"
@@ -31,6 +33,55 @@ double shuffled_gbps(const model::Topology& t, const sim::WorkloadSpec& spec) {
   return spec.total_bytes / r.time_s / 1e9;
 }
 
+// A migration reads every piece on its own node (sim/migration_schedule.hpp): print the bound no
+// order beats, the ring's times and which order runs.
+void print_migration(const model::Topology& t, const sim::WorkloadSpec& spec, bool json) {
+  const sim::MigrationBound b = sim::migration_bound(t, spec);
+  const std::string verdict = migration_schedule_verdict(b);
+  if (json) {
+    std::cout << Json{{"topology", t.name},
+                      {"workload", sim::workload_kind_name(spec.kind)},
+                      {"threads", spec.threads},
+                      {"placement", sim::placement_name(spec.placement)},
+                      {"bytes", spec.total_bytes},
+                      {"ring_tight_s", b.ring_tight_s},
+                      {"ring_loose_s", b.ring_loose_s},
+                      {"data_s", b.data_s},
+                      {"resource_s", b.resource_s},
+                      {"bound_s", b.bound_s},
+                      {"tight_gap", b.tight_gap()},
+                      {"loose_gap_to_resource_bound", b.loose_gap()},
+                      {"designed_tight_s", b.has_design ? Json(b.designed_tight_s) : Json(nullptr)},
+                      {"designed_loose_s", b.has_design ? Json(b.designed_loose_s) : Json(nullptr)},
+                      {"designed_kept", b.designed_kept()},
+                      {"designed_kept_loose", b.designed_kept_loose()},
+                      {"chosen_gap", b.chosen_gap()},
+                      {"ring_binds", b.ring_binds},
+                      {"fewest_binds", b.fewest_binds},
+                      {"schedule", verdict}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << fmt::format("{}: {} threads ({}), {} of {:g} GB in {} x {} pieces, state {:g} B, re-binding {:g} s\n", t.name,
+                           spec.threads, sim::placement_name(spec.placement), sim::workload_kind_name(spec.kind),
+                           spec.total_bytes / 1e9, spec.threads, spec.threads, spec.state_bytes, spec.migration_overhead_seconds);
+  TextTable table({"figure", "seconds", "what"});
+  table.add_row({"ring tight", fmt::format("{:.6g}", b.ring_tight_s), "fluid model"});
+  table.add_row({"ring loose", fmt::format("{:.6g}", b.ring_loose_s), "fluid model"});
+  if (b.has_design) {
+    table.add_row({"designed tight", fmt::format("{:.6g}", b.designed_tight_s), "fluid model: blocked order, fewest re-bindings"});
+    table.add_row({"designed loose", fmt::format("{:.6g}", b.designed_loose_s), "fluid model"});
+  }
+  table.add_row({"D", fmt::format("{:.6g}", b.data_s), "tight, state and re-binding free: the same in every order"});
+  table.add_row({"R", fmt::format("{:.6g}", b.resource_s), "busiest resource's total load / bandwidth: any order, tight or loose"});
+  table.add_row({"bound", fmt::format("{:.6g}", b.bound_s), "max(D, R): no order's tight migration is faster"});
+  std::cout << table.render();
+  std::cout << fmt::format("tight gap to the bound: ring {:.3f} %, chosen {:.3f} %; re-bindings per thread: ring up to {}, fewest {}\n",
+                           100.0 * b.tight_gap(), 100.0 * b.chosen_gap(), b.ring_binds, b.fewest_binds);
+  std::cout << "schedule: " << verdict << "\n";
+}
+
 }  // namespace
 
 void register_schedule_command(CLI::App& app) {
@@ -41,14 +92,22 @@ void register_schedule_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("schedule", "Design a shuffle order for the machine and thread placement; compare it with naive, ring and random");
   o->add_common(cmd);
   cmd->add_option("--threads", o->threads, "Threads (default: one per core)");
+  cmd->add_option("--workload", o->workload,
+                  "shuffle, or migration / migration-copy (the bound no order beats and the ring's time)")
+      ->capture_default_str();
   cmd->add_option("--max-swaps", *max_swaps, "Cycle swaps the local search tries at most")->capture_default_str();
   cmd->add_option("--out", *out, "Write the designed schedule as JSON");
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->callback([o, out, max_swaps, json] {
     const model::Topology t = find_topology(o->topology);
     sim::WorkloadSpec spec = o->spec(t, o->threads);
-    spec.kind = sim::WorkloadKind::kShuffle;
     if (*max_swaps < 0) throw std::invalid_argument("--max-swaps must be >= 0");
+    if (spec.kind == sim::WorkloadKind::kMigration || spec.kind == sim::WorkloadKind::kMigrationAndCopy) {
+      if (!out->empty()) throw std::invalid_argument("--out writes shuffle schedules; a migration's order is not a schedule file yet");
+      print_migration(t, spec, *json);
+      return;
+    }
+    if (spec.kind != sim::WorkloadKind::kShuffle) throw std::invalid_argument("--workload " + o->workload + ": expected shuffle, migration or migration-copy");
     sim::check_workload(t, spec);
     const std::vector<sim::PlacedThread> placed = sim::place_threads(t, spec.threads, spec.placement);
     const double piece = spec.total_bytes / (static_cast<double>(spec.threads) * spec.threads);

@@ -7,16 +7,19 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/sim/energy_estimate.hpp"
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/migration_schedule.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
 #include "numatwin/sim/simulation.hpp"
 #include "numatwin/sim/workload_input.hpp"
 #include "balancing_options.hpp"
+#include "migration_schedule_text.hpp"
 #include "parallel_for.hpp"
 #include "phases_text.hpp"
 #include "prediction_intervals.hpp"
@@ -165,6 +168,8 @@ void register_sim_commands(CLI::App& app) {
       const sim::CostBasis basis = o->cost_basis(t);
       const PredictionUncertainty uncertainty = uncertainty_of(t, spec, basis, *samples);
       std::vector<double> seed_times{outcome.result.time_s};
+      // --algorithm scheduled for a migration: which order ran and why, with the bound (tight).
+      const std::optional<sim::MigrationBound>& migration_schedule = o->migration_bound;
       if (spec.placement.kind == sim::PlacementKind::kNone) {
         if (*seeds < 1) throw std::invalid_argument("--seeds must be >= 1");
         for (int k = 1; k < *seeds; ++k) {
@@ -188,6 +193,7 @@ void register_sim_commands(CLI::App& app) {
         detail["datasets"] = datasets;
         detail["uncertainty"] = uncertainty_json(uncertainty, basis, sim::is_shuffle_family(spec.kind) ? "input_gbps" : "input_mtuples_per_s");
         if (balance) detail["numa_balancing"] = balancing_json(balanced, *balancing);
+        if (migration_schedule) detail["schedule"] = migration_schedule_verdict(*migration_schedule);
         const std::string text = detail.dump(2) + "\n";
         if (out->empty()) {
           std::cout << text;
@@ -198,6 +204,7 @@ void register_sim_commands(CLI::App& app) {
         print_predict(t, outcome, *steps, seed_times, uncertainty);
         if (*phases) std::cout << "\n" << phases_text(outcome.result);
         if (balance) std::cout << "\n" << balancing_text(balanced, *balancing);
+        if (migration_schedule) std::cout << "\nschedule: " << migration_schedule_verdict(*migration_schedule) << "\n";
       }
     });
   }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/migration_schedule.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
 #include "sort_merge_sweep.hpp"
 
@@ -62,7 +63,7 @@ void WorkloadOptions::add_common(CLI::App* app) {
 void WorkloadOptions::add_algorithm(CLI::App* app) {
     app->add_option("--workload", workload, "shuffle, migration or migration-copy")->capture_default_str();
     app->add_option("--algorithm", algorithm,
-                    "naive, ring or random; sort-merge-join also scheduled (the order numatwin designs for the machine)")
+                    "naive, ring, random or scheduled (the order numatwin designs for the machine and placement; `numatwin schedule` shows it)")
         ->capture_default_str();
     app->add_option("--sync", sync, "tight (barrier per step) or loose")->capture_default_str();
   }
@@ -121,7 +122,15 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     // loose take the same orders: loose follows each thread's order without step barriers.
     if (s.kind == sim::WorkloadKind::kSortMergeJoin && s.algorithm == sim::ShuffleAlgorithm::kScheduled)
       s.producer_orders = designed_sort_merge_orders(t, s);
-    if (sim::is_shuffle_family(s.kind) && s.algorithm == sim::ShuffleAlgorithm::kScheduled) {
+    // A migration's scheduled order (sim/migration_schedule.hpp): the blocked order, which
+    // re-binds each thread the fewest times, when the fluid model finds it faster than the ring
+    // (with the spec's sync), else the ring; the bound is kept for predict to say which and why.
+    if ((s.kind == sim::WorkloadKind::kMigration || s.kind == sim::WorkloadKind::kMigrationAndCopy) &&
+        s.algorithm == sim::ShuffleAlgorithm::kScheduled) {
+      sim::check_workload(t, s);
+      migration_bound = sim::migration_bound(t, s, s.sync == sim::SyncMode::kLoose);
+      s.producer_orders = sim::scheduled_migration_orders(t, s, *migration_bound);
+    } else if (sim::is_shuffle_family(s.kind) && s.algorithm == sim::ShuffleAlgorithm::kScheduled) {
       sim::check_workload(t, s);  // the design needs a placement the machine can take
       sim::ScheduleOptions options;
       options.seed = s.seed;

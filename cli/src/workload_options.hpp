@@ -8,6 +8,7 @@
 
 #include "numatwin/model/topology.hpp"
 #include "numatwin/sim/cost_basis.hpp"
+#include "numatwin/sim/migration_schedule.hpp"
 #include "numatwin/sim/workload_spec.hpp"
 
 namespace CLI {
@@ -22,6 +23,9 @@ constexpr double kDefaultBytes = 12.8e9;  // Li et al.: 1.6 billion 64-bit integ
 struct WorkloadOptions {
   std::string topology;
   std::string workload = "shuffle";
+  // Set by spec() for a migration with --algorithm scheduled: the bound and the times that chose
+  // its order (sim/migration_schedule.hpp), for the command to report.
+  mutable std::optional<sim::MigrationBound> migration_bound;
   std::string algorithm = "ring";
   std::string sync = "tight";
   int threads = 0;  // 0: one per core

@@ -1,5 +1,6 @@
 // Shuffle schedules designed for the machine (issue 18, item 1; Li et al. argue for a shuffle
-// tuned per machine, ../docs/algorithms.md §1).
+// tuned per machine, ../docs/algorithms.md §1). Migration's orders, whose steps load the same
+// pieces in every order, have their own maths and design: migration_schedule.hpp.
 //
 // A tight schedule of n threads is n steps; at step k thread t reads the piece of producer
 // sigma_k(t). Every step is a permutation (each producer's buffer read by one thread) and every
