@@ -351,6 +351,13 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     }
     ++per_core[st.core];
   }
+  // The warm start, as the iteration below begins from it (0 where no call came before).
+  utilisation_guess_.resize(static_cast<std::size_t>(resource_count()), 0.0);
+  if (const int seen = memo_.find(streams, utilisation_guess_); seen >= 0) {
+    result_ = memo_.rates(seen);
+    utilisation_guess_ = memo_.next_warm_start(seen);
+    return result_;
+  }
 
   buffers_.assign(stream_count, 0.0);
   for (int s = 0; s < stream_count; ++s) {
@@ -455,6 +462,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
       result_.limits[s] = rate >= limit ? StreamLimit::kRateLimit : StreamLimit::kMissBuffers;
     }
   }
+  memo_.store(result_, utilisation_guess_);
   return result_;
 }
 
