@@ -61,12 +61,16 @@ TEST(SolveMemoTest, KeepsTheLastEntriesOnly) {
   SolveMemo memo;
   StreamRates rates;
   // kEntries + 1 warm starts: the first is replaced by the last.
+  // (Each found twice more, so that two thirds of the look-ups are repeats and the memo stays on.)
   for (std::size_t i = 0; i <= SolveMemo::kEntries; ++i) {
     const std::vector<double> warm{static_cast<double>(i)};
     ASSERT_EQ(memo.find(streams, warm), -1);
     rates.rounds = static_cast<int>(i);
     memo.store(rates, warm);
+    ASSERT_GE(memo.find(streams, warm), 0);
+    ASSERT_GE(memo.find(streams, warm), 0);
   }
+  EXPECT_FALSE(memo.switched_off());
   EXPECT_EQ(memo.find(streams, std::vector<double>{0.0}), -1);
   const int last = memo.find(streams, std::vector<double>{static_cast<double>(SolveMemo::kEntries)});
   ASSERT_GE(last, 0);
@@ -74,6 +78,34 @@ TEST(SolveMemoTest, KeepsTheLastEntriesOnly) {
   const int second = memo.find(streams, std::vector<double>{1.0});
   ASSERT_GE(second, 0);
   EXPECT_EQ(memo.rates(second).rounds, 1);
+}
+
+TEST(SolveMemoTest, SwitchesItselfOffWhenFewerThanHalfTheLookUpsRepeat) {
+  const std::vector<NodeShare> local{{0, 1.0}};
+  const std::vector<Stream> streams{spread_read(0, local)};
+  SolveMemo memo;
+  StreamRates rates;
+  // 10 new keys, each looked up twice more (30 look-ups, 20 repeats: on), then new keys: after
+  // k of them 30 + k look-ups, 20 repeats; fewer than half from k = 11 (41 look-ups >= 32): off.
+  for (int i = 0; i < 10; ++i) {
+    const std::vector<double> warm{static_cast<double>(i)};
+    ASSERT_EQ(memo.find(streams, warm), -1);
+    memo.store(rates, warm);
+    ASSERT_EQ(memo.find(streams, warm), i);
+    ASSERT_EQ(memo.find(streams, warm), i);
+  }
+  for (int i = 10; i < 20; ++i) {
+    ASSERT_EQ(memo.find(streams, std::vector<double>{static_cast<double>(i)}), -1);
+    memo.store(rates, std::vector<double>{static_cast<double>(i)});
+    EXPECT_FALSE(memo.switched_off()) << i;
+  }
+  EXPECT_EQ(memo.find(streams, std::vector<double>{20.0}), -1);
+  EXPECT_TRUE(memo.switched_off());
+  // Off: a key stored before is not found any more, and nothing is stored.
+  EXPECT_EQ(memo.find(streams, std::vector<double>{0.0}), -1);
+  memo.store(rates, std::vector<double>{0.0});
+  EXPECT_EQ(memo.find(streams, std::vector<double>{0.0}), -1);
+  EXPECT_EQ(memo.hits(), 20);
 }
 
 }  // namespace

@@ -13,6 +13,11 @@
 // the node from the core) and the warm start, all compared as bits (so -0.0 is not 0.0 and the
 // answer is the one the iteration would give). Entries are kept per model (one simulation),
 // at most kEntries of them, the oldest replaced first.
+//
+// The key costs about as much as a cheap solve (one word per field of every stream), so a run
+// whose solves rarely repeat is slower with the memo: after kTrialFinds look-ups with fewer than
+// half of them repeats, the memo switches itself off for the rest of its model's life (every
+// call is then solved; the answers are the same either way).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +32,7 @@ struct StreamRates;
 class SolveMemo {
  public:
   static constexpr std::size_t kEntries = 64;
+  static constexpr long kTrialFinds = 32;
 
   SolveMemo();
   ~SolveMemo();
@@ -35,14 +41,16 @@ class SolveMemo {
   SolveMemo(SolveMemo&&) noexcept;
   SolveMemo& operator=(SolveMemo&&) noexcept;
 
-  // Builds the key of (streams, warm start) and returns the entry that holds it, or -1.
+  // Builds the key of (streams, warm start) and returns the entry that holds it, or -1 (always
+  // -1, without a key, once switched off).
   int find(std::span<const Stream> streams, const std::vector<double>& warm_start);
-  // Stores the answer to the key of the last find (which returned -1).
+  // Stores the answer to the key of the last find (which returned -1); nothing once off.
   void store(const StreamRates& rates, const std::vector<double>& next_warm_start);
   [[nodiscard]] const StreamRates& rates(int entry) const;
   [[nodiscard]] const std::vector<double>& next_warm_start(int entry) const;
   // Solves answered from the memo (for tests and measurements).
   [[nodiscard]] long hits() const { return hits_; }
+  [[nodiscard]] bool switched_off() const { return off_; }
 
  private:
   struct Entry;
@@ -51,6 +59,8 @@ class SolveMemo {
   std::vector<Entry> entries_;
   std::size_t oldest_ = 0;
   long hits_ = 0;
+  long finds_ = 0;
+  bool off_ = false;
 };
 
 }  // namespace numatwin::model
