@@ -314,6 +314,14 @@ void BandwidthModel::group_streams(std::span<const Stream> streams) {
 }
 
 const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
+  // The warm start, as the iteration below begins from it (0 where no call came before). A
+  // repeat was checked when it was first solved, so it is answered before the checks.
+  utilisation_guess_.resize(static_cast<std::size_t>(resource_count()), 0.0);
+  if (const int seen = memo_.find(streams, utilisation_guess_); seen >= 0) {
+    result_ = memo_.rates(seen);
+    utilisation_guess_ = memo_.next_warm_start(seen);
+    return result_;
+  }
   const int stream_count = static_cast<int>(streams.size());
   const int node_count = static_cast<int>(topology_->nodes.size());
   auto has_memory = [&](NodeIndex node) {
@@ -455,6 +463,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
       result_.limits[s] = rate >= limit ? StreamLimit::kRateLimit : StreamLimit::kMissBuffers;
     }
   }
+  memo_.store(result_, utilisation_guess_);
   return result_;
 }
 

@@ -142,6 +142,7 @@
 #include "numatwin/model/maxmin_solver.hpp"
 #include "numatwin/model/memory_tiers.hpp"
 #include "numatwin/model/routing.hpp"
+#include "numatwin/model/solve_memo.hpp"
 #include "numatwin/model/topology.hpp"
 
 namespace numatwin::model {
@@ -215,7 +216,12 @@ class BandwidthModel {
 
   // Rates of the streams running together. Throws std::invalid_argument for a stream naming a
   // node without memory, a core out of range, or neither a read nor a write node.
+  // A repeat of an earlier call (the same streams and the same warm start, bit for bit) is
+  // answered from a memo of this model's last solves (solve_memo.hpp), with the same rates and
+  // the same next warm start as iterating again would give.
   const StreamRates& solve(std::span<const Stream> streams);
+  // Calls of solve answered from the memo.
+  [[nodiscard]] long memo_hits() const { return memo_.hits(); }
 
   // The load that a thread on `cpu_node` puts on each resource per payload byte it reads from
   // `memory_node`: the controller, the route's links and forwarding nodes, the coherence probes
@@ -261,6 +267,7 @@ class BandwidthModel {
 
   MaxMinProblem problem_;
   MaxMinSolver solver_;
+  SolveMemo memo_;
   StreamRates result_;
   std::vector<ResourceUse> uses_;
   std::vector<double> misses_per_line_;  // per stream
