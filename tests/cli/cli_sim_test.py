@@ -67,6 +67,11 @@ class SimCommands(unittest.TestCase):
         self.assertIn(("shuffle", "random", "tight"), variants)
         self.assertIn(("migration", "ring", "tight"), variants)
         self.assertIn(("migration-copy", "ring", "loose"), variants)
+        # The designed (blocked) migration order, tight and loose, for both migrations: 8 threads
+        # on each of the 4 sockets, so the order exists.
+        for workload in ("migration", "migration-copy"):
+            for sync in ("tight", "loose"):
+                self.assertIn((workload, "scheduled", sync), variants)
         by = {(x["workload"], x["algorithm"], x["sync"]): x for x in runs}
         self.assertGreater(by[("shuffle", "ring", "tight")]["input_gbps"],
                            by[("shuffle", "naive", "tight")]["input_gbps"])
