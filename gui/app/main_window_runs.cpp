@@ -22,6 +22,7 @@
 #include "numatwin/gui/topology_edit.hpp"
 #include "numatwin/gui/topology_layout.hpp"
 #include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/migration_schedule.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
 #include "numatwin/sim/thread_placement.hpp"
 #include "throughput_chart.hpp"
@@ -210,8 +211,15 @@ void MainWindow::start_run(RunSlot slot) {
     try {
       sim::WorkloadSpec s = form_spec;
       // The designed order is searched here, off the GUI thread (large machines take seconds).
+      // A migration's is the blocked order (sim/migration_schedule.hpp), as `numatwin compare`
+      // lists it; the ring where no blocked order exists (unequal threads per node).
       if (s.algorithm == sim::ShuffleAlgorithm::kScheduled && s.producer_orders.empty()) {
-        s.producer_orders = sim::designed_producer_orders(*topology, s);
+        if (s.kind == sim::WorkloadKind::kMigration || s.kind == sim::WorkloadKind::kMigrationAndCopy) {
+          s.producer_orders = sim::blocked_producer_orders(*topology, s);
+          if (s.producer_orders.empty()) s.producer_orders = sim::ring_producer_orders(*topology, s);
+        } else {
+          s.producer_orders = sim::designed_producer_orders(*topology, s);
+        }
       }
       return Outcome{std::make_shared<const SimulationRun>(run_simulation(topology, s)), QString()};
     } catch (const std::exception& e) {
