@@ -351,8 +351,8 @@ CalibrationResult calibrate(const model::Topology& prior, const CalibrationData&
     result.parameters.push_back(out);
   }
   // What the data bound of the parameters fitted in a stage only (calibration_problem.hpp, "what
-  // the data bound"): the profile of the fit with each held at v x s and the jointly determined
-  // continuous ones refitted.
+  // the data bound"): the profile of the fit with each held at v x s and every other fitted
+  // continuous parameter refitted.
   {
     const auto rms_of = [&](const model::Topology& t) {
       double sum = 0.0;
