@@ -130,7 +130,7 @@ std::vector<int> identifiable(const Eigen::MatrixXd& J);
 // raises it until it binds nothing, and from there the capacity and the memory queue trade off
 // along a ridge (on this 2-vCPU VM the same measurement gave capacities from 37 to 654 GB/s). The
 // joint pass then leaves it out ("fitted in its stage"). For each such parameter the profile of the
-// fit is taken: the parameter is held at v x s, the jointly determined ones refitted, and the fit's
+// fit is taken: the parameter is held at v x s, every other fitted continuous parameter refitted, and the fit's
 // rms relative error r(s) compared with r(1). In each direction the bound is the farthest v s with r
 // within kBoundTolerance (absolute, on the rms) of r(1): found by stepping s by powers of two
 // (k = 1..kBoundHalvings) until r leaves the tolerance, then by bisection on log2 s between the
