@@ -197,7 +197,9 @@ TEST(CalibrationTest, ACapacityThatNoPointLoadsIsBoundedBelowAndStaysAPlaceholde
   // The synthetic data of the first test load the controllers: there every capacity is determined.
   const CalibrationResult full = calibrate(two_nodes(), synthetic_data(truth()));
   for (const FittedParameter& p : full.parameters) {
-    if (p.pointer.find("memory_read_bandwidth_gbps") != std::string::npos) EXPECT_TRUE(p.determined) << p.pointer;
+    if (p.pointer.find("memory_read_bandwidth_gbps") != std::string::npos) {
+      EXPECT_TRUE(p.determined) << p.pointer;
+    }
   }
 }
 
