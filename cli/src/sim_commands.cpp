@@ -267,19 +267,20 @@ void register_sim_commands(CLI::App& app) {
             after = runs.insert(after, designed);
           }
         }
-        // Migration and migration & copy also in the designed (blocked) order of
-        // sim/migration_schedule.hpp, tight and loose, after each one's own variants; none when the
-        // nodes in use hold unequal thread counts (no blocked order exists).
+        // Migration and migration & copy also in their scheduled order, tight and loose, after
+        // each one's own variants: what `predict --algorithm scheduled` runs for that sync (the
+        // blocked order of sim/migration_schedule.hpp where the fluid model keeps it, else the
+        // ring); none when the nodes in use hold unequal thread counts (no blocked order exists).
         for (const sim::WorkloadKind kind : {sim::WorkloadKind::kMigration, sim::WorkloadKind::kMigrationAndCopy}) {
           const auto last = std::find_if(runs.rbegin(), runs.rend(), [&](const sim::WorkloadSpec& s) { return s.kind == kind; });
-          if (last == runs.rend()) continue;
+          if (last == runs.rend() || sim::blocked_producer_orders(t, *last).empty()) continue;
           sim::WorkloadSpec designed = *last;
           designed.algorithm = sim::ShuffleAlgorithm::kScheduled;
-          designed.producer_orders = sim::blocked_producer_orders(t, designed);
-          if (designed.producer_orders.empty()) continue;
           auto after = last.base();
           for (const sim::SyncMode sync : {sim::SyncMode::kLoose, sim::SyncMode::kTight}) {
             designed.sync = sync;
+            designed.producer_orders =
+                sim::scheduled_migration_orders(t, designed, sim::migration_bound(t, designed, sync == sim::SyncMode::kLoose));
             after = runs.insert(after, designed);
           }
         }

@@ -211,12 +211,12 @@ void MainWindow::start_run(RunSlot slot) {
     try {
       sim::WorkloadSpec s = form_spec;
       // The designed order is searched here, off the GUI thread (large machines take seconds).
-      // A migration's is the blocked order (sim/migration_schedule.hpp), as `numatwin compare`
-      // lists it; the ring where no blocked order exists (unequal threads per node).
+      // A migration's is what `numatwin predict --algorithm scheduled` runs for the form's sync
+      // (sim/migration_schedule.hpp: the blocked order where the fluid model keeps it, else the ring).
       if (s.algorithm == sim::ShuffleAlgorithm::kScheduled && s.producer_orders.empty()) {
         if (s.kind == sim::WorkloadKind::kMigration || s.kind == sim::WorkloadKind::kMigrationAndCopy) {
-          s.producer_orders = sim::blocked_producer_orders(*topology, s);
-          if (s.producer_orders.empty()) s.producer_orders = sim::ring_producer_orders(*topology, s);
+          s.producer_orders =
+              sim::scheduled_migration_orders(*topology, s, sim::migration_bound(*topology, s, s.sync == sim::SyncMode::kLoose));
         } else {
           s.producer_orders = sim::designed_producer_orders(*topology, s);
         }
