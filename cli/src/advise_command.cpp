@@ -147,7 +147,7 @@ void register_advise_command(CLI::App& app) {
   o->add_common(cmd);
   o->add_algorithm(cmd);
   balancing->add_to(cmd);
-  cmd->add_option("--threads", o->threads, "Threads the program would use (default: one per core)");
+  cmd->add_option("--threads", o->threads, "Threads the program would use (default: one per core)")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--top", *top, "How many recommendations to print")->capture_default_str();
   cmd->add_option("--budget", *budget, "Seconds of search at most")->capture_default_str();
   cmd->add_option("--allocators", *allocators,

@@ -48,7 +48,7 @@ void register_allocbench(CLI::App& validate_app) {
   CLI::App* cmd = validate_app.add_subcommand(
       "allocbench", "Allocator microbenchmark (Durner et al.): time and memory overhead per allocator, one process each");
   cmd->add_option("--allocator", o->allocator, "all, glibc, jemalloc, tcmalloc or tbbmalloc")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Threads (default: every usable CPU)");
+  cmd->add_option("--threads", o->threads, "Threads (default: every usable CPU)")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--mib-per-thread", o->mib_per_thread, "Requested bytes each thread holds at its peak, MiB")
       ->check(CLI::Range(1.0, 1e6))
       ->capture_default_str();

@@ -169,7 +169,7 @@ void register_placement_commands(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("placements", "Every distinct placement of R threads (up to the machine's symmetries), best and worst by predicted time");
   o->add_common(cmd);
   o->add_algorithm(cmd);
-  cmd->add_option("--threads", o->threads, "Threads to place")->required();
+  cmd->add_option("--threads", o->threads, "Threads to place")->required()->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--top", *top, "How many of the best and of the worst to print")->capture_default_str();
   cmd->add_option("--budget", *budget, "Seconds for the sampling search when the space is too large to enumerate")->capture_default_str();
   cmd->add_flag("--json", *json, "Print JSON");

@@ -91,7 +91,7 @@ void register_schedule_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("schedule", "Design a shuffle order for the machine and thread placement; compare it with naive, ring and random");
   o->add_common(cmd);
-  cmd->add_option("--threads", o->threads, "Threads (default: one per core)");
+  cmd->add_option("--threads", o->threads, "Threads (default: one per core)")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--workload", o->workload,
                   "shuffle, or migration / migration-copy (the bound no order beats and the ring's time)")
       ->capture_default_str();

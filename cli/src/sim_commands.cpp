@@ -143,7 +143,7 @@ void register_sim_commands(CLI::App& app) {
     o->add_algorithm(predict);
     o->add_allocator(predict);
     o->add_huge_pages(predict);
-    predict->add_option("--threads", o->threads, "Threads (default: one per core)");
+    predict->add_option("--threads", o->threads, "Threads (default: one per core)")->check(CLI::Range(1, 1 << 20));
     predict->add_flag("--steps", *steps, "Print per-step statistics");
     auto phases = std::make_shared<bool>(false);
     predict->add_flag("--phases", *phases, "Print the thread-seconds per phase (read input, update table, move state, ...)");
@@ -217,7 +217,7 @@ void register_sim_commands(CLI::App& app) {
     o->add_common(compare);
     o->add_algorithm(compare);
     o->add_huge_pages(compare);
-    compare->add_option("--threads", o->threads, "Threads (default: one per core)");
+    compare->add_option("--threads", o->threads, "Threads (default: one per core)")->check(CLI::Range(1, 1 << 20));
     compare->add_flag("--policies", *policies, "Operators: memory policies side by side (with the local access ratio)");
     compare->add_flag("--json", *json, "Print JSON");
     auto samples = std::make_shared<int>(64);

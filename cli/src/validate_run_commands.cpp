@@ -198,7 +198,7 @@ void register_run(CLI::App& validate_app) {
       "run", "Run one workload for real (pinned threads, placed pages) and simulate it: measured vs predicted");
   o->workload.add_common(cmd);
   o->workload.add_algorithm(cmd);
-  cmd->add_option("--threads", o->workload.threads, "Threads (default: one per core of the topology)");
+  cmd->add_option("--threads", o->workload.threads, "Threads (default: one per core of the topology)")->check(CLI::Range(1, 1 << 20));
   o->flags.add(cmd);
   cmd->add_flag("--json", o->json, "Print the comparison as JSON");
   cmd->add_option("--out", o->out, "Write a validation report (the GUI's format) here, atomically");
@@ -447,7 +447,7 @@ void register_suite(CLI::App& validate_app) {
   cmd->add_option("--csv", o->csv, "CSV report (default: the --out path with .csv)");
   o->flags.add(cmd);
   cmd->add_flag("--quick", o->quick, "Sizes / 16 and one repetition: checks the mechanics in seconds");
-  cmd->add_option("--max-threads", o->max_threads, "Largest thread count (default: the usable CPUs of the first node)");
+  cmd->add_option("--max-threads", o->max_threads, "Largest thread count (default: the usable CPUs of the first node)")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--scale", o->scale, "Multiply every size")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_flag("--no-fit", o->no_fit, "Do not fit the kernel costs");
   cmd->add_flag("--switches", o->switches,

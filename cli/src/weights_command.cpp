@@ -58,7 +58,7 @@ void register_weights_command(CLI::App& app) {
                                      "pairwise-isolated ones, plain interleave and local memory");
   o->add_common(cmd);
   o->add_algorithm(cmd);
-  cmd->add_option("--threads", o->threads, "Threads (default: one per core)");
+  cmd->add_option("--threads", o->threads, "Threads (default: one per core)")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--nodes", *nodes,
                   "Memory nodes to spread over, e.g. s0,s1,c0 (default: every node with memory)");
   cmd->add_option("--largest-weight", *largest,

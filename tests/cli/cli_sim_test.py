@@ -275,6 +275,12 @@ class SimCommands(unittest.TestCase):
             self.assertEqual(r.returncode, 1, (extra, r.stderr))
             self.assertIn(message, r.stderr, extra)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        # --threads 0 or below is refused by every command that takes it, not read as "one per core".
+        for command in (["predict"], ["compare"], ["schedule"], ["advise"], ["weights"]):
+            for threads in ("0", "-3"):
+                r = run(*command, "--topology", "nehalem-ex-4s", "--threads", threads)
+                self.assertNotEqual(r.returncode, 0, (command, threads, r.stdout))
+                self.assertIn("--threads: Value " + threads + " not in range 1 to", r.stderr, command)
         r = run("sweep", "--topology", "nehalem-ex-4s", "--threads", "4:2")
         self.assertEqual(r.returncode, 1)
         self.assertIn("--threads", r.stderr)
