@@ -105,7 +105,7 @@ void measure_dependent_misses(model::Topology& topology, int rounds) {
   grid.source = fmt::format(
       "numatwin validate allocbench --calibrate: validate/dependent_miss_bench.hpp, 1 thread, {} misses per cell over a random chain of "
       "{:g} MiB of lines, prefetch distance 32, LLC {:g} MiB, k in {{1, 2, 4, 8}} items per miss x w in {{0, 1, 3, 6}} splitmix64 "
-      "finalisers per item, with and without the miss alternated, median of {} rounds",
+      "finalisers per item, with and without the miss alternated over {} rounds, the fastest of each",
       o.misses, o.footprint_bytes / 1048576.0, o.llc_bytes / 1048576.0, o.rounds);
   model::check_dependent_miss_grid(grid);
   topology.dependent_misses = grid;

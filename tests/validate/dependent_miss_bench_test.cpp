@@ -12,11 +12,14 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-TEST(DependentMissBenchTest, MissCostIsTheMedianRoundDifferencePerMissOverTheMissShare) {
-  // 1e6 misses a round; differences 0.030, 0.050 and 0.040 s: 30, 50, 40 ns a miss, median 40;
-  // footprint 256 MiB over a 64 MiB LLC: m = 1 - 64 / 256 = 0.75, so 40 / 0.75 ns per LLC miss.
-  const std::vector<DependentMissRound> rounds = {{0.130, 0.100, 1e6}, {0.160, 0.110, 1e6}, {0.140, 0.100, 1e6}};
+TEST(DependentMissBenchTest, MissCostIsTheFastestWithMinusTheFastestWithoutPerMissOverTheMissShare) {
+  // 1e6 misses a round; with the miss 0.150, 0.160, 0.140 s (fastest 0.140), without 0.100,
+  // 0.110, 0.105 s (fastest 0.100): 0.040 s / 1e6 = 40 ns a miss (the rounds' own differences,
+  // 50, 50 and 35 ns, are not what is taken); footprint 256 MiB over a 64 MiB LLC:
+  // m = 1 - 64 / 256 = 0.75, so 40 / 0.75 ns per LLC miss.
+  const std::vector<DependentMissRound> rounds = {{0.150, 0.100, 1e6}, {0.160, 0.110, 1e6}, {0.140, 0.105, 1e6}};
   EXPECT_NEAR(derive_miss_ns(rounds, 256 * kMiB, 64 * kMiB), 40.0 / 0.75, 1e-9);
+  EXPECT_THROW((void)derive_miss_ns({{0.15, 0.1, 1e6}, {0.15, 0.1, 2e6}}, 256 * kMiB, 64 * kMiB), std::invalid_argument);
 }
 
 TEST(DependentMissBenchTest, NegativeDifferencesAreZeroAndTheMissShareHasAFloor) {

@@ -17,12 +17,6 @@ constexpr int kUnitProbe = 8;  // work units per item when timing the unit alone
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 struct alignas(64) Line {
   std::uint64_t next = 0;  // the chain: the next line's index
   std::uint64_t value = 0;
@@ -82,12 +76,15 @@ double derive_miss_ns(const std::vector<DependentMissRound>& rounds, double foot
   if (rounds.empty()) throw std::invalid_argument("dependent-miss benchmark: no rounds");
   if (!(footprint_bytes >= 0.0) || !(llc_bytes >= 0.0)) throw std::invalid_argument("dependent-miss benchmark: bytes must be >= 0");
   const double miss = footprint_bytes > 0.0 ? std::max(kMinMissShare, 1.0 - std::min(1.0, llc_bytes / footprint_bytes)) : kMinMissShare;
-  std::vector<double> per_round;
+  double with_s = rounds.front().with_miss_s;
+  double without_s = rounds.front().without_miss_s;
   for (const DependentMissRound& r : rounds) {
-    if (!(r.misses > 0.0)) throw std::invalid_argument("dependent-miss benchmark: a round took no misses");
-    per_round.push_back((r.with_miss_s - r.without_miss_s) / r.misses / miss * 1e9);
+    if (!(r.misses > 0.0) || r.misses != rounds.front().misses)
+      throw std::invalid_argument("dependent-miss benchmark: a round took no misses, or not as many as the others");
+    with_s = std::min(with_s, r.with_miss_s);
+    without_s = std::min(without_s, r.without_miss_s);
   }
-  return std::max(0.0, median(per_round));
+  return std::max(0.0, (with_s - without_s) / rounds.front().misses / miss * 1e9);
 }
 
 double derive_work_unit_ns(double work_s, double base_s, int units, double items) {
@@ -121,14 +118,16 @@ model::DependentMissGrid run_dependent_miss_bench(const DependentMissBenchOption
   std::vector<std::uint32_t> heads(o.misses * max_k + kPrefetch);
   for (std::uint32_t& h : heads) h = static_cast<std::uint32_t>(rng() % lines);
   model::DependentMissGrid grid;
-  std::vector<double> unit;
+  double base_s = 1e300;
+  double work_s = 1e300;
   for (int r = 0; r < o.rounds; ++r) {
     const bool base_first = r % 2 == 0;
     const double a = compute_pass(o.misses, base_first ? 0 : kUnitProbe);
     const double b = compute_pass(o.misses, base_first ? kUnitProbe : 0);
-    unit.push_back(derive_work_unit_ns(base_first ? b : a, base_first ? a : b, kUnitProbe, static_cast<double>(o.misses)));
+    base_s = std::min(base_s, base_first ? a : b);
+    work_s = std::min(work_s, base_first ? b : a);
   }
-  grid.work_unit_ns = std::max(1e-3, median(unit));
+  grid.work_unit_ns = std::max(1e-3, derive_work_unit_ns(work_s, base_s, kUnitProbe, static_cast<double>(o.misses)));
   for (int k : o.items_per_miss) {
     for (int w : o.work_units) {
       std::vector<DependentMissRound> rounds;

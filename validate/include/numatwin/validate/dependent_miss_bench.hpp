@@ -16,11 +16,12 @@
 //     load: independent work), each kept in a register by the project's asm-volatile idiom so the
 //     compiler neither vectorises nor drops it.
 // Per cell (k, w), the loop with the misses (t_with) and without them (t_without) run back to back,
-// their order alternating between rounds; over R rounds:
-//   miss_ns(k, w) = median_r (t_with - t_without) / M / m,      M misses (N = M k items),
+// their order alternating between rounds; over R rounds, each side's fastest round (on a shared
+// machine another process only ever adds time to a pass, so the minimum is the least disturbed):
+//   miss_ns(k, w) = (min_r t_with - min_r t_without) / M / m,   M misses (N = M k items),
 //                   m = max(0.05, 1 - min(1, LLC / F)) the share of random lines that miss the LLC,
 // taken >= 0 (a negative difference is noise). The work unit alone, with no memory access:
-//   work_unit_ns = median_r (t(8 units per item) - t(0 units)) / (8 M)   (over M items).
+//   work_unit_ns = (min_r t(8 units per item) - min_r t(0 units)) / (8 M)   (over M items).
 // Run time: about 2 R x sum_k M k x 4 w values x (25..40 ns an item) + R x 16 M x (the misses),
 // 4-8 s with the defaults on a 2026 VM.
 // The translation of the buffer's pages (whatever the process gets: the buffer is not advised
@@ -41,8 +42,9 @@ struct DependentMissRound {
   double misses = 0.0;  // M
 };
 
-// The derivation above for one cell: the median over rounds of each round's difference / M / m.
-// Throws std::invalid_argument for no rounds, a round with misses <= 0, or bytes < 0.
+// The derivation above for one cell: (fastest with - fastest without) / M / m, >= 0.
+// Throws std::invalid_argument for no rounds, a round with misses <= 0 or unlike the first's,
+// or bytes < 0.
 double derive_miss_ns(const std::vector<DependentMissRound>& rounds, double footprint_bytes, double llc_bytes);
 // (work_s - base_s) / (units x items), >= 0. Throws std::invalid_argument for units or items <= 0.
 double derive_work_unit_ns(double work_s, double base_s, int units, double items);
