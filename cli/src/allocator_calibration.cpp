@@ -13,6 +13,7 @@
 #include "numatwin/validate/allocator_bench.hpp"
 #include "numatwin/validate/allocator_cost_bench.hpp"
 #include "numatwin/validate/allocator_layout_bench.hpp"
+#include "numatwin/validate/dependent_miss_bench.hpp"
 #include "numatwin/validate/machine_measurement.hpp"
 
 namespace numatwin::cli {
@@ -86,6 +87,30 @@ void merge_allocator_costs(model::Topology& topology, const model::AllocatorCost
   const std::string pointer = "/allocator_costs/" + costs.allocator;
   std::vector<std::string>& measured = topology.provenance.measured;
   if (std::find(measured.begin(), measured.end(), pointer) == measured.end()) measured.push_back(pointer);
+}
+
+void measure_dependent_misses(model::Topology& topology, int rounds) {
+  if (validate::built_with_address_sanitizer())
+    throw std::invalid_argument("allocbench --calibrate: this numatwin is built with AddressSanitizer; its timings are not the machine's; "
+                                "use a release build (cmake --preset release)");
+  validate::DependentMissBenchOptions o;
+  o.rounds = rounds;
+  const double llc = topology_llc_bytes(topology);
+  if (llc > 0.0) o.llc_bytes = llc;
+  o.footprint_bytes = std::max(o.footprint_bytes, 8.0 * o.llc_bytes);
+  model::DependentMissGrid grid = validate::run_dependent_miss_bench(o);
+  const nlohmann::ordered_json host = validate::host_state();
+  grid.host = fmt::format("{} ({})", host.value("hostname", std::string("?")), host.value("kernel", std::string("?")));
+  grid.measured_at = validate::iso_time_now();
+  grid.source = fmt::format(
+      "numatwin validate allocbench --calibrate: validate/dependent_miss_bench.hpp, 1 thread, {} misses per cell over a random chain of "
+      "{:g} MiB of lines, prefetch distance 32, LLC {:g} MiB, k in {{1, 2, 4, 8}} items per miss x w in {{0, 1, 3, 6}} splitmix64 "
+      "finalisers per item, with and without the miss alternated over {} rounds, the fastest of each",
+      o.misses, o.footprint_bytes / 1048576.0, o.llc_bytes / 1048576.0, o.rounds);
+  model::check_dependent_miss_grid(grid);
+  topology.dependent_misses = grid;
+  std::vector<std::string>& measured = topology.provenance.measured;
+  if (std::find(measured.begin(), measured.end(), "/dependent_misses") == measured.end()) measured.push_back("/dependent_misses");
 }
 
 }  // namespace numatwin::cli

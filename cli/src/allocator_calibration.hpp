@@ -36,4 +36,9 @@ model::AllocatorCosts read_allocator_costs_file(const std::string& file);
 // Replaces (or adds) the allocator's entry and lists it in the provenance's measured figures.
 void merge_allocator_costs(model::Topology& topology, const model::AllocatorCosts& costs);
 
+// Runs the dependent-miss grid (validate/dependent_miss_bench.hpp) in this process, one thread,
+// with the topology's LLC, and writes it into /dependent_misses with its host, time and source
+// (listed in the provenance's measured figures). Throws std::invalid_argument in a sanitizer build.
+void measure_dependent_misses(model::Topology& topology, int rounds);
+
 }  // namespace numatwin::cli

@@ -29,6 +29,24 @@ namespace numatwin::cli {
 
 using Json = nlohmann::ordered_json;
 
+namespace {
+
+// The grid as a table: one row per items-per-miss k, one column per work units w.
+std::string dependent_miss_table(const model::DependentMissGrid& grid) {
+  std::vector<std::string> header = {"dependent miss ns (k items per miss)"};
+  const std::vector<double> ws = model::grid_work_units(grid);
+  for (double w : ws) header.push_back(fmt::format("w = {:g}", w));
+  TextTable table(header);
+  for (double k : model::grid_items_per_miss(grid)) {
+    std::vector<std::string> row = {fmt::format("k = {:g}", k)};
+    for (double w : ws) row.push_back(fmt::format("{:.1f}", model::dependent_miss_ns(grid, k, w)));
+    table.add_row(row);
+  }
+  return table.render() + fmt::format("work unit (one splitmix64 finaliser): {:.2f} ns\n", grid.work_unit_ns);
+}
+
+}  // namespace
+
 void register_allocbench(CLI::App& validate_app) {
   struct Options {
     std::string allocator = "all";
@@ -42,6 +60,7 @@ void register_allocbench(CLI::App& validate_app) {
     int repetitions = 5;
     std::string costs_file;  // internal: a child writes its allocator's costs here
     double llc_bytes = 0.0;  // internal: the calibrated topology's LLC, for the layout figures
+    bool dependent_misses_only = false;
     ArrivalCliOptions arrivals;
   };
   auto o = std::make_shared<Options>();
@@ -58,12 +77,16 @@ void register_allocbench(CLI::App& validate_app) {
   cmd->add_option("--calibrate", o->calibrate,
                   "Measure each allocator's malloc, free, realloc and remote-free costs (1..--threads threads, sizes 16 B..64 KiB), "
                   "its overhead and its layout figures (scattered realloc and free, dependent write and read, 32 B..4 KiB), "
-                  "and write them into this topology's /allocator_costs (saved to --out)");
+                  "and write them into this topology's /allocator_costs, with the dependent-miss grid (what a dependent miss costs by "
+                  "the independent work around it) in /dependent_misses (saved to --out)");
   cmd->add_option("--out", o->out,
                   "With --calibrate: the topology file to write; with --arrivals: the results and RSS samples as JSON (atomically)");
   cmd->add_option("--repetitions", o->repetitions, "With --calibrate: repetitions of each cost point (the median is kept)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
+  cmd->add_flag("--dependent-misses-only", o->dependent_misses_only,
+                "With --calibrate: measure only the dependent-miss grid (a few seconds) and write it into the topology's "
+                "/dependent_misses, leaving /allocator_costs as it is");
   cmd->add_option("--costs-file", o->costs_file, "(internal) write one allocator's costs here")->group("");
   cmd->add_option("--llc-bytes", o->llc_bytes, "(internal) the LLC bytes of the topology being calibrated")->group("");
   add_arrival_options(*cmd, o->arrivals);
@@ -83,6 +106,14 @@ void register_allocbench(CLI::App& validate_app) {
       return;
     }
     if (!o->calibrate.empty() && o->out.empty()) throw std::invalid_argument("--calibrate needs --out (the topology file to write)");
+    if (o->dependent_misses_only) {
+      if (o->calibrate.empty()) throw std::invalid_argument("--dependent-misses-only needs --calibrate TOPOLOGY and --out FILE");
+      model::Topology t = find_topology(o->calibrate);
+      measure_dependent_misses(t, std::clamp(o->repetitions, 3, 9));
+      model::save_topology(t, o->out);
+      std::cout << dependent_miss_table(*t.dependent_misses) << "dependent-miss grid written to " << o->out << "\n";
+      return;
+    }
     if (!o->result_file.empty()) {  // a child: one allocator, result to the file
       ensure_allocator(o->allocator);
       model::write_file_atomically(o->result_file, validate::to_json(validate::run_allocator_bench(bench)).dump() + "\n");
@@ -100,6 +131,8 @@ void register_allocbench(CLI::App& validate_app) {
     if (!o->calibrate.empty()) {
       model::Topology t = find_topology(o->calibrate);
       const double llc = topology_llc_bytes(t);
+      std::cerr << "numatwin: measuring the dependent-miss grid (one thread)\n";
+      measure_dependent_misses(t, std::clamp(o->repetitions, 3, 9));
       TextTable table({"allocator", "malloc ns (16 B, 1 thr)", "free ns", "realloc ns (64 B)", "remote free ns", "overhead",
                        "scattered realloc / free ns (1 KiB)", "dependent write / read ns (1 KiB / 32 B)"});
       for (const std::string& name : names) {
@@ -126,7 +159,8 @@ void register_allocbench(CLI::App& validate_app) {
       }
       std::filesystem::remove_all(dir);
       model::save_topology(t, o->out);
-      std::cout << table.render() << "allocator costs written to " << o->out << "\n";
+      std::cout << table.render() << dependent_miss_table(*t.dependent_misses) << "allocator costs and the dependent-miss grid written to "
+                << o->out << "\n";
       return;
     }
     std::vector<validate::AllocatorBenchResult> results;

@@ -95,7 +95,7 @@ void print_predict(const model::Topology& t, const Outcome& o, bool steps, const
       std::cout << fmt::format("  {}: {:.3g} GB on {}\n", d.name, d.size_bytes / 1e9, spread_text(t, d.spread()));
     }
     for (const std::string& note : o.report.notes) std::cout << "  " << note << "\n";
-    if (const std::string basis = sim::allocator_cost_basis(o.spec); !basis.empty()) std::cout << "  " << basis << "\n";
+    if (const std::string basis = sim::allocator_cost_basis(o.spec, t); !basis.empty()) std::cout << "  " << basis << "\n";
     std::cout << "  " << pages_text(t, o.spec.huge_pages) << "\n";
   }
   if (seed_times.size() > 1) {

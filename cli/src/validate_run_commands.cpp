@@ -228,7 +228,7 @@ void register_run(CLI::App& validate_app) {
       if (const std::optional<double> ns = measure_shared_line_ns(host, how)) spec.costs.shared_line_transfer_ns = *ns;
       std::cerr << fmt::format("numatwin: shared-line transfer {:.1f} ns ({})\n", spec.costs.shared_line_transfer_ns, how);
     }
-    if (const std::string basis = sim::allocator_cost_basis(spec); !basis.empty()) std::cerr << "numatwin: " << basis << "\n";
+    if (const std::string basis = sim::allocator_cost_basis(spec, t); !basis.empty()) std::cerr << "numatwin: " << basis << "\n";
     const InterruptScope interrupt;
     validate::ValidationReport report;
     report.machine = t.name;

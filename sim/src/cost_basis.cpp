@@ -94,4 +94,16 @@ std::string allocator_cost_basis(const WorkloadSpec& spec) {
          (a.layout.empty() ? " (no layout figures: reallocs and frees at their in-order cost, dependent misses one at a time)" : "");
 }
 
+std::string allocator_cost_basis(const WorkloadSpec& spec, const model::Topology& topology) {
+  std::string out = allocator_cost_basis(spec);
+  if (out.empty()) return out;
+  if (topology.dependent_misses) {
+    const model::DependentMissGrid& g = *topology.dependent_misses;
+    return out + "; dependent misses: the grid measured on " + g.host + " at " + g.measured_at + " (/dependent_misses)";
+  }
+  return out + "; dependent misses: no grid (/dependent_misses absent: " +
+         (spec.allocator_costs && !spec.allocator_costs->layout.empty() ? "the allocator's layout figure" : "one miss at a time") +
+         ", whatever the work around them)";
+}
+
 }  // namespace numatwin::sim

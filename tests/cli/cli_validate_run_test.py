@@ -264,15 +264,26 @@ class ValidateRun(unittest.TestCase):
         self.assertEqual(sorted(p["size_bytes"] for p in costs["points"]), [16, 32, 64, 128, 256, 512, 1024, 4096, 16384, 65536])
         self.assertEqual({p["threads"] for p in costs["points"]}, {1})
         self.assertIn("/allocator_costs/glibc", t["provenance"]["measured"])
+        grid = t["dependent_misses"]  # measured once per calibration (validate/dependent_miss_bench.hpp)
+        self.assertEqual(sorted({(p["items_per_miss"], p["work_units"]) for p in grid["points"]}),
+                         [(k, w) for k in (1, 2, 4, 8) for w in (0, 1, 3, 6)])
+        self.assertGreater(grid["work_unit_ns"], 0)
+        self.assertIn("/dependent_misses", t["provenance"]["measured"])
         r = run("validate", "run", "--topology", out, "--workload", "median", "--allocation", "per-group", "--records", "2e5",
                 "--groups", "1000", "--threads", "1", "--repetitions", "1")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("verified: yes", r.stdout)
         self.assertIn("phase append", r.stdout)
         self.assertIn("allocator costs: glibc, measured on", r.stderr)
+        self.assertIn("dependent misses: the grid measured on", r.stderr)
         r = run("validate", "run", "--topology", out, "--workload", "count", "--allocation", "per-bucket", "--records", "2e5")
         self.assertEqual(r.returncode, 1)
         self.assertIn("--allocation per-bucket", r.stderr)
+
+    def test_allocbench_dependent_misses_only_needs_a_topology_in_one_line(self):
+        r = run("validate", "allocbench", "--dependent-misses-only")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--dependent-misses-only needs --calibrate TOPOLOGY and --out FILE", r.stderr)
 
     def test_advise_recommends_allocator_and_huge_pages_from_a_report_and_says_they_are_measured(self):
         path = os.path.join(self.dir.name, "switches.json")

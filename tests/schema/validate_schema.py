@@ -72,6 +72,12 @@ def good_document():
     }
 
 
+def dependent_misses(**point):
+    """A /dependent_misses block of one point, `point` overriding or adding its fields."""
+    return {"work_unit_ns": 1.3, "host": "h", "measured_at": "2026-11-27T09:22:50Z", "source": "s",
+            "points": [dict({"items_per_miss": 1, "work_units": 0, "miss_ns": 16.3}, **point)]}
+
+
 def bad_documents():
     """(description, document) pairs that the schema must reject."""
     cases = []
@@ -172,6 +178,17 @@ def bad_documents():
     variant("measurement without streams", lambda d: d["measurements"][0].update(streams=[]))
     variant("measurement value zero", lambda d: d["measurements"][0].update(value=0))
     variant("stream with zero threads", lambda d: d["measurements"][0]["streams"][0].update(threads=0))
+    # The dependent-miss grid (model/dependent_miss.hpp).
+    variant("dependent-miss point with a negative time",
+            lambda d: d.update(dependent_misses=dependent_misses(miss_ns=-1)))
+    variant("dependent-miss point with k below 1",
+            lambda d: d.update(dependent_misses=dependent_misses(items_per_miss=0.5)))
+    variant("dependent-miss grid without a source",
+            lambda d: d.update(dependent_misses={k: v for k, v in dependent_misses().items() if k != "source"}))
+    variant("dependent-miss grid with a work unit of 0",
+            lambda d: d.update(dependent_misses=dict(dependent_misses(), work_unit_ns=0)))
+    variant("dependent-miss point with an unknown key",
+            lambda d: d.update(dependent_misses=dependent_misses(cycles=3)))
     # Provenance.
     variant("empty source", lambda d: d["provenance"].update(source=""))
     variant("measured not an array", lambda d: d["provenance"].update(measured="/nodes/*/cores"))
@@ -201,6 +218,7 @@ def other_good_documents():
                                            local_latency_ns=0))
     variant("latency 0 everywhere", lambda d: [link.update(latency_ns=0) for link in d["links"]])
     variant("router with id and kind only", lambda d: d["nodes"][3].pop("position"))
+    variant("a dependent-miss grid", lambda d: d.update(dependent_misses=dependent_misses()))
     return cases
 
 

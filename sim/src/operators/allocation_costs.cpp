@@ -101,6 +101,17 @@ double dependent_node_visits(double build_records) {
   return ((lambda * lambda - 2.0 * lambda + 2.0) / 2.0 - std::exp(-lambda)) / lambda;
 }
 
+double probes_with_deeper_nodes(double build_records) {
+  const double lambda = build_records / chained_bucket_count(build_records);
+  const double e = std::exp(-lambda);
+  return std::max(0.0, lambda - 2.0 + 2.0 * e + lambda * e) / lambda;
+}
+
+std::optional<double> grid_miss_ns(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double core_ns_per_item) {
+  if (!grid || grid->points.empty()) return std::nullopt;
+  return model::dependent_miss_ns(*grid, std::max(1.0, items_per_miss), std::max(0.0, core_ns_per_item) / grid->work_unit_ns);
+}
+
 double share_beyond_header_line(const WorkloadSpec& spec) {
   constexpr double kInHeaderLine = 7.0;
   const double lambda = spec.data.records / spec.data.keys.groups;

@@ -23,7 +23,10 @@
 //            random misses as the table's) and D dependent deeper-node reads (one at a time:
 //            OperatorBuilder::dependent_accesses; or, when the allocator's entry has its layout
 //            figures, h x llc_hit_ns + (1 - h) x the measured dependent read, node_read_cost,
-//            its translation included), D from allocation_costs.hpp; both over the M
+//            its translation included; or, when the topology has the dependent-miss grid
+//            (/dependent_misses), h x llc_hit_ns + (1 - h) x miss_ns(k, w) at the probe's own
+//            k = 1 / q probes per probe with a deeper node and w = its core time (scan + join
+//            cycles) in work units, allocation_costs.hpp), D from allocation_costs.hpp; both over the M
 //            nodes (the LLC hit ratio h of uniform accesses over M nodes of 32 bytes);
 //   free     each worker walks its slice's chains (M / n random node reads) and frees the nodes:
 //            M / n x ((1 / n) free_ns + ((n - 1) / n) remote_free_ns), plus, when measured, what a
@@ -75,7 +78,15 @@ void plan_per_bucket(OperatorBuilder& b) {
   const double node_count = expected_overflow_nodes(d.build_records);
   const AllocationSeconds alloc = per_bucket_allocation(b.spec(), n);
   const double deeper = dependent_node_visits(d.build_records);
-  const DependentCost deep = node_read_cost(b.spec(), n);
+  DependentCost deep = node_read_cost(b.spec(), n);
+  const double probe_core_ns = (c.scan_cycles_per_tuple + c.join_cycles_per_tuple) / b.frequency_hz(0) * 1e9;
+  const double probes_per_deep = 1.0 / std::max(1e-9, probes_with_deeper_nodes(d.build_records));
+  if (const std::optional<double> grid = grid_miss_ns(b.topology().dependent_misses, probes_per_deep, probe_core_ns)) {
+    deep = DependentCost{true, *grid};
+    b.note("deeper chain nodes: " + std::to_string(*grid).substr(0, 6) + " ns per LLC miss from the dependent-miss grid at k = " +
+           std::to_string(probes_per_deep).substr(0, 4) + " probes per probe with one, w = " +
+           std::to_string(probe_core_ns / b.topology().dependent_misses->work_unit_ns).substr(0, 4) + " work units");
+  }
   b.note(std::string("allocator ") + b.spec().allocator + (alloc.rests_on_defaults ? " (model defaults)" : "") + ": " +
          std::to_string(static_cast<long long>(node_count)) + " overflow nodes expected in " +
          std::to_string(static_cast<long long>(buckets)) + " buckets");
@@ -122,7 +133,7 @@ void plan_per_bucket(OperatorBuilder& b) {
                    probe_hit, false, c.join_cycles_per_tuple, -1, 0.0, probe_own);
       b.table_loop(tp, w, {}, 0.0, 0.0, b.spread_of("overflow nodes"), tuples * node_count / d.build_records, node_hit, false, 0.0, -1, 0.0,
                    node_own);
-      if (deep.measured) {  // the allocator's measured dependent read, its translation included
+      if (deep.measured) {  // measured (the grid or the allocator's dependent read), its translation included
         tp.ops.emplace_back(Compute{tuples * deeper * (node_hit * c.llc_hit_ns + (1.0 - node_hit) * deep.ns) * 1e-9, Phase::kProbeTable});
       } else {
         b.dependent_accesses(tp, b.spread_of("overflow nodes"), tuples * deeper, node_hit, false, Phase::kProbeTable);

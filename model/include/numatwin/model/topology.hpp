@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "numatwin/model/allocator_costs.hpp"
+#include "numatwin/model/dependent_miss.hpp"
 #include "numatwin/model/energy.hpp"
 #include "numatwin/model/tlb.hpp"
 #include "numatwin/model/memory_tiers.hpp"
@@ -185,6 +186,9 @@ struct Topology {
   std::optional<EnergyParameters> energy;
   // TLB entries per page size and translation costs (tlb.hpp); absent: the defaults.
   std::optional<TlbSpec> tlb;
+  // What a dependent LLC miss costs by the independent work around it (dependent_miss.hpp);
+  // absent: the plans keep the allocator's layout figure or one miss at a time.
+  std::optional<DependentMissGrid> dependent_misses;
   Provenance provenance;
 
   bool operator==(const Topology&) const = default;

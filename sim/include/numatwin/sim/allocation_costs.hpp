@@ -47,9 +47,27 @@
 //     sum_{i=7..k-1} dependent_write_ns(T, 32 x 2^r(i + 1)) / (k - 7) (the value at index i lies
 //     in the block grown to hold i + 1 values);
 //   - a deeper chain node that misses costs dependent_read_ns(T, 24) (node_read_cost).
+//
+// What a dependent miss costs by the independent work around it (model/dependent_miss.hpp, the
+// topology's /dependent_misses; issue 16, docs/chained-probe.md), when the topology has the grid;
+// it replaces the layout figure (and the one-at-a-time bound) for both dependent accesses:
+//   - a deeper chain node that misses costs miss_ns(k, w) with the probe's own k and w:
+//       k = 1 / q, q = the share of probes that visit a deeper node (the key at position p >= 2 of
+//           its bucket; a probed key is a random R tuple, so its bucket is size-biased):
+//           q = E[max(0, X - 2)] / lambda = (lambda - 2 + 2 e^-lambda + lambda e^-lambda) / lambda
+//           (lambda = 1.907 for |R| = 2e6 over 2^20 buckets: q = 0.2555, k = 3.91; the deeper
+//           nodes per probe D = 0.394, of which those behind another in the same probe are charged
+//           alike, a simplification);
+//       w = the probe's modelled core time per probe, (scan + join cycles per tuple) / f, in the
+//           grid's work units (grid_miss_ns);
+//   - a MEDIAN tail write beyond the header's line that misses costs miss_ns(1, w) (one per value:
+//     k = 1, the brief's reading of "short items"), w = (scan + hash cycles per tuple) / f.
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "numatwin/model/dependent_miss.hpp"
 
 #include "numatwin/sim/workload_spec.hpp"
 
@@ -74,6 +92,11 @@ double chained_bucket_count(double build_records);
 double expected_overflow_nodes(double build_records);  // M above
 double dependent_node_visits(double build_records);    // D above
 AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers);
+double probes_with_deeper_nodes(double build_records);  // q above
+
+// miss_ns(k, w) from the grid with w = core_ns_per_item / work_unit_ns (k taken >= 1); nullopt
+// without a grid.
+std::optional<double> grid_miss_ns(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double core_ns_per_item);
 
 // A dependent access's cost per LLC miss from the allocator's layout figures; measured false:
 // the allocator's entry has none (the plans keep one miss at a time and its page walk).

@@ -46,5 +46,8 @@ std::string cost_basis_summary(const CostBasis& basis, const std::vector<std::st
 // costs: "allocator costs: jemalloc, measured on HOST at TIME (SOURCE)" or "allocator costs:
 // tbbmalloc: default (calibrated nowhere: ...)"; "" for a preallocated spec.
 std::string allocator_cost_basis(const WorkloadSpec& spec);
+// The same, and what the dependent misses rest on: the topology's /dependent_misses grid (host,
+// time) or, without it, the layout figure or one miss at a time (model/dependent_miss.hpp).
+std::string allocator_cost_basis(const WorkloadSpec& spec, const model::Topology& topology);
 
 }  // namespace numatwin::sim

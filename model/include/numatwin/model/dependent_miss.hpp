@@ -1,0 +1,59 @@
+// What a dependent LLC miss costs a loop as a function of the independent work around it
+// (issue 16; docs/chained-probe.md). A miss whose address comes from a line already in flight
+// (a chain's next node, read from a prefetched bucket) overlaps with whatever the core can issue
+// while it waits: the loads of the next items, as far as the core's window reaches. The more
+// independent work lies between two such misses, the fewer of them share the window, up to one
+// miss at a time. validate/dependent_miss_bench.hpp measures the cost on a grid:
+//   k  items per dependent miss (one item in k follows its head's link), k >= 1;
+//   w  work units per item (one unit: one splitmix64 finaliser, work_unit_ns), w >= 0;
+//   miss_ns(k, w) = (time of the loop with the misses - the same loop without them) / misses / m
+// (m the share of the misses that miss the LLC; the translation on the bench buffer's pages is in
+// it). The topology carries it under /dependent_misses with host, time and source.
+//
+// The lookup (dependent_miss_ns): the grid must be complete (every measured k with every measured
+// w). Between measured values it is interpolated bilinearly, in log2 k and linearly in w; outside
+// the measured ranges k and w are clamped to the nearest measured value (a loop with more work
+// than the grid measured is charged what the most work measured costs: an under-estimate when the
+// cost still grows there, said in the docs).
+//
+// A caller turns its own loop into (k, w): k = items between two items that take a dependent
+// miss (1 / the share of items that take one), w = the loop's modelled core time per item
+// divided by work_unit_ns.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace numatwin::model {
+
+struct DependentMissPoint {
+  double items_per_miss = 1.0;  // k
+  double work_units = 0.0;      // w
+  double miss_ns = 0.0;         // what one dependent miss adds, per LLC miss
+
+  bool operator==(const DependentMissPoint&) const = default;
+};
+
+struct DependentMissGrid {
+  double work_unit_ns = 1.0;  // one work unit's own time (a splitmix64 finaliser), ns
+  std::vector<DependentMissPoint> points;
+  std::string host;
+  std::string measured_at;  // UTC, ISO 8601
+  std::string source;       // command and parameters
+
+  bool operator==(const DependentMissGrid&) const = default;
+};
+
+// The lookup above. Throws std::invalid_argument for an empty grid or items_per_miss < 1 or
+// work_units < 0 (call check_dependent_miss_grid first for the grid's own shape).
+double dependent_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units);
+
+// The distinct measured k and w, ascending.
+std::vector<double> grid_items_per_miss(const DependentMissGrid& grid);
+std::vector<double> grid_work_units(const DependentMissGrid& grid);
+
+// Throws std::invalid_argument naming the first problem: no point, work_unit_ns <= 0, k < 1,
+// w < 0, miss_ns < 0, a repeated (k, w), or a grid that lacks a (k, w) of its measured values.
+void check_dependent_miss_grid(const DependentMissGrid& grid);
+
+}  // namespace numatwin::model

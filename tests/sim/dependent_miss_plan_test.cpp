@@ -1,0 +1,151 @@
+// The dependent-miss grid (model/dependent_miss.hpp, the topology's /dependent_misses) in the
+// allocating plans (sim/include/numatwin/sim/allocation_costs.hpp): the chained join's deeper
+// nodes at the probe's own k and w, MEDIAN's tails at k = 1, worked by hand as ratios of
+// prediction differences (the LLC hit share of the misses cancels out).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "numatwin/sim/allocation_costs.hpp"
+#include "numatwin/sim/cost_basis.hpp"
+#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/simulation.hpp"
+#include "sim_test_machines.hpp"
+
+namespace numatwin::sim {
+namespace {
+
+using test_machines::one_node_two_cores;
+using test_machines::predicted_s;
+
+// In-order costs and one layout point (dependent read 40 ns, write 10 ns) per thread count.
+model::AllocatorCosts costs() {
+  model::AllocatorCosts c;
+  c.allocator = "testalloc";
+  c.host = "h";
+  c.measured_at = "t";
+  c.source = "s";
+  for (int threads : {1, 2}) {
+    c.points.push_back({threads, 32, 100.0, 8.0, 150.0, 20.0});
+    c.layout.push_back({threads, 32, 300.0, 50.0, 10.0, 40.0});
+  }
+  return c;
+}
+
+// k in {1, 8}, w in {0, 4}; miss_ns(k, w) = the given four.
+model::DependentMissGrid grid(double k1w0, double k1w4, double k8w0, double k8w4, double unit_ns = 1.0) {
+  model::DependentMissGrid g;
+  g.work_unit_ns = unit_ns;
+  g.host = "gridhost";
+  g.measured_at = "gridtime";
+  g.source = "s";
+  g.points = {{1.0, 0.0, k1w0}, {1.0, 4.0, k1w4}, {8.0, 0.0, k8w0}, {8.0, 4.0, k8w4}};
+  return g;
+}
+
+model::DependentMissGrid flat(double ns) { return grid(ns, ns, ns, ns); }
+
+// The quiet table's chained join, scaled down: |R| = 2e6 over 2^20 buckets, |S| = 2e6.
+WorkloadSpec chained_join() {
+  WorkloadSpec s;
+  s.kind = WorkloadKind::kHashJoin;
+  s.allocation = Allocation::kPerBucket;
+  s.threads = 1;
+  s.data.build_records = 2e6;
+  s.data.records = 2e6;
+  s.data.keys.groups = 2e6;
+  s.allocator = "testalloc";
+  s.allocator_costs = costs();
+  return s;
+}
+
+double with_grid(model::Topology t, const WorkloadSpec& s, const std::optional<model::DependentMissGrid>& g) {
+  t.dependent_misses = g;
+  return predicted_s(t, s);
+}
+
+TEST(DependentMissPlanTest, ShareOfProbesWithADeeperNodeWorkedByHand) {
+  // lambda = 2e6 / 2^20 = 1.9073486; e^-lambda = 0.1484735;
+  // q = (lambda - 2 + 2 e^-lambda + lambda e^-lambda) / lambda
+  //   = (1.9073486 - 2 + 0.2969470 + 0.2831911) / 1.9073486 = 0.4874867 / 1.9073486 = 0.2555833
+  // (the scratch program counted 0.255 of probes in classes >= 2, docs/chained-probe.md).
+  EXPECT_NEAR(probes_with_deeper_nodes(2e6), 0.2555833, 1e-6);
+  EXPECT_NEAR(dependent_node_visits(2e6), 0.4001194, 1e-6);
+}
+
+TEST(DependentMissPlanTest, TheGridChangesTheJoinWhereTheLayoutFigureDidNot) {
+  // Fails on the model before the grid (main at 9960e25): the grid was not read, so every
+  // prediction below was the same and the ratio 0 / 0.
+  // The deeper nodes that miss, |S| D (1 - h), cost 40 ns (the layout figure) without the grid;
+  // with a flat grid of 200 or 360 ns they cost that instead: the two differences are
+  // |S| D (1 - h) x 160 and x 320 ns, ratio 0.5.
+  const model::Topology t = one_node_two_cores();
+  const WorkloadSpec s = chained_join();
+  const double none = with_grid(t, s, std::nullopt);
+  const double d200 = with_grid(t, s, flat(200.0)) - none;
+  const double d360 = with_grid(t, s, flat(360.0)) - none;
+  EXPECT_GT(d200, 0.0);
+  EXPECT_NEAR(d200 / d360, 0.5, 1e-6);
+  // At most every deeper node missing: |S| D x 160 ns = 2e6 x 0.4001194 x 160e-9 = 0.128 s.
+  EXPECT_LE(d200, 2e6 * 0.4001194 * 160e-9 + 1e-9);
+}
+
+TEST(DependentMissPlanTest, JoinReadsTheGridAtItsOwnK) {
+  // A grid that grows in k only: 100 ns at k = 1, 400 ns at k = 8. The probe's
+  // k = 1 / q = 1 / 0.2555833 = 3.912619, log2 3.912619 / log2 8 = 1.968133 / 3 = 0.656044,
+  // so miss_ns = 100 + 0.656044 x 300 = 296.81 ns. Against flat grids of 100 and 400 ns:
+  // (P(k-grid) - P(100)) / (P(400) - P(100)) = 0.656044.
+  const model::Topology t = one_node_two_cores();
+  const WorkloadSpec s = chained_join();
+  const double p100 = with_grid(t, s, flat(100.0));
+  const double p400 = with_grid(t, s, flat(400.0));
+  const double pk = with_grid(t, s, grid(100.0, 100.0, 400.0, 400.0));
+  EXPECT_NEAR((pk - p100) / (p400 - p100), 0.656044, 1e-5);
+}
+
+TEST(DependentMissPlanTest, JoinReadsTheGridAtItsOwnWork) {
+  // A grid that grows in w only: 100 ns at w = 0, 500 ns at w = 4. The probe's core time is
+  // (scan + join cycles) / f = (1 + 3) cycles / f; with the work unit set to 4 / f / 3 ns the
+  // probe does w = 3 units: miss_ns = 100 + 3 / 4 x 400 = 400 ns, three quarters of the way.
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec s = chained_join();
+  s.costs.scan_cycles_per_tuple = 1.0;
+  s.costs.join_cycles_per_tuple = 3.0;
+  const double probe_ns = 4.0 / t.nodes[0].frequency_ghz;
+  const double unit = probe_ns / 3.0;
+  const double p100 = with_grid(t, s, grid(100.0, 100.0, 100.0, 100.0, unit));
+  const double p500 = with_grid(t, s, grid(500.0, 500.0, 500.0, 500.0, unit));
+  const double pw = with_grid(t, s, grid(100.0, 500.0, 100.0, 500.0, unit));
+  EXPECT_NEAR((pw - p100) / (p500 - p100), 0.75, 1e-6);
+}
+
+TEST(DependentMissPlanTest, MedianTailsReadTheGridAtOneItemPerMiss) {
+  // MEDIAN per group, k = 10 values a group (sequential keys): its tails read the grid at k = 1
+  // whatever the grid holds at k = 8: a grid of 100 ns at k = 1 and 900 ns at k = 8 predicts what a
+  // flat 100 ns grid does; a flat 300 ns grid predicts more.
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec s;
+  s.kind = WorkloadKind::kMedianAggregation;
+  s.allocation = Allocation::kPerGroup;
+  s.threads = 1;
+  s.data.records = 2e7;
+  s.data.keys.distribution = KeyDistribution::kSequential;
+  s.data.keys.groups = 2e6;
+  s.allocator = "testalloc";
+  s.allocator_costs = costs();
+  const double p100 = with_grid(t, s, flat(100.0));
+  EXPECT_NEAR(with_grid(t, s, grid(100.0, 100.0, 900.0, 900.0)), p100, 1e-9);
+  EXPECT_GT(with_grid(t, s, flat(300.0)), p100);
+}
+
+TEST(DependentMissPlanTest, BasisSaysWhatTheDependentMissesRestOn) {
+  model::Topology t = one_node_two_cores();
+  const WorkloadSpec s = chained_join();
+  EXPECT_NE(allocator_cost_basis(s, t).find("no grid"), std::string::npos) << allocator_cost_basis(s, t);
+  EXPECT_NE(allocator_cost_basis(s, t).find("layout figure"), std::string::npos) << allocator_cost_basis(s, t);
+  t.dependent_misses = flat(100.0);
+  EXPECT_NE(allocator_cost_basis(s, t).find("measured on gridhost at gridtime"), std::string::npos) << allocator_cost_basis(s, t);
+}
+
+}  // namespace
+}  // namespace numatwin::sim
