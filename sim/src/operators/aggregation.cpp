@@ -41,9 +41,11 @@
 //             dependent access (its address needs the header): LLC hit h' as above, the misses one
 //             at a time (OperatorBuilder::dependent_accesses), or, when the allocator's entry
 //             has its layout figures, h' x llc_hit_ns + (1 - h') x the measured dependent write
-//             (allocation_costs.hpp: tail_write_cost; its translation included), or, when the
-//             topology has the dependent-miss grid, h' x llc_hit_ns + (1 - h') x miss_ns(1, w),
-//             w = (scan + hash cycles per tuple) / f in work units (allocation_costs.hpp); plus the allocator's
+//             (allocation_costs.hpp: tail_write_cost; its translation included). The topology's
+//             dependent-miss grid is not read here: it times dependent reads, and a tail is a
+//             write, which the layout bench times as one (reading the grid at k = 1 instead moved
+//             the quiet table's MEDIAN error from 10.2 / 12.0 % to 33.0 / 26.0 %, 1 / 2 threads,
+//             docs/allocators.md); plus the allocator's
 //             time for the mallocs and reallocs (sim/allocation_costs.hpp: the growth rule
 //             and the expected totals), shared equally by the workers and spread over the batches;
 //   select    each worker reads its slice and its groups' blocks (the values dataset holds the
@@ -142,10 +144,8 @@ void plan_per_group(OperatorBuilder& b) {
     update_pass(b, w, append, false, alloc.allocate_s / n);
     const double tails = d.records / n * share_beyond_header_line(b.spec());
     const std::vector<model::NodeShare> blocks = b.spread_of("values");
-    DependentCost tail = tail_write_cost(b.spec(), n);
-    const double value_core_ns = (c.scan_cycles_per_tuple + c.hash_cycles_per_tuple) / b.frequency_hz(w) * 1e9;
-    if (const std::optional<double> grid = grid_miss_ns(b.topology().dependent_misses, 1.0, value_core_ns)) tail = DependentCost{true, *grid};
-    if (tail.measured) {  // measured (the grid or the allocator's dependent write), its translation included
+    const DependentCost tail = tail_write_cost(b.spec(), n);
+    if (tail.measured) {  // the allocator's measured dependent write, its translation included
       tp.ops.emplace_back(Compute{tails * (append.llc * c.llc_hit_ns + (1.0 - append.llc) * tail.ns) * 1e-9, Phase::kUpdateTable});
     } else {
       b.dependent_accesses(tp, blocks, tails, append.llc, true, Phase::kUpdateTable);
