@@ -111,7 +111,8 @@ void register_schedule_command(CLI::App& app) {
   o->add_common(cmd);
   cmd->add_option("--threads", o->threads, "Threads (default: one per core)");
   cmd->add_option("--workload", o->workload,
-                  "shuffle, or migration / migration-copy (the bound no order beats and the ring's time)")
+                  "shuffle, or migration / migration-copy (the bound no order beats, the ring's and the blocked order's times; "
+                  "--out writes the order predict --algorithm scheduled runs)")
       ->capture_default_str();
   cmd->add_option("--max-swaps", *max_swaps, "Cycle swaps the local search tries at most")->capture_default_str();
   cmd->add_option("--sync", o->sync,
