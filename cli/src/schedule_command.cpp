@@ -35,8 +35,7 @@ double shuffled_gbps(const model::Topology& t, const sim::WorkloadSpec& spec) {
 
 // A migration reads every piece on its own node (sim/migration_schedule.hpp): print the bound no
 // order beats, the ring's times and which order runs.
-void print_migration(const model::Topology& t, const sim::WorkloadSpec& spec, bool json) {
-  const sim::MigrationBound b = sim::migration_bound(t, spec);
+void print_migration(const model::Topology& t, const sim::WorkloadSpec& spec, const sim::MigrationBound& b, bool json) {
   const std::string verdict = migration_schedule_verdict(b);
   if (json) {
     std::cout << Json{{"topology", t.name},
@@ -82,6 +81,25 @@ void print_migration(const model::Topology& t, const sim::WorkloadSpec& spec, bo
   std::cout << "schedule: " << verdict << "\n";
 }
 
+// The order `predict --workload migration --algorithm scheduled` runs for the spec's sync (the
+// blocked order where the fluid model keeps it, else the ring: sim::scheduled_migration_orders)
+// as a schedule file with its workload (docs/shuffle-schedule-format.md), written atomically.
+void write_migration_schedule(const model::Topology& t, const sim::WorkloadSpec& spec, const sim::MigrationBound& b,
+                              const std::string& path) {
+  const bool loose = spec.sync == sim::SyncMode::kLoose;
+  shuffle::ScheduleFile file;
+  file.workload = spec.kind == sim::WorkloadKind::kMigration ? shuffle::Workload::kMigration : shuffle::Workload::kMigrationCopy;
+  file.topology = t.name;
+  file.threads = spec.threads;
+  for (const sim::PlacedThread& p : sim::place_threads(t, spec.threads, spec.placement)) file.cpus.push_back(p.cpu);
+  file.piece_bytes = spec.total_bytes / (static_cast<double>(spec.threads) * spec.threads);
+  file.designed = loose ? b.designed_kept_loose() : b.designed_kept();
+  file.estimate_s = loose ? (file.designed ? b.designed_loose_s : b.ring_loose_s) : b.chosen_tight_s();
+  file.bound_s = loose ? b.resource_s : b.bound_s;
+  file.schedule = shuffle::Schedule::from_orders(sim::scheduled_migration_orders(t, spec, b));
+  model::write_file_atomically(path, shuffle::schedule_file_text(file));
+}
+
 }  // namespace
 
 void register_schedule_command(CLI::App& app) {
@@ -93,18 +111,26 @@ void register_schedule_command(CLI::App& app) {
   o->add_common(cmd);
   cmd->add_option("--threads", o->threads, "Threads (default: one per core)")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--workload", o->workload,
-                  "shuffle, or migration / migration-copy (the bound no order beats and the ring's time)")
+                  "shuffle, or migration / migration-copy (the bound no order beats, the ring's and the blocked order's times; "
+                  "--out writes the order predict --algorithm scheduled runs)")
       ->capture_default_str();
   cmd->add_option("--max-swaps", *max_swaps, "Cycle swaps the local search tries at most")->capture_default_str();
-  cmd->add_option("--out", *out, "Write the designed schedule as JSON");
+  cmd->add_option("--sync", o->sync,
+                  "Migration: the order --out writes is the one predict --algorithm scheduled runs for this sync (tight or loose)")
+      ->capture_default_str();
+  cmd->add_option("--out", *out, "Write the schedule as JSON (a shuffle's designed order, or a migration's scheduled order)");
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->callback([o, out, max_swaps, json] {
     const model::Topology t = find_topology(o->topology);
     sim::WorkloadSpec spec = o->spec(t, o->threads);
     if (*max_swaps < 0) throw std::invalid_argument("--max-swaps must be >= 0");
     if (spec.kind == sim::WorkloadKind::kMigration || spec.kind == sim::WorkloadKind::kMigrationAndCopy) {
-      if (!out->empty()) throw std::invalid_argument("--out writes shuffle schedules; a migration's order is not a schedule file yet");
-      print_migration(t, spec, *json);
+      const sim::MigrationBound b = sim::migration_bound(t, spec);
+      print_migration(t, spec, b, *json);
+      if (!out->empty()) {
+        write_migration_schedule(t, spec, b, *out);
+        if (!*json) std::cout << "wrote the " << sim::sync_name(spec.sync) << " order to " << *out << "\n";
+      }
       return;
     }
     if (spec.kind != sim::WorkloadKind::kShuffle) throw std::invalid_argument("--workload " + o->workload + ": expected shuffle, migration or migration-copy");

@@ -20,9 +20,19 @@ std::string cpu_list(const std::vector<int>& cpus) {
 
 ScheduleComparison schedule_comparison(const model::Topology& topology, const sim::WorkloadSpec& spec, const std::string& file,
                                        bool threads_given) {
-  if (spec.kind != sim::WorkloadKind::kShuffle)
-    throw std::invalid_argument("--schedule runs a shuffle schedule: it needs --workload shuffle, not " + sim::workload_kind_name(spec.kind));
+  if (!sim::is_shuffle_family(spec.kind))
+    throw std::invalid_argument("--schedule runs a schedule file's order: it needs --workload shuffle, migration or migration-copy, not " +
+                                sim::workload_kind_name(spec.kind));
   const shuffle::ScheduleFile schedule = shuffle::read_schedule_file(file);
+  const shuffle::Workload wanted = spec.kind == sim::WorkloadKind::kShuffle     ? shuffle::Workload::kShuffle
+                                   : spec.kind == sim::WorkloadKind::kMigration ? shuffle::Workload::kMigration
+                                                                                : shuffle::Workload::kMigrationCopy;
+  if (schedule.workload != wanted)
+    throw shuffle::ScheduleFileError(file, "/workload",
+                                     fmt::format("expected \"{}\", as --workload says, found {}", shuffle::workload_name(wanted),
+                                                 schedule.workload == shuffle::Workload::kShuffle
+                                                     ? std::string("a shuffle's order (\"shuffle\", or no workload field)")
+                                                     : "\"" + shuffle::workload_name(schedule.workload) + "\""));
   sim::WorkloadSpec base = spec;
   if (!threads_given) {
     base.threads = schedule.threads;

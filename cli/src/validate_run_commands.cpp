@@ -204,7 +204,7 @@ void register_run(CLI::App& validate_app) {
   cmd->add_option("--out", o->out, "Write a validation report (the GUI's format) here, atomically");
   cmd->add_option("--csv", o->csv, "Write the comparison as CSV here, atomically");
   cmd->add_option("--schedule", o->schedule,
-                  "Shuffle: measure this schedule file's order (numatwin schedule --out) next to naive, ring and random");
+                  "Shuffle, migration or migration-copy: measure this schedule file's order (numatwin schedule --out) next to naive, ring and random");
   // Given on the command line: kept; otherwise measured on this machine.
   CLI::Option* shared_line_option = cmd->get_option("--shared-line-transfer-ns");
   CLI::Option* threads_option = cmd->get_option("--threads");

@@ -46,6 +46,26 @@ struct Runner::Pool {
   int running = 0;
   bool quit = false;
   std::exception_ptr error;
+  // During a migration run: what the consumers carry, and the producer whose slot holds each
+  // consumer's state (written and read on the consumer's own thread only).
+  const Migration* migration = nullptr;
+  std::vector<int> state_at;
+  // Where consumers may move (node label -> CPUs) and how many are on each CPU now (by CPU
+  // number), changed under move_mutex: one short critical section per move.
+  std::vector<std::vector<int>> node_cpus;
+  std::vector<int> on_cpu;
+  std::mutex move_mutex;
+
+  // A consumer leaves `from` for the least busy CPU of `choices` (the first on ties).
+  int take_cpu(int from, const std::vector<int>& choices) {
+    std::lock_guard lock(move_mutex);
+    if (from != kUnpinned) --on_cpu[static_cast<std::size_t>(from)];
+    int best = choices.front();
+    for (int cpu : choices)
+      if (on_cpu[static_cast<std::size_t>(cpu)] < on_cpu[static_cast<std::size_t>(best)]) best = cpu;
+    ++on_cpu[static_cast<std::size_t>(best)];
+    return best;
+  }
 
   explicit Pool(std::vector<int> c)
       : cpus(std::move(c)), pin_errors(cpus.size()), barrier(static_cast<std::ptrdiff_t>(cpus.size()), BarrierClock{&marks}) {}
@@ -153,7 +173,7 @@ const std::vector<int>& Runner::cpus() const { return pool_->cpus; }
 
 void Runner::on_each_thread(const std::function<void(int thread)>& task) { pool_->run(task); }
 
-RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync sync, const Consumer& consume) {
+void Runner::check_pieces(const Schedule& schedule, const PieceLayout& pieces, const Consumer& consume) const {
   const int n = threads();
   check_schedule(schedule, n);
   if (pieces.buffers.size() != static_cast<std::size_t>(n))
@@ -176,7 +196,81 @@ RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync 
     }
   }
   if (!consume) throw std::invalid_argument("shuffle run without a consumer");
+}
 
+RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync sync, const Consumer& consume) {
+  check_pieces(schedule, pieces, consume);
+  return run_steps(schedule, pieces, sync, nullptr, consume);
+}
+
+RunTiming Runner::run_migration(const Schedule& schedule, const PieceLayout& pieces, Sync sync, const Migration& migration,
+                                const Consumer& consume) {
+  check_pieces(schedule, pieces, consume);
+  const auto un = static_cast<std::size_t>(threads());
+  if (migration.state_bytes > 0) {
+    if (migration.states.size() != un)
+      throw std::invalid_argument("migration: " + std::to_string(migration.states.size()) + " state buffers for " + std::to_string(un) +
+                                  " threads");
+    for (std::size_t p = 0; p < un; ++p)
+      if (migration.states[p] == nullptr) throw std::invalid_argument("migration: producer " + std::to_string(p) + " has no state buffer");
+    if (migration.state_stride < migration.state_bytes)
+      throw std::invalid_argument("migration: state stride " + std::to_string(migration.state_stride) + " is below the state size " +
+                                  std::to_string(migration.state_bytes));
+  }
+  if (!migration.nodes.empty() && migration.nodes.size() != un)
+    throw std::invalid_argument("migration: nodes for " + std::to_string(migration.nodes.size()) + " producers, expected " +
+                                std::to_string(un));
+  // Node labels: the given ones, else the producer's index.
+  std::vector<int> node(un);
+  int labels = 0;
+  for (std::size_t p = 0; p < un; ++p) {
+    node[p] = migration.nodes.empty() ? static_cast<int>(p) : migration.nodes[p];
+    if (node[p] < 0) throw std::invalid_argument("migration: producer " + std::to_string(p) + " on node " + std::to_string(node[p]));
+    labels = std::max(labels, node[p] + 1);
+  }
+  std::vector<std::vector<int>> node_cpus = migration.node_cpus;
+  if (node_cpus.empty()) {
+    node_cpus.resize(static_cast<std::size_t>(labels));
+    for (std::size_t p = 0; p < un; ++p) {
+      std::vector<int>& cpus = node_cpus[static_cast<std::size_t>(node[p])];
+      if (pool_->cpus[p] != kUnpinned && std::find(cpus.begin(), cpus.end(), pool_->cpus[p]) == cpus.end())
+        cpus.push_back(pool_->cpus[p]);
+    }
+  } else if (node_cpus.size() < static_cast<std::size_t>(labels)) {
+    throw std::invalid_argument("migration: CPUs for " + std::to_string(node_cpus.size()) + " nodes, but a producer is on node " +
+                                std::to_string(labels - 1));
+  }
+  int highest = 0;
+  for (int cpu : pool_->cpus) highest = std::max(highest, cpu);
+  for (std::size_t m = 0; m < node_cpus.size(); ++m) {
+    if (node_cpus[m].empty() && std::find(node.begin(), node.end(), static_cast<int>(m)) != node.end())
+      throw std::invalid_argument("migration: node " + std::to_string(m) + " has producers but no CPUs to move to");
+    for (int cpu : node_cpus[m]) {
+      if (cpu < 0 || cpu >= CPU_SETSIZE)
+        throw std::invalid_argument("migration: node " + std::to_string(m) + " lists CPU " + std::to_string(cpu));
+      highest = std::max(highest, cpu);
+    }
+  }
+  pool_->node_cpus = std::move(node_cpus);
+  pool_->on_cpu.assign(static_cast<std::size_t>(highest) + 1, 0);
+  for (int cpu : pool_->cpus)
+    if (cpu != kUnpinned) ++pool_->on_cpu[static_cast<std::size_t>(cpu)];
+  Migration labelled = migration;
+  labelled.nodes = std::move(node);
+  return run_steps(schedule, pieces, sync, &labelled, consume);
+}
+
+std::byte* Runner::state(int consumer) const {
+  const Migration* m = pool_->migration;
+  if (m == nullptr || m->state_bytes == 0) return nullptr;
+  const auto c = static_cast<std::size_t>(consumer);
+  const auto slot = m->copy ? static_cast<std::size_t>(pool_->state_at[c]) : c;  // plain migration: home
+  return m->states[slot] + c * m->state_stride;
+}
+
+RunTiming Runner::run_steps(const Schedule& schedule, const PieceLayout& pieces, Sync sync, const Migration* migration,
+                            const Consumer& consume) {
+  const int n = threads();
   const bool tight = sync == Sync::kTight;
   const auto un = static_cast<std::size_t>(n);
   RunTiming timing;
@@ -189,6 +283,13 @@ RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync 
     std::lock_guard lock(error_mutex);
     if (!first_error) first_error = std::move(e);
   };
+  pool_->migration = migration;
+  pool_->state_at.resize(un);
+  for (std::size_t c = 0; c < un; ++c) pool_->state_at[c] = static_cast<int>(c);  // home
+  if (migration != nullptr) {
+    timing.moves.assign(un, 0);
+    if (migration->copy) timing.copies.assign(un, 0);
+  }
 
   pool_->run([&](int c) {
     const auto uc = static_cast<std::size_t>(c);
@@ -199,11 +300,29 @@ RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync 
       keep(std::current_exception());
       failed = true;
     }
+    int cpu_now = pool_->cpus[uc];
     pool_->barrier.arrive_and_wait();
     for (std::size_t k = 0; k < un; ++k) {
       if (!failed) {
         try {
           const int p = schedule.steps[k][uc];
+          if (migration != nullptr) {
+            const auto up = static_cast<std::size_t>(p);
+            int& at = pool_->state_at[uc];  // the producer whose node the consumer is on (its state's slot when copying)
+            if (migration->nodes[up] != migration->nodes[static_cast<std::size_t>(at)]) {
+              if (migration->copy) {
+                if (migration->state_bytes > 0)
+                  std::memcpy(migration->states[up] + uc * migration->state_stride,
+                              migration->states[static_cast<std::size_t>(at)] + uc * migration->state_stride, migration->state_bytes);
+                ++timing.copies[uc];
+              }
+              at = p;
+              const int cpu = pool_->take_cpu(cpu_now, pool_->node_cpus[static_cast<std::size_t>(migration->nodes[up])]);
+              cpu_now = cpu;  // counted as there even if pinning fails: the next move leaves it
+              pin_current_thread(cpu);
+              ++timing.moves[uc];
+            }
+          }
           consume(c, pieces.piece(p, c), pieces.bytes(p, c));
         } catch (...) {
           keep(std::current_exception());
@@ -213,7 +332,15 @@ RunTiming Runner::run(const Schedule& schedule, const PieceLayout& pieces, Sync 
       if (tight) pool_->barrier.arrive_and_wait();
     }
     thread_end[uc] = Clock::now();
+    if (migration != nullptr && cpu_now != pool_->cpus[uc]) {  // untimed: home again
+      try {
+        pin_current_thread(pool_->cpus[uc]);
+      } catch (...) {
+        keep(std::current_exception());
+      }
+    }
   });
+  pool_->migration = nullptr;
   if (first_error) std::rethrow_exception(first_error);
 
   const Clock::time_point start = pool_->marks.front();

@@ -6,6 +6,28 @@
 
 namespace numatwin::shuffle {
 
+std::string workload_name(Workload workload) {
+  switch (workload) {
+    case Workload::kShuffle:
+      return "shuffle";
+    case Workload::kMigration:
+      return "migration";
+    case Workload::kMigrationCopy:
+      return "migration-copy";
+  }
+  return "shuffle";
+}
+
+bool parse_workload(const std::string& name, Workload& workload) {
+  for (Workload w : {Workload::kShuffle, Workload::kMigration, Workload::kMigrationCopy}) {
+    if (workload_name(w) == name) {
+      workload = w;
+      return true;
+    }
+  }
+  return false;
+}
+
 std::vector<int> Schedule::order(int consumer) const {
   std::vector<int> out;
   out.reserve(steps.size());

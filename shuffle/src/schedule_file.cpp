@@ -98,8 +98,8 @@ std::string pointer_token(const std::string& key) {
 constexpr long long kMaxThreads = 1 << 20;
 
 const std::set<std::string>& known_fields() {
-  static const std::set<std::string> fields{"format", "format_version", "topology", "threads", "cpus", "piece_bytes",
-                                            "designed", "estimate_s", "bound_s", "steps"};
+  static const std::set<std::string> fields{"format", "format_version", "workload", "topology", "threads", "cpus",
+                                            "piece_bytes", "designed", "estimate_s", "bound_s", "steps"};
   return fields;
 }
 
@@ -154,8 +154,8 @@ ScheduleFile parse_schedule_file(const std::string& json_text, const std::string
   for (const auto& item : document.items())
     if (known_fields().count(item.key()) == 0)
       Node(item.value(), "/" + pointer_token(item.key()), source_name)
-          .fail("unknown field; expected one of format, format_version, topology, threads, cpus, piece_bytes, designed, "
-                "estimate_s, bound_s, steps");
+          .fail("unknown field; expected one of format, format_version, workload, topology, threads, cpus, piece_bytes, "
+                "designed, estimate_s, bound_s, steps");
   const Node format = root.field("format");
   if (format.string("\"" + std::string(kScheduleFormat) + "\"") != kScheduleFormat)
     format.fail("expected \"" + std::string(kScheduleFormat) + "\", found " + format.json().dump());
@@ -165,6 +165,11 @@ ScheduleFile parse_schedule_file(const std::string& json_text, const std::string
                  shown(version.json()));
 
   ScheduleFile out;
+  if (root.has("workload")) {
+    const Node workload = root.field("workload");
+    const std::string names = "\"shuffle\", \"migration\" or \"migration-copy\"";
+    if (!parse_workload(workload.string(names), out.workload)) workload.fail("expected " + names + ", found " + workload.json().dump());
+  }
   if (root.has("topology")) out.topology = root.field("topology").string("the topology's name (a string)");
   out.threads = static_cast<int>(root.field("threads").integer(1, kMaxThreads, "a thread count"));
   if (root.has("cpus")) {
@@ -191,6 +196,7 @@ std::string schedule_file_text(const ScheduleFile& file) {
   nlohmann::ordered_json j;
   j["format"] = kScheduleFormat;
   j["format_version"] = kScheduleFormatVersion;
+  if (file.workload != Workload::kShuffle) j["workload"] = workload_name(file.workload);  // absent: a shuffle
   if (!file.topology.empty()) j["topology"] = file.topology;
   j["threads"] = file.threads;
   if (!file.cpus.empty()) j["cpus"] = file.cpus;

@@ -5,8 +5,10 @@ the bound no order beats, the ring's and the designed (blocked) order's times, a
 usage: cli_migration_schedule_test.py NUMATWIN_BINARY
 """
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 BINARY = sys.argv[1]
@@ -70,11 +72,37 @@ class MigrationSchedule(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertAlmostEqual(json.loads(p.stdout)["time_s"], d["ring_loose_s"], delta=1e-9 * d["ring_loose_s"])
 
+    def test_out_writes_the_order_predict_runs_for_the_sync(self):
+        # nehalem-ex-8s, 64 threads, 8 per node (dense: thread t on node t // 8, CPUs 8 m .. 8 m + 7):
+        # tight keeps the blocked order, in which every thread changes node N - 1 = 7 times (the
+        # fewest, sim/migration_schedule.hpp); loose keeps the ring, which changes more often.
+        with tempfile.TemporaryDirectory() as tmp:
+            orders = {}
+            for sync in ("tight", "loose"):
+                path = os.path.join(tmp, sync + ".json")
+                r = run("schedule", "--topology", "nehalem-ex-8s", "--workload", "migration-copy", "--sync", sync, "--out", path)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("wrote the " + sync + " order to " + path, r.stdout)
+                with open(path) as f:
+                    doc = json.load(f)
+                self.assertEqual(doc["format"], "numatwin-shuffle-schedule")
+                self.assertEqual(doc["format_version"], 1)
+                self.assertEqual(doc["workload"], "migration-copy")
+                self.assertEqual(doc["topology"], "nehalem-ex-8s")
+                self.assertEqual(doc["threads"], 64)
+                self.assertEqual([c // 8 for c in doc["cpus"]], [t // 8 for t in range(64)])
+                steps = doc["steps"]
+                for row in steps:
+                    self.assertEqual(sorted(row), list(range(64)))  # every producer once per step
+                for c in range(64):
+                    self.assertEqual(sorted(row[c] for row in steps), list(range(64)))  # every producer once per thread
+                orders[sync] = [max(sum(1 for k in range(1, 64) if steps[k][c] // 8 != steps[k - 1][c] // 8) for c in range(64))]
+                orders[sync].append(doc["designed"])
+            self.assertEqual(orders["tight"], [7, True])
+            self.assertGreater(orders["loose"][0], 7)
+            self.assertFalse(orders["loose"][1])
+
     def test_bad_requests_fail_in_one_line(self):
-        r = run("schedule", "--topology", "nehalem-ex-4s", "--workload", "migration", "--out", "/tmp/never-written.json")
-        self.assertEqual(r.returncode, 1)
-        self.assertIn("--out", r.stderr)
-        self.assertEqual(len(r.stderr.strip().splitlines()), 1)
         r = run("schedule", "--topology", "nehalem-ex-4s", "--workload", "hash-join")
         self.assertEqual(r.returncode, 1)
         self.assertIn("expected shuffle, migration or migration-copy", r.stderr)

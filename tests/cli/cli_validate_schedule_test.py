@@ -30,6 +30,12 @@ class ValidateSchedule(unittest.TestCase):
         cls.schedule = os.path.join(cls.dir.name, "schedule.json")
         r = run("schedule", "--topology", cls.host, "--threads", "2", "--bytes", "3.2e7", "--out", cls.schedule)
         assert r.returncode == 0, r.stderr
+        cls.migration = {}
+        for workload in ("migration", "migration-copy"):
+            cls.migration[workload] = os.path.join(cls.dir.name, workload + ".json")
+            r = run("schedule", "--topology", cls.host, "--workload", workload, "--threads", "2", "--bytes", "3.2e7",
+                    "--out", cls.migration[workload])
+            assert r.returncode == 0, r.stderr
 
     @classmethod
     def tearDownClass(cls):
@@ -78,9 +84,50 @@ class ValidateSchedule(unittest.TestCase):
             self.assertEqual(len(errors), 1, r.stderr)
             self.assertIn(message, errors[0])
             self.assertEqual(r.stdout, "")  # refused before any work
-        r = run("validate", "run", "--topology", self.host, "--workload", "migration", "--schedule", self.schedule)
+        mismatches = [
+            ("migration", self.schedule,
+             "schedule.json: /workload: expected \"migration\", as --workload says, found a shuffle's order"),
+            ("shuffle", self.migration["migration-copy"],
+             "migration-copy.json: /workload: expected \"shuffle\", as --workload says, found \"migration-copy\""),
+            ("migration", self.write("bad-workload.json", dict(good, workload="migrate")),
+             "bad-workload.json: /workload: expected \"shuffle\", \"migration\" or \"migration-copy\", found \"migrate\""),
+            ("migration", self.write("number-workload.json", dict(good, workload=1)),
+             "number-workload.json: /workload: expected \"shuffle\", \"migration\" or \"migration-copy\", found 1"),
+        ]
+        for workload, path, message in mismatches:
+            r = run("validate", "run", "--topology", self.host, "--workload", workload, "--schedule", path, "--bytes", "3.2e7")
+            self.assertEqual(r.returncode, 1, r.stderr)
+            errors = [line for line in r.stderr.splitlines() if line.startswith("numatwin: error:")]
+            self.assertEqual(len(errors), 1, r.stderr)
+            self.assertIn(message, errors[0])
+            self.assertEqual(r.stdout, "")
+        r = run("validate", "run", "--topology", self.host, "--workload", "count", "--schedule", self.schedule)
         self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertIn("--schedule runs a shuffle schedule: it needs --workload shuffle, not migration", r.stderr)
+        self.assertIn("--schedule runs a schedule file's order: it needs --workload shuffle, migration or migration-copy, not count",
+                      r.stderr)
+
+    def test_a_migration_files_order_runs_next_to_naive_ring_and_random(self):
+        for workload, path in self.migration.items():
+            for sync in ("tight", "loose"):
+                r = run("validate", "run", "--topology", self.host, "--workload", workload, "--schedule", path,
+                        "--bytes", "3.2e7", "--state-bytes", "4096", "--sync", sync, "--repetitions", "1", "--json")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                kernels = json.loads(r.stdout)["kernels"]
+                self.assertEqual([k["algorithm"] for k in kernels], ["naive", "ring", "random", "scheduled"])
+                for k in kernels:
+                    self.assertEqual((k["workload"], k["sync"], k["threads"]), (workload, sync, 2))
+                    self.assertTrue(k["details"]["verified"], k["id"])
+                    self.assertGreater(k["predicted_gbps"], 0)
+                with open(path) as f:
+                    designed = json.load(f)["designed"]
+                if not designed:  # the file holds the ring (one node here): predicted as the ring is
+                    self.assertAlmostEqual(kernels[3]["predicted_gbps"], kernels[1]["predicted_gbps"],
+                                           delta=1e-9 * kernels[1]["predicted_gbps"])
+        r = run("validate", "run", "--topology", self.host, "--workload", "migration", "--schedule", self.migration["migration"],
+                "--bytes", "3.2e7", "--repetitions", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("orders side by side (tight):", r.stdout)
+        self.assertIn("schedule file", r.stdout)
 
 
 if __name__ == "__main__":

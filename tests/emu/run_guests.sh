@@ -5,7 +5,7 @@
 # discovery must reproduce the nodes, the distance matrix and the inferred link graph; bind,
 # preferred and interleave must put every page where asked; move_pages must migrate them;
 # pinned threads must run on their node. Guests whose topology file says so also run the kernels,
-# a designed shuffle schedule and the whole sort-merge join across the nodes (guest_init.sh).
+# a designed shuffle schedule and a migration schedule file (both page-checked) and the whole sort-merge join across the nodes (guest_init.sh).
 #
 # Usage: run_guests.sh NUMATWIN_BINARY WORK_DIR
 #   NUMATWIN_BINARY  a numatwin built without sanitizers (tests/emu/CMakeLists.txt makes one)
@@ -161,7 +161,7 @@ for topology in "${here}/topologies/4-full.txt" "${here}/topologies/8-twisted-la
   elif [[ "${kernels:-0}" == 1 && "${kernels_status}" != 0 ]]; then
     verdict=FAILED reason="kernels across nodes: status '${kernels_status:-none}'"
   elif [[ "${schedule:-0}" == 1 && "${schedule_status}" != 0 ]]; then
-    verdict=FAILED reason="designed shuffle schedule run for real: status '${schedule_status:-none}'"
+    verdict=FAILED reason="designed shuffle and migration schedules run for real: status '${schedule_status:-none}'"
   elif [[ "${sortmerge:-0}" == 1 && "${sortmerge_status}" != 0 ]]; then
     verdict=FAILED reason="the whole sort-merge join across nodes: status '${sortmerge_status:-none}'"
   elif [[ -n "${cpuless}" && "${cpuless_status}" != 0 ]]; then

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "numatwin/shuffle/schedule_file.hpp"
 
@@ -57,6 +58,28 @@ TEST(ScheduleFileTest, ReadsEveryField) {
   EXPECT_DOUBLE_EQ(f.bound_s, 0.2);
   EXPECT_EQ(f.schedule.steps, Schedule::ring(3).steps);
   EXPECT_NO_THROW(check_schedule(f.schedule, 3));
+  EXPECT_EQ(f.workload, Workload::kShuffle);  // a version-1 file without `workload` is a shuffle
+}
+
+TEST(ScheduleFileTest, ReadsTheWorkloadAnOrderIsFor) {
+  const std::pair<const char*, Workload> cases[] = {
+      {"shuffle", Workload::kShuffle}, {"migration", Workload::kMigration}, {"migration-copy", Workload::kMigrationCopy}};
+  for (const auto& [name, workload] : cases) {
+    const ScheduleFile f = parse_schedule_file(edited("\"topology\"", std::string("\"workload\": \"") + name + "\", \"topology\""), "s.json");
+    EXPECT_EQ(f.workload, workload) << name;
+    EXPECT_EQ(workload_name(f.workload), name);
+  }
+}
+
+TEST(ScheduleFileTest, BadWorkloadsGiveOneLineNamingThePointer) {
+  EXPECT_EQ(error_of(edited("\"topology\"", "\"workload\": \"migrate\", \"topology\"")),
+            "s.json: /workload: expected \"shuffle\", \"migration\" or \"migration-copy\", found \"migrate\"");
+  EXPECT_EQ(error_of(edited("\"topology\"", "\"workload\": \"Migration\", \"topology\"")),
+            "s.json: /workload: expected \"shuffle\", \"migration\" or \"migration-copy\", found \"Migration\"");
+  EXPECT_EQ(error_of(edited("\"topology\"", "\"workload\": 2, \"topology\"")),
+            "s.json: /workload: expected \"shuffle\", \"migration\" or \"migration-copy\", found 2");
+  EXPECT_EQ(error_of(edited("\"topology\"", "\"workload\": null, \"topology\"")),
+            "s.json: /workload: expected \"shuffle\", \"migration\" or \"migration-copy\", found null");
 }
 
 TEST(ScheduleFileTest, OptionalFieldsMayBeLeftOut) {
@@ -77,8 +100,8 @@ TEST(ScheduleFileTest, BadFilesGiveOneLineNamingFilePointerAndExpectation) {
   EXPECT_EQ(error_of(edited("\"format_version\": 1", "\"format_version\": 2")),
             "s.json: /format_version: expected format_version 1 (the only version this reader knows), found 2");
   EXPECT_EQ(error_of(edited("\"designed\"", "\"desinged\"")),
-            "s.json: /desinged: unknown field; expected one of format, format_version, topology, threads, cpus, piece_bytes, "
-            "designed, estimate_s, bound_s, steps");
+            "s.json: /desinged: unknown field; expected one of format, format_version, workload, topology, threads, cpus, "
+            "piece_bytes, designed, estimate_s, bound_s, steps");
   EXPECT_EQ(error_of(edited("\"threads\": 3", "\"threads\": 0")), "s.json: /threads: expected a thread count 1..1048576, found 0");
   EXPECT_EQ(error_of(edited("\"threads\": 3", "\"threads\": \"3\"")),
             "s.json: /threads: expected a thread count 1..1048576, found \"3\"");
@@ -113,6 +136,12 @@ TEST(ScheduleFileTest, WriterAndReaderRoundTrip) {
   EXPECT_DOUBLE_EQ(back.bound_s, f.bound_s);
   EXPECT_EQ(back.schedule.steps, f.schedule.steps);
   EXPECT_EQ(schedule_file_text(back), text);
+  EXPECT_EQ(text.find("workload"), std::string::npos);  // a shuffle file stays what version-1 readers know
+  ScheduleFile migration = f;
+  migration.workload = Workload::kMigrationCopy;
+  const std::string migration_text = schedule_file_text(migration);
+  EXPECT_NE(migration_text.find("\"workload\": \"migration-copy\""), std::string::npos);
+  EXPECT_EQ(parse_schedule_file(migration_text, "m.json").workload, Workload::kMigrationCopy);
   // Only the required fields and `designed` when nothing else is set.
   ScheduleFile minimal;
   minimal.threads = 1;

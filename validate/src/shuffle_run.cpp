@@ -11,7 +11,6 @@
 #include "numatwin/shuffle/runner.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/validate/memory_placement.hpp"
-#include "numatwin/validate/migration_cores.hpp"
 #include "numatwin/validate/run_support.hpp"
 #include "numatwin/validate/shuffle_kernels.hpp"
 #include "shuffle_run_common.hpp"
@@ -129,8 +128,6 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   const bool tight = spec.sync == sim::SyncMode::kTight;
   std::vector<model::NodeIndex> node_of(un);
   for (std::size_t t = 0; t < un; ++t) node_of[t] = plan.model_threads[t].node;
-  std::unique_ptr<MigrationCores> cores;
-  if (migration) cores = std::make_unique<MigrationCores>(host, plan.model_threads);
 
   ThreadTeam team(plan.os_cpus);
 
@@ -181,6 +178,7 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
     std::uint64_t sum = 0;
     int cpu_at_start = -1;
     int cpu_at_end = -1;
+    std::vector<int> read_on;  // migration: the CPU each step's piece was read on
   };
   std::vector<Consumer> consumers(un);
   struct alignas(64) Result {
@@ -204,21 +202,38 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   for (std::size_t p = 0; p < un; ++p) pieces.buffers.push_back(reinterpret_cast<const std::byte*>(data + p * layout.stride_elements));
   pieces.piece_bytes = layout.piece_elements * 8;
   pieces.stride = pieces.piece_bytes;
+  // Migration: the library moves the consumer (Runner::run_migration): when the producer's node
+  // is not the one it is on, to the least busy core of that node (the first hardware thread of
+  // each core, as sim/plan.hpp binds), copying the state there first for migration & copy.
+  shuffle::Migration moves;
+  if (migration) {
+    moves.copy = copy;
+    moves.state_bytes = layout.state_words * 8;
+    moves.state_stride = layout.state_slot_words * 8;
+    for (std::size_t p = 0; p < un; ++p) {
+      moves.nodes.push_back(static_cast<int>(node_of[p]));
+      if (layout.state_words > 0) moves.states.push_back(reinterpret_cast<std::byte*>(state_slot(node_of[p], 0)));
+    }
+    for (std::size_t m = 0; m < host.node_cpus.size(); ++m) {
+      const auto usable = static_cast<std::size_t>(std::max(0, std::min(host.cores[m], static_cast<int>(host.node_cpus[m].size()))));
+      moves.node_cpus.emplace_back(host.node_cpus[m].begin(), host.node_cpus[m].begin() + static_cast<std::ptrdiff_t>(usable));
+    }
+  }
+  // The model node of every OS CPU a migrating consumer may be on (-1: none), to check where it read.
+  const bool pinned = std::find(plan.os_cpus.begin(), plan.os_cpus.end(), kUnpinned) == plan.os_cpus.end();
+  std::vector<model::NodeIndex> model_node_of_cpu;
+  for (std::size_t m = 0; m < host.node_cpus.size(); ++m)
+    for (int cpu : host.node_cpus[m]) {
+      if (cpu < 0) continue;
+      if (static_cast<std::size_t>(cpu) >= model_node_of_cpu.size()) model_node_of_cpu.resize(static_cast<std::size_t>(cpu) + 1, -1);
+      model_node_of_cpu[static_cast<std::size_t>(cpu)] = static_cast<model::NodeIndex>(m);
+    }
   const shuffle::Consumer consume = [&](int t, const std::byte* piece, std::size_t bytes) {
     Consumer& me = consumers[static_cast<std::size_t>(t)];
     if (me.step == 0) me.cpu_at_start = sched_getcpu();
     if (migration) {
-      const model::NodeIndex source = node_of[static_cast<std::size_t>(visit[static_cast<std::size_t>(t)][me.step])];
-      if (source != me.here) {
-        if (copy && me.state != nullptr) {
-          std::uint64_t* there = state_slot(source, t);
-          std::memcpy(there, me.state, layout.state_words * 8);
-          me.state = there;
-        }
-        const int cpu = cores->move(t, source);
-        if (cpu != kStay) pins.pin(cpu);
-        me.here = source;
-      }
+      me.state = reinterpret_cast<std::uint64_t*>(runner.state(t));  // where it is now (null: no state)
+      me.read_on[me.step] = sched_getcpu();
     }
     const std::uint64_t piece_sum = sum_elements(reinterpret_cast<const std::uint64_t*>(piece), bytes / 8);
     if (me.state != nullptr) {
@@ -231,18 +246,19 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
 
   RealRun run;
   auto repetition = [&](std::vector<PhaseTime>& phases) -> double {
-    if (cores) cores->reset();
     runner.on_each_thread([&](int t) {  // untimed: every consumer starts at home with a zero state
       Consumer& me = consumers[static_cast<std::size_t>(t)];
       me = Consumer{};
+      if (migration) me.read_on.assign(un, -1);
       me.here = node_of[static_cast<std::size_t>(t)];
       if (layout.state_words > 0) {
         me.state = state_slot(me.here, t);
         std::fill(me.state, me.state + layout.state_words, std::uint64_t{0});
       }
     });
+    const shuffle::Sync sync = tight ? shuffle::Sync::kTight : shuffle::Sync::kLoose;
     const shuffle::RunTiming timing =
-        runner.run(schedule, pieces, tight ? shuffle::Sync::kTight : shuffle::Sync::kLoose, consume);
+        migration ? runner.run_migration(schedule, pieces, sync, moves, consume) : runner.run(schedule, pieces, sync, consume);
     runner.on_each_thread([&](int t) {  // untimed: results, and migrating consumers go home
       const auto ut = static_cast<std::size_t>(t);
       const Consumer& me = consumers[ut];
@@ -272,6 +288,19 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
       if (total != expected_total)
         throw std::runtime_error("shuffle verification failed: the consumers' checksums add up to " + std::to_string(total) +
                                  ", the generated elements to " + std::to_string(expected_total));
+      // Migration: every piece was read on its producer's node (the CPU the consumer was on).
+      if (migration && pinned) {
+        for (std::size_t c = 0; c < un; ++c)
+          for (std::size_t k = 0; k < un; ++k) {
+            const auto p = static_cast<std::size_t>(visit[c][k]);
+            const int cpu = consumers[c].read_on[k];
+            const auto at = cpu >= 0 && static_cast<std::size_t>(cpu) < model_node_of_cpu.size() ? model_node_of_cpu[static_cast<std::size_t>(cpu)] : -1;
+            if (at != node_of[p])
+              throw std::runtime_error("migration verification failed: consumer " + std::to_string(c) + " read producer " +
+                                       std::to_string(p) + "'s piece (step " + std::to_string(k) + ") on CPU " + std::to_string(cpu) +
+                                       ", node " + std::to_string(at) + ", not on the producer's node " + std::to_string(node_of[p]));
+          }
+      }
     }
     return seconds;
   };
@@ -284,7 +313,8 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   run.verification = options.verify
                          ? "every consumer's checksum = the sum of its pieces computed at generation, and their total = the sum "
                            "of all generated elements" +
-                               std::string(layout.state_words > 0 ? "; every word of the migrated state agrees" : "")
+                               std::string(layout.state_words > 0 ? "; every word of the migrated state agrees" : "") +
+                               std::string(migration && pinned ? "; every piece was read on its producer's node" : "")
                          : "not verified";
   std::vector<const PlacedDataset*> observed{&buffers};
   for (const auto& s : states)

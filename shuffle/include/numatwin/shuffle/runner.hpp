@@ -11,7 +11,22 @@
 // step before any thread leaves), and a tight step ends when its barrier completes. A consumer that throws is not called again in that run; its
 // thread still reaches every barrier, and run() rethrows the first exception when all are done.
 // Pieces stay where the caller put them: node_buffers.hpp places them on their producers' nodes.
-// One call at a time: run() and on_each_thread() block until done and must not overlap.
+// One call at a time: run(), run_migration() and on_each_thread() block until done and must not
+// overlap.
+//
+// Migration (run_migration, schedule.hpp's Workload): the same steps, but before reading its
+// piece of step k consumer c goes where producer p = steps[k][c] is and reads p's piece there,
+// locally. Where: Migration::nodes says which producers share a node. A consumer moves (re-pins)
+// when p is on another node than the one it is on, to the least busy CPU of p's node (fewest
+// consumers on it, the first listed on ties; the CPUs are Migration::node_cpus, by default the
+// producers' CPUs on that node in producer order), and stays where it is otherwise: the
+// simulator's binding (sim/plan.hpp) and validate's migration kernel. Without nodes every
+// producer is its own node, so the consumer moves to p's CPU at every step; in a Latin square
+// step every producer is read once, so no CPU then hosts two consumers in a tight step. The
+// consumer may carry a state (Migration::state_bytes, reached with state(c) from its callback):
+// plain migration keeps it in its home slot (its own producer's node) and reads it from there;
+// migration & copy copies it to its slot on p's node before each move (validate's migration &
+// copy kernel and the simulator). After the timed part every thread re-pins to its own CPU.
 //
 // This header is C++17 and needs nothing but the standard library.
 #pragma once
@@ -58,6 +73,25 @@ struct RunTiming {
   double seconds = 0.0;                   // from the starting barrier to the last thread's end
   std::vector<double> step_end_seconds;   // tight: the end of every step's barrier (else empty)
   std::vector<double> thread_end_seconds; // each thread's end
+  std::vector<int> moves;                 // migration: each consumer's moves to another node (else empty)
+  std::vector<int> copies;                // migration & copy: each consumer's state copies (else empty)
+};
+
+// What a migrating consumer carries and where it goes (run_migration, above). Consumer c's slot
+// on producer p's node is states[p] + c * state_stride (state_bytes long): plain migration uses
+// only its home slot (p = c), migration & copy the slot of the producer it moved to last. No
+// state: state_bytes 0 and states empty.
+struct Migration {
+  bool copy = false;
+  std::size_t state_bytes = 0;
+  std::size_t state_stride = 0;
+  std::vector<std::byte*> states;
+  // nodes[p]: the node of producer p, 0 .. (a label: NodeBuffers::node, or the program's own);
+  // empty: every producer is a node of its own.
+  std::vector<int> nodes;
+  // node_cpus[m]: the OS CPUs a consumer moving to node m may take, in order of preference;
+  // empty: the CPUs of the producers on m. When given, one non-empty list per node label.
+  std::vector<std::vector<int>> node_cpus;
 };
 
 class Runner {
@@ -81,8 +115,22 @@ class Runner {
   // offsets.
   RunTiming run(const Schedule& schedule, const PieceLayout& pieces, Sync sync, const Consumer& consume);
 
+  // Executes the schedule as a migration (above). Throws std::invalid_argument as run() does,
+  // and when `migration` has state but not one slot buffer per thread, a stride below
+  // state_bytes, nodes of another length or below 0, or a node with producers but no CPU to move
+  // to (node_cpus' list empty; by default, all its producers unpinned). An unpinned thread
+  // starts unpinned and is pinned by its first move.
+  RunTiming run_migration(const Schedule& schedule, const PieceLayout& pieces, Sync sync, const Migration& migration,
+                          const Consumer& consume);
+
+  // During run_migration, on consumer c's thread: where its state is now (nullptr without state).
+  [[nodiscard]] std::byte* state(int consumer) const;
+
  private:
   struct Pool;
+  void check_pieces(const Schedule& schedule, const PieceLayout& pieces, const Consumer& consume) const;
+  RunTiming run_steps(const Schedule& schedule, const PieceLayout& pieces, Sync sync, const Migration* migration,
+                      const Consumer& consume);
   std::unique_ptr<Pool> pool_;
 };
 

@@ -11,9 +11,22 @@
 // This header is C++17 and needs nothing but the standard library.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace numatwin::shuffle {
+
+// What a schedule's steps do (docs/shuffle-schedule-format.md, `workload`):
+//   kShuffle        consumer c reads piece c of producer steps[k][c] from where it is (pulls it);
+//   kMigration      consumer c moves (re-pins) to producer steps[k][c]'s CPU and reads the piece
+//                   there, locally; the state it carries stays on its home node;
+//   kMigrationCopy  the same, and its state is copied to the node it moves to before each move.
+enum class Workload { kShuffle, kMigration, kMigrationCopy };
+
+// "shuffle", "migration", "migration-copy" (the file's and the numatwin command line's names).
+[[nodiscard]] std::string workload_name(Workload workload);
+// The inverse; false when `name` is none of the three.
+[[nodiscard]] bool parse_workload(const std::string& name, Workload& workload);
 
 struct Schedule {
   // steps[k][c]: the producer whose piece consumer c reads at step k.

@@ -2,7 +2,8 @@
 // --out`, format "numatwin-shuffle-schedule", format_version 1.
 //
 // Reading checks, in document order: valid JSON, an object with only the known fields, the
-// format name and version, `threads` >= 1, `cpus` (if present) one CPU >= 0 per thread, the
+// format name and version, `workload` (if present) one of shuffle, migration, migration-copy,
+// `threads` >= 1, `cpus` (if present) one CPU >= 0 per thread, the
 // numbers in range, and `steps`: `threads` rows of `threads` producers, every row and every
 // column a permutation (a Latin square). The first failure throws ScheduleFileError, whose
 // what() is one line "<file>: <JSON pointer>: <expectation>", e.g.
@@ -37,6 +38,7 @@ class ScheduleFileError : public std::runtime_error {
 };
 
 struct ScheduleFile {
+  Workload workload = Workload::kShuffle;  // what the order is for ("workload"; absent: a shuffle)
   std::string topology;     // the machine it was designed for ("" when absent)
   int threads = 0;
   std::vector<int> cpus;    // the topology's CPU of each thread (empty when absent)
@@ -52,7 +54,8 @@ ScheduleFile parse_schedule_file(const std::string& json_text, const std::string
 // Reads and parses a file (ScheduleFileError with an empty pointer when it cannot be read).
 ScheduleFile read_schedule_file(const std::string& path);
 // The document for `file` (what `numatwin schedule --out` writes; one space of indentation per
-// level, fields in the table's order; topology, cpus and piece_bytes only when set, estimate_s
+// level, fields in the table's order; workload only when it is not a shuffle (so that shuffle
+// files stay what older readers know), topology, cpus and piece_bytes only when set, estimate_s
 // and bound_s only when > 0). Throws std::invalid_argument when the schedule is not a Latin
 // square of `threads` or cpus has another length: the reader would refuse it.
 std::string schedule_file_text(const ScheduleFile& file);

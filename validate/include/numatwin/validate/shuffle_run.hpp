@@ -10,10 +10,12 @@
 // CPUs), its barriers and its consumer callback, which sums the piece (and moves first when
 // migrating). The team generates the data (first touch) and records the pages. Partitioned
 // aggregation's steps run through it too, its unequal pieces (key partitions) given by offsets.
-// Migration: before a step the consumer re-pins itself to the producer's node (least busy core,
-// as the simulator) and sums there; its state (state_bytes, it also carries the running sum)
-// stays on its home node and is read and updated every step. Migration & copy: the state is
-// copied to the destination node before each move. Workers re-pin home after the timed part.
+// Migration: the steps run through the library's migration runner (Runner::run_migration):
+// before a step the consumer re-pins itself to the producer's node when it is on another one
+// (least busy core of that node, as the simulator binds) and sums there; its state (state_bytes,
+// it also carries the running sum) stays on its home node and is read and updated every step.
+// Migration & copy: the state is copied to the destination node before each move. Workers
+// re-pin home after the timed part.
 //
 // Partitioned aggregation: spec.data.records 16-byte (key, value) tuples in a partitioned
 // dataset under spec.memory; worker w's chunk is split at generation (untimed) into N key
