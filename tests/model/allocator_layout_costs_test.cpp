@@ -10,6 +10,7 @@
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/topology_json.hpp"
+#include "model_test_machines.hpp"
 
 namespace numatwin::model {
 namespace {
@@ -77,13 +78,7 @@ TEST(AllocatorLayoutCostsTest, CheckNamesABadLayoutPoint) {
   EXPECT_NO_THROW(check_allocator_costs(with_layout()));
 }
 
-Topology small_machine() {
-  GeneratorParams p;
-  p.nodes = 1;
-  p.cores_per_node = 2;
-  p.threads_per_core = 1;
-  return generate_topology(p);
-}
+using test_machines::small_machine;
 
 TEST(AllocatorLayoutCostsTest, TopologyFileRoundTripIsExactWithAndWithoutLayout) {
   Topology t = small_machine();

@@ -11,6 +11,7 @@
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/topology_json.hpp"
+#include "model_test_machines.hpp"
 
 namespace numatwin::model {
 namespace {
@@ -61,13 +62,7 @@ TEST(DependentMissTest, CheckRefusesAnIncompleteOrBadGrid) {
   EXPECT_THROW(check_dependent_miss_grid(g), std::invalid_argument);
 }
 
-Topology small_machine() {
-  GeneratorParams p;
-  p.nodes = 1;
-  p.cores_per_node = 2;
-  p.threads_per_core = 1;
-  return generate_topology(p);
-}
+using test_machines::small_machine;
 
 TEST(DependentMissTest, TopologyFileRoundTripIsExactWithAndWithoutTheGrid) {
   Topology t = small_machine();
