@@ -136,6 +136,42 @@ if grep -q qn_schedule=1 /proc/cmdline; then
     if [ "$rows" = 4 ] && [ "$onnode" = 4 ]; then echo "QN: schedule: $mw: 4 orders verified, every piece read on its producer's node: ok"
     else echo "QN: schedule: $mw: FAIL ($rows of 4 orders verified, $onnode of 4 checked on the producers' nodes)"; sok=1; fi
   done
+  # Every shipped machine's designed order (run_guests.sh designs them on the host, one thread per
+  # node with CPUs, sparse): this guest runs those of 2-4 threads (4 nodes) or 5-8 (8 nodes) with one
+  # thread on each of its first nodes, next to naive, ring and random; each must be verified (every
+  # consumer's checksum = the sum of the pieces the file gives it: each piece read once, by the right
+  # thread), with one thread per node and each producer's buffer on its own node.
+  shipped=0
+  for f in /schedules/*.json; do
+    [ -e "$f" ] || continue
+    t=$(sed -n 's/^ *"threads": *\([0-9]*\).*/\1/p' "$f" | head -n 1)
+    [ -n "$t" ] && [ "$t" -le "$nn" ] || continue
+    [ "$nn" -le 4 ] || [ "$t" -gt 4 ] || continue
+    name=$(basename "$f" .json)
+    fok=0
+    numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$t" --placement sparse --workload shuffle \
+      --bytes 4e6 --schedule "$f" >"/tmp/shipped.txt" 2>"/tmp/shipped.err" || fok=1
+    rows=$(grep -cE '^(naive|ring|random|schedule file) .* yes$' /tmp/shipped.txt)
+    [ "$rows" = 4 ] || fok=1
+    awk '/^shuffle-scheduled/{f=1} f&&/threads ran on CPUs/{print; exit}' /tmp/shipped.txt >/tmp/shipped-cpus
+    grep -q "threads ran on CPUs $(seq -s, 0 $((t - 1)))\$" /tmp/shipped-cpus || fok=1
+    awk '/^shuffle-scheduled/{f=1} f&&/buffers:/{print; exit}' /tmp/shipped.txt >/tmp/shipped-buf
+    share=$(awk -v n="$t" 'BEGIN { s = 100 / n; printf (s == int(s) ? "%d" : "%g"), s }')
+    i=0
+    while [ "$i" -lt "$t" ]; do
+      grep -q "n$i: $share%" /tmp/shipped-buf || fok=1
+      i=$((i + 1))
+    done
+    if [ "$fok" = 0 ]; then echo "QN: schedule: shipped $name ($t threads): 4 orders verified, one thread per node, each buffer on its node: ok"
+    else
+      echo "QN: schedule: shipped $name ($t threads): FAIL ($rows of 4 verified; $(cat /tmp/shipped-cpus); $(cat /tmp/shipped-buf))"
+      tail -n 3 /tmp/shipped.err
+      sok=1
+    fi
+    shipped=$((shipped + 1))
+  done
+  if [ "$shipped" = 0 ]; then echo "QN: schedule: FAIL (no shipped machine's schedule ran)"; sok=1; fi
+  echo "QN: --- $shipped shipped machines' schedules run"
   echo "QN: SCHEDULE_EXIT=$sok at uptime $(cut -d' ' -f1 /proc/uptime)s"
 fi
 cpuless=$(sed -n 's/.*qn_cpuless=\([0-9,]*\).*/\1/p' /proc/cmdline)

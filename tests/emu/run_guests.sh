@@ -94,6 +94,19 @@ ldd "${binary}" | awk '/=> \//{print $3} /^[ \t]*\/lib/{print $1}' | sort -u | w
 done
 cp "${here}/guest_init.sh" "${root}/init"
 chmod 755 "${root}/init"
+# Every shipped machine's shuffle order as `numatwin schedule` designs it for one thread per node
+# with CPUs (sparse), designed here on the host; a guest with as many nodes runs each of them
+# (guest_init.sh). sgi-uv300h-32s (32 such nodes) and the one-node machine are left out: no guest
+# has a node per thread for the first, and the second has no order to check.
+mkdir -p "${root}/schedules"
+for machine in "${here}"/../../topologies/*.json; do
+  machine_name="$(basename "${machine}" .json)"
+  machine_nodes="$(python3 -c 'import json, sys; print(sum(1 for n in json.load(open(sys.argv[1]))["nodes"] if n.get("cores", 0) > 0))' "${machine}")"
+  ((machine_nodes >= 2 && machine_nodes <= 8)) || continue
+  "${binary}" schedule --topology "${machine}" --threads "${machine_nodes}" --placement sparse --bytes 4e6 \
+    --out "${root}/schedules/${machine_name}.json" >/dev/null || fail "numatwin schedule failed for ${machine_name}"
+done
+echo "emu: $(ls "${root}/schedules" | wc -l) shipped machines' schedules for the guests"
 (cd "${root}" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "${work}/initramfs.cpio.gz" ||
   fail "cannot build the initramfs"
 echo "emu: initramfs $(du -h --apparent-size "${work}/initramfs.cpio.gz" | cut -f1), kernel $(basename "${kernel}"), $((SECONDS - start)) s so far"
