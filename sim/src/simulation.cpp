@@ -219,8 +219,8 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
       s.cpu_node = model_.node_of_core(th.core);
       s.read_node = tr.read_node;
       s.write_node = tr.write_node;
-      s.read_spread = tr.read_spread;
-      s.write_spread = tr.write_spread;
+      s.read_spread = tr.read_spread.span();
+      s.write_spread = tr.write_spread.span();
       s.lines_in_flight = tr.lines_in_flight;
       const double cycles = tr.cycles_per_byte;
       if (cycles > 0.0) {
