@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
                    : order == "ring" ? sim::ShuffleAlgorithm::kRing
                                      : sim::ShuffleAlgorithm::kCoordinatedRandom;
   spec.total_bytes = std::stod(argv[3]);
-  const sim::SimulationOptions options{false};
+  const sim::SimulationOptions options{.record_timeline = false, .time_only = false};
   std::printf("threads,exact_s,exact_events,fluid_s,fluid_events,fluid_vs_exact_pct\n");
   for (int i = 4; i < argc; ++i) {
     spec.threads = std::stoi(argv[i]);

@@ -1,6 +1,9 @@
 #include "weights_command.hpp"
 
 #include <fmt/format.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -75,6 +78,14 @@ void register_weights_command(CLI::App& app) {
     std::vector<model::NodeIndex> memory;
     if (!nodes->empty()) memory = sim::parse_memory_policy("interleave:" + *nodes, t).nodes;
     const sim::CostBasis basis = o->cost_basis(t);
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+    // The answer builds and frees thousands of plans of a few MB. glibc hands the freed top of
+    // its heaps back to the kernel past 128 KiB and faults the pages in again for the next plan:
+    // 0.9 s of system time against 1.4 s of user time for the sort-merge join on
+    // xeon-max-9462-2s (docs/simulation-speed.md, session 29). Keep up to 1 GiB instead; only
+    // this command, so that allocbench measures glibc as it comes.
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     const double start_s = now_s();
     const sim::WeightsAnswer a =
         sim::answer_weights(t, spec, basis, memory, *largest, *samples, parallel_for);

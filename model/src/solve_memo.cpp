@@ -56,10 +56,20 @@ int SolveMemo::find(std::span<const Stream> streams, const std::vector<double>& 
   }
   key_.push_back(warm_start.size());
   for (double u : warm_start) key_.push_back(bits(u));
-  // FNV-1a over the words, then a final mix: only to skip entries that cannot match (a match is
-  // the whole key compared).
-  std::uint64_t h = 1469598103934665603ULL;
-  for (std::uint64_t w : key_) h = (h ^ w) * 1099511628211ULL;
+  // FNV-1a over the words in four interleaved lanes (word i into lane i mod 4), then the lanes
+  // and a final mix: only to skip entries that cannot match (a match is the whole key compared).
+  // One lane is a chain of a multiply per word; four run side by side (perf put half of find's
+  // time in the one-lane chain on weights xeon-max-9462-2s sort-merge-join).
+  constexpr std::uint64_t kPrime = 1099511628211ULL;
+  std::uint64_t lane[4] = {1469598103934665603ULL, 0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL};
+  std::size_t i = 0;
+  const std::size_t words = key_.size();
+  for (; i + 4 <= words; i += 4) {
+    for (std::size_t k = 0; k < 4; ++k) lane[k] = (lane[k] ^ key_[i + k]) * kPrime;
+  }
+  for (std::size_t k = 0; i < words; ++i, ++k) lane[k] = (lane[k] ^ key_[i]) * kPrime;
+  std::uint64_t h = lane[0];
+  for (std::size_t k = 1; k < 4; ++k) h = (h ^ lane[k]) * kPrime;
   hash_ = h ^ (h >> 29U);
   for (std::size_t e = 0; e < entries_.size(); ++e) {
     if (entries_[e].hash == hash_ && entries_[e].key == key_) {

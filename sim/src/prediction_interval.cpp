@@ -15,7 +15,9 @@ namespace numatwin::sim {
 namespace {
 
 // Only figures of the run are read (its time; rate_of may read any total), never the timeline.
-constexpr SimulationOptions kNoTimeline{false};
+constexpr SimulationOptions kNoTimeline{.record_timeline = false, .time_only = false};
+// Where only the time is read (the cost probes, the base run): simulation.hpp's time_only.
+constexpr SimulationOptions kTimeOnly{.record_timeline = false, .time_only = true};
 
 }  // namespace
 
@@ -101,7 +103,7 @@ std::vector<std::string> costs_depended_on(const model::Topology& topology, cons
       spec,
       [&](const WorkloadSpec& s) {
         const Plan plan = build_plan(topology, s);
-        return plan == base ? base_time : Simulation(topology).run(plan, kNoTimeline).time_s;
+        return plan == base ? base_time : Simulation(topology).run(plan, kTimeOnly).time_s;
       },
       parallel);
 }
@@ -110,17 +112,17 @@ std::vector<std::string> costs_depended_on(const model::Topology& topology, cons
 
 std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec, const ParallelFor& parallel) {
   const Plan base = build_plan(topology, spec);
-  return costs_depended_on(topology, spec, base, Simulation(topology).run(base, kNoTimeline).time_s, parallel);
+  return costs_depended_on(topology, spec, base, Simulation(topology).run(base, kTimeOnly).time_s, parallel);
 }
 
 PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,
                                              int samples,
                                              const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of,
-                                             const ParallelFor& parallel) {
+                                             const ParallelFor& parallel, bool rate_reads_time_only) {
   if (samples < 0 || samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
   PredictionUncertainty u;
   const Plan base = build_plan(topology, spec);
-  u.depends_on = costs_depended_on(topology, spec, base, Simulation(topology).run(base, kNoTimeline).time_s, parallel);
+  u.depends_on = costs_depended_on(topology, spec, base, Simulation(topology).run(base, kTimeOnly).time_s, parallel);
   u.uncertain = uncertain_costs(basis, u.depends_on);
   u.basis = cost_basis_summary(basis, u.depends_on);
   if (samples == 0 || u.uncertain.empty()) return u;
@@ -131,7 +133,7 @@ PredictionUncertainty prediction_uncertainty(const model::Topology& topology, co
   std::vector<double> rates(specs.size());
   const auto record = [&](std::size_t i, const Plan& plan) {
     // The timeline only feeds per-step utilisations, which neither figure reads.
-    const SimulationResult r = Simulation(topology).run(plan, kNoTimeline);
+    const SimulationResult r = Simulation(topology).run(plan, rate_reads_time_only ? kTimeOnly : kNoTimeline);
     times[i] = r.time_s;
     rates[i] = rate_of(specs[i], r);
   };

@@ -109,6 +109,7 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
     return best;
   };
 
+  const bool time_only = options.time_only;
   double now = 0.0;
   double stage_begin_s = 0.0;  // when the current named stage began (result.stages)
   std::vector<int> active;  // threads with a transfer in flight
@@ -151,7 +152,7 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
             }
             th.transferring = true;
             th.remaining = tr->bytes;
-            if (tr->step >= 0) result.steps[tr->step].begin_s = std::min(result.steps[tr->step].begin_s, now);
+            if (tr->step >= 0 && !time_only) result.steps[tr->step].begin_s = std::min(result.steps[tr->step].begin_s, now);
           } else if (const auto* c = std::get_if<Compute>(&op)) {
             ++th.op;
             if (c->seconds > 0.0) {
@@ -218,8 +219,8 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
       s.cpu_node = model_.node_of_core(th.core);
       s.read_node = tr.read_node;
       s.write_node = tr.write_node;
-      s.read_spread = tr.read_spread;
-      s.write_spread = tr.write_spread;
+      s.read_spread = tr.read_spread.span();
+      s.write_spread = tr.write_spread.span();
       s.lines_in_flight = tr.lines_in_flight;
       const double cycles = tr.cycles_per_byte;
       if (cycles > 0.0) {
@@ -244,6 +245,27 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
     }
     const double dt = next - now;
     ++result.events;
+    if (time_only) {
+      // The same advance as below without the bookkeeping: remaining bytes and completions.
+      for (std::size_t a = 0; a < active.size(); ++a) {
+        ThreadState& th = threads[active[a]];
+        const double rate = rates->rate_bytes_per_s[a];
+        const bool finishes = rate > 0.0 && now + th.remaining / rate <= next;
+        const double moved = finishes ? th.remaining : std::min(th.remaining, rate * dt);
+        th.remaining -= moved;
+        if (finishes) {
+          th.transferring = false;
+          th.remaining = 0.0;
+          ++th.op;
+        }
+      }
+      for (ThreadState& th : threads) {
+        if (th.timed && th.timed_end <= next) th.timed = false;
+      }
+      now = next;
+      settle();
+      continue;
+    }
     if (rates != nullptr) {
       for (int r = 0; r < resource_count; ++r) {
         busy[r] += rates->utilisation[r] * dt;

@@ -18,6 +18,9 @@
 namespace numatwin::sim {
 namespace {
 
+// A search's simulations and the intervals' samples read only the time (simulation.hpp).
+constexpr SimulationOptions kTimeOnly{.record_timeline = false, .time_only = true};
+
 MemoryPolicy weighted(const InterleaveWeights& w) {
   MemoryPolicy p;
   p.kind = MemoryPolicyKind::kWeightedInterleave;
@@ -298,7 +301,7 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
   // common paths, the compared rows), and a simulation is a pure function of the policy.
   PolicyTimes known;
   const PolicyTime simulate = [&](const MemoryPolicy& policy) {
-    return Simulation(t).run(build_plan(t, with(policy)), SimulationOptions{false}).time_s;
+    return Simulation(t).run(build_plan(t, with(policy)), kTimeOnly).time_s;
   };
   const InterleaveWeights firmware =
       weights_from_bandwidth(memory, firmware_bandwidth_gbps(t, memory));
@@ -342,6 +345,7 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
       {"interleave", plain, "every node weight 1", 0.0, {}},
       {"local only", MemoryPolicy{}, "first touch by each worker", 0.0, {}},
   };
+  // Reads only the run's time (so the samples run with SimulationOptions::time_only).
   const auto rate = [](const WorkloadSpec& s, const SimulationResult& r) {
     return workload_input(s).tuples / r.time_s / 1e6;
   };
@@ -354,7 +358,7 @@ WeightsAnswer answer_weights(const model::Topology& t, const WorkloadSpec& spec,
                                    [&](const WeightsRow& earlier) { return memory_policy_key(earlier.policy) == memory_policy_key(row.policy); });
     row.uncertainty = same != answer.rows.begin() + static_cast<std::ptrdiff_t>(r)
                           ? same->uncertainty
-                          : prediction_uncertainty(t, with(row.policy), basis, samples, rate, parallel);
+                          : prediction_uncertainty(t, with(row.policy), basis, samples, rate, parallel, true);
   }
   return answer;
 }

@@ -136,7 +136,7 @@ const DataPlacement& OperatorBuilder::dataset(const char* name) const {
   throw std::logic_error(std::string("no dataset ") + name);
 }
 
-const std::vector<model::NodeShare>& OperatorBuilder::spread_of(const char* name) const {
+const SharedSpread& OperatorBuilder::spread_of(const char* name) const {
   for (std::size_t i = 0; i < datasets_.size(); ++i) {
     if (datasets_[i].name == name) return whole_spreads_.at(i);
   }
@@ -155,7 +155,7 @@ void OperatorBuilder::maybe_os_move(ThreadPlan& tp) {
   tp.ops.emplace_back(Bind{with_cores[pick(os_random_)], kOsMoveOverheadSeconds, Phase::kMigrate});
 }
 
-void OperatorBuilder::scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step, Phase phase,
+void OperatorBuilder::scan(ThreadPlan& tp, SharedSpread spread, double bytes, double cycles, int step, Phase phase,
                            Phase core_phase, double core_phase_share, double lines_in_flight) {
   if (bytes <= 0.0) return;
   Transfer tr;
@@ -175,7 +175,7 @@ double OperatorBuilder::stream_lines_in_flight(int worker, double share) const {
   return std::max(1.0, share * static_cast<double>(node_of(worker).miss_buffers_per_core));
 }
 
-void OperatorBuilder::write_stream(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes) {
+void OperatorBuilder::write_stream(ThreadPlan& tp, SharedSpread spread, double bytes) {
   if (bytes <= 0.0) return;
   Transfer tr;
   tr.write_spread = std::move(spread);
@@ -184,7 +184,7 @@ void OperatorBuilder::write_stream(ThreadPlan& tp, std::vector<model::NodeShare>
   tp.ops.emplace_back(std::move(tr));
 }
 
-void OperatorBuilder::random_misses(ThreadPlan& tp, std::vector<model::NodeShare> table_spread, double misses, bool update,
+void OperatorBuilder::random_misses(ThreadPlan& tp, SharedSpread table_spread, double misses, bool update,
                                     int step, Phase phase, double core_seconds, double frequency_hz) const {
   const double bytes = misses * line_bytes();
   if (bytes < 1.0) {
@@ -201,7 +201,7 @@ void OperatorBuilder::random_misses(ThreadPlan& tp, std::vector<model::NodeShare
   tp.ops.emplace_back(std::move(tr));
 }
 
-void OperatorBuilder::dependent_accesses(ThreadPlan& tp, std::vector<model::NodeShare> spread, double accesses, double hit,
+void OperatorBuilder::dependent_accesses(ThreadPlan& tp, SharedSpread spread, double accesses, double hit,
                                          bool update, Phase phase) const {
   if (accesses * hit > 0.0) tp.ops.emplace_back(Compute{accesses * hit * spec_.costs.llc_hit_ns * 1e-9, phase});
   const double bytes = accesses * (1.0 - hit) * line_bytes();
@@ -234,8 +234,8 @@ void OperatorBuilder::note_pages(const std::string& what, double footprint_bytes
   notes_.emplace_back(text);
 }
 
-void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes,
-                                 double scan_cycles, std::vector<model::NodeShare> table_spread, double accesses, double hit,
+void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, SharedSpread scan_spread, double scan_bytes,
+                                 double scan_cycles, SharedSpread table_spread, double accesses, double hit,
                                  bool update, double cycles_per_access, int step, double shared_transfers, double private_hit,
                                  bool atomic, double cold_misses) const {
   const OperatorCosts& c = spec_.costs;
@@ -257,7 +257,7 @@ void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, std::vector<model::
   const double cold = std::clamp(cold_misses, 0.0, misses);
   // The cold misses' transfer needs its own copy of the spread only when there is one (a line or
   // more: random_misses drops less); without, it adds nothing (no core work is given).
-  random_misses(tp, cold * line_bytes() < 1.0 ? std::vector<model::NodeShare>{} : table_spread, cold, update, step,
+  random_misses(tp, cold * line_bytes() < 1.0 ? SharedSpread{} : table_spread, cold, update, step,
                 Phase::kMoveState);
   // The locked updates overlap the misses (the lines were prefetched ahead): the misses' transfer
   // takes at least their time.

@@ -76,7 +76,7 @@ class OperatorBuilder {
   [[nodiscard]] const DataPlacement& dataset(const char* name) const;
   // dataset(name).spread(), worked out once when the datasets are placed: a weighted-interleaved
   // dataset has one segment per worker, and the loops ask for its whole spread per batch.
-  [[nodiscard]] const std::vector<model::NodeShare>& spread_of(const char* name) const;
+  [[nodiscard]] const SharedSpread& spread_of(const char* name) const;
   ThreadPlan& thread_plan(int worker) { return plan_.threads[worker]; }
   void set_steps(int steps) { plan_.steps = steps; }
   // The stage after the last barrier that names one (plan.hpp: Plan::final_stage).
@@ -90,13 +90,13 @@ class OperatorBuilder {
   // work of `core_phase` (e.g. MEDIAN's sort, the merge) that the scan's rate carries.
   // `lines_in_flight` > 0: the stream keeps at most that many lines in flight (else the core's
   // miss buffers, shared with its other streams).
-  static void scan(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes, double cycles, int step = -1,
+  static void scan(ThreadPlan& tp, SharedSpread spread, double bytes, double cycles, int step = -1,
                    Phase phase = Phase::kReadInput, Phase core_phase = Phase::kOther, double core_phase_share = 0.0,
                    double lines_in_flight = 0.0);
   // The lines in flight of a stream that keeps `share` of `worker`'s core's miss buffers
   // (table_stream_share, filter_stream_share); 0 (no limit of its own) for a share of 1.
   [[nodiscard]] double stream_lines_in_flight(int worker, double share) const;
-  static void write_stream(ThreadPlan& tp, std::vector<model::NodeShare> spread, double bytes);
+  static void write_stream(ThreadPlan& tp, SharedSpread spread, double bytes);
   // `misses` random cache-line misses to a table spread as given (updates read the line for
   // ownership and write it back), random_lines_in_flight in flight: a latency-bound transfer,
   // taking at least `core_seconds` of core work that overlaps it (f: the core's clock, Hz); with
@@ -104,9 +104,9 @@ class OperatorBuilder {
   // `accesses` loads whose address comes from the load before them (a chain's next node, a block's
   // tail after its header), which no prefetch can start early: the share `hit` is served by the
   // LLC (llc_hit_ns each, core time), the rest go to memory one at a time (one line in flight).
-  void dependent_accesses(ThreadPlan& tp, std::vector<model::NodeShare> spread, double accesses, double hit, bool update,
+  void dependent_accesses(ThreadPlan& tp, SharedSpread spread, double accesses, double hit, bool update,
                           Phase phase) const;
-  void random_misses(ThreadPlan& tp, std::vector<model::NodeShare> table_spread, double misses, bool update, int step,
+  void random_misses(ThreadPlan& tp, SharedSpread table_spread, double misses, bool update, int step,
                      Phase phase, double core_seconds = 0.0, double frequency_hz = 0.0) const;
 
   // Address translation (model/tlb.hpp): `accesses` random accesses over a buffer of
@@ -157,8 +157,8 @@ class OperatorBuilder {
   // Phases: the scan is "read input" and carries the table's core work ("update table" with
   // `update`, else "probe table") as the share of its cycles that the table work is; the misses
   // are the table's phase, the cold misses "move state".
-  void table_loop(ThreadPlan& tp, int worker, std::vector<model::NodeShare> scan_spread, double scan_bytes, double scan_cycles,
-                  std::vector<model::NodeShare> table_spread, double accesses, double hit, bool update, double cycles_per_access,
+  void table_loop(ThreadPlan& tp, int worker, SharedSpread scan_spread, double scan_bytes, double scan_cycles,
+                  SharedSpread table_spread, double accesses, double hit, bool update, double cycles_per_access,
                   int step = -1, double shared_transfers = 0.0, double private_hit = 0.0, bool atomic = false,
                   double cold_misses = 0.0) const;
 
@@ -194,7 +194,7 @@ class OperatorBuilder {
   std::mt19937_64 os_random_;
   std::vector<PlacedThread> threads_;
   std::vector<DataPlacement> datasets_;
-  std::vector<std::vector<model::NodeShare>> whole_spreads_;  // per dataset: its spread()
+  std::vector<SharedSpread> whole_spreads_;  // per dataset: its spread(), shared by the transfers
   std::vector<std::string> notes_;
   Plan plan_;
 };

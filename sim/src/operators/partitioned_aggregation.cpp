@@ -188,13 +188,16 @@ void plan(OperatorBuilder& b) {
   std::map<double, double> cold_by_share;  // cold misses per step, by LLC share
   bool noted_cold = false;
   b.set_steps(n);
-  std::vector<std::vector<model::NodeShare>> chunks(n);  // each producer's input chunk, once
+  // Each producer's input chunk, once, shared by the scans that read it (plan.hpp: SharedSpread);
+  // so is a migrated table's node ({node, 1}, built on first use).
+  std::vector<SharedSpread> chunks(n);
   for (int p = 0; p < n; ++p) chunks[p] = input.chunk(p, n);
+  std::vector<SharedSpread> on_node(t.nodes.size());
   std::size_t ops_per_worker = 0;
   for (int o = 0; o < n; ++o) {
     const int w = order.outer[o];
     ThreadPlan& tp = b.thread_plan(w);
-    const std::vector<model::NodeShare> home_table = tables.chunk(w, n);
+    const SharedSpread home_table = tables.chunk(w, n);
     model::NodeIndex here = b.threads()[w].node;
     // Room for the worker's ops: as many per step as the first worker's (the ops are moved on
     // every growth of the vector otherwise).
@@ -202,7 +205,7 @@ void plan(OperatorBuilder& b) {
     const std::size_t ops_before = tp.ops.size();
     for (int k = 0; k < n; ++k) {
       const int producer = order.producers[o][k];
-      const std::vector<model::NodeShare>& piece = chunks[producer];
+      const SharedSpread& piece = chunks[producer];
       const model::NodeIndex node = where.node[o][k];
       const model::Node& x = t.nodes[node];
       const int visitors = std::max(1, where.visitors[k][node]);
@@ -253,9 +256,11 @@ void plan(OperatorBuilder& b) {
                std::to_string(a).substr(0, 9) + " updates (table " +
                std::to_string(table_lines).substr(0, 9) + " lines)");
       }
-      // The table's spread now, built once for the step's transfers (passed on as a temporary).
+      // The table's spread now, shared by the step's transfers.
+      SharedSpread& here_table = on_node[static_cast<std::size_t>(here)];
+      if (copy && here_table.empty()) here_table = std::vector<model::NodeShare>{model::NodeShare{here, 1.0}};
       b.table_loop(tp, w, piece, a * d.tuple_bytes, a * c.scan_cycles_per_tuple,
-                   copy ? std::vector<model::NodeShare>{model::NodeShare{here, 1.0}} : home_table, a, hit,
+                   copy ? here_table : home_table, a, hit,
                    true, c.group_cycles_per_tuple, k, 0.0, private_hit, false, cold);
       b.table_page_walks(tp, table_bytes, a, model::BufferKind::kPlaced, Phase::kUpdateTable);
       if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});

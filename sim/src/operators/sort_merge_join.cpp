@@ -77,8 +77,7 @@ double sort_memory_passes(double run_bytes, double cache_bytes) {
 }
 
 // Worker w sorts `tuples` tuples in place where `spread` says (the maths at the top).
-void sort_run(OperatorBuilder& b, ThreadPlan& tp, int w,
-              const std::vector<model::NodeShare>& spread, double tuples) {
+void sort_run(OperatorBuilder& b, ThreadPlan& tp, int w, const SharedSpread& spread, double tuples) {
   const DataSpec& d = b.data();
   if (tuples <= 0.0) return;
   const double bytes = tuples * d.tuple_bytes;
@@ -156,12 +155,22 @@ void plan(OperatorBuilder& b) {
   const double dim_run = d.build_records / n;
   b.set_steps(n);
   if (all_phases(spec)) b.set_final_stage(kStageMerge);
-  // Each run's node spread, once (n x n merges read n fact runs and n dimension runs).
-  std::vector<std::vector<model::NodeShare>> fact_runs(static_cast<std::size_t>(n));
-  std::vector<std::vector<model::NodeShare>> dim_runs(static_cast<std::size_t>(n));
+  // Each run's node spread, once, shared by the scans that read it (n x n merges read n fact runs
+  // and n dimension runs), and runs spread alike share one (under a weight vector every run is
+  // spread alike): the plan holds a few spreads, not 2 n^2 copies.
+  std::vector<SharedSpread> fact_runs;
+  std::vector<SharedSpread> dim_runs;
+  std::vector<SharedSpread> distinct;
+  const auto shared = [&distinct](std::vector<model::NodeShare> spread) {
+    const SharedSpread candidate(std::move(spread));
+    for (const SharedSpread& seen : distinct)
+      if (seen == candidate) return seen;
+    distinct.push_back(candidate);
+    return candidate;
+  };
   for (int t = 0; t < n; ++t) {
-    fact_runs[static_cast<std::size_t>(t)] = facts.chunk(t, n);
-    dim_runs[static_cast<std::size_t>(t)] = dims.chunk(t, n);
+    fact_runs.push_back(shared(facts.chunk(t, n)));
+    dim_runs.push_back(shared(dims.chunk(t, n)));
   }
   for (int o = 0; o < n; ++o) {
     if (all_phases(spec)) sort_and_gather(b, order, o);

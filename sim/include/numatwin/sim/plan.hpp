@@ -2,7 +2,10 @@
 // builders (shuffle_plan.hpp, ...) turn a WorkloadSpec into one.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -55,6 +58,35 @@ constexpr std::string_view phase_name(Phase phase) {
   return "other";
 }
 
+// The pages a transfer reads or writes, spread over nodes (model::NodeShare, fractions adding up to
+// 1), shared and immutable: copying one copies a reference, not the shares. A plan of n x n merge
+// scans reads n runs, so its transfers can share n spreads (or one, when the runs are spread
+// alike) instead of carrying n^2 copies: fewer allocations to build, copy and free a plan, and
+// the simulator and the bandwidth model read a few spreads that stay in cache. Built implicitly
+// from a vector (one allocation for the shared block; the vector's shares are moved in); empty
+// holds nothing. Equal when the shares are equal (the same block is equal without a look).
+class SharedSpread {
+ public:
+  SharedSpread() = default;
+  SharedSpread(std::vector<model::NodeShare> shares)  // NOLINT(google-explicit-constructor): as the vector it replaced
+      : shares_(shares.empty() ? nullptr : std::make_shared<const std::vector<model::NodeShare>>(std::move(shares))) {}
+  [[nodiscard]] bool empty() const { return shares_ == nullptr; }
+  [[nodiscard]] std::size_t size() const { return shares_ ? shares_->size() : 0; }
+  [[nodiscard]] const model::NodeShare* begin() const { return shares_ ? shares_->data() : nullptr; }
+  [[nodiscard]] const model::NodeShare* end() const { return shares_ ? shares_->data() + shares_->size() : nullptr; }
+  [[nodiscard]] const model::NodeShare& front() const { return *begin(); }
+  [[nodiscard]] const model::NodeShare& operator[](std::size_t i) const { return begin()[i]; }
+  [[nodiscard]] std::span<const model::NodeShare> span() const { return {begin(), size()}; }
+  // A copy of the shares (for code that edits them).
+  operator std::vector<model::NodeShare>() const { return {begin(), end()}; }  // NOLINT(google-explicit-constructor)
+  friend bool operator==(const SharedSpread& a, const SharedSpread& b) {
+    return a.shares_ == b.shares_ || std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  std::shared_ptr<const std::vector<model::NodeShare>> shares_;
+};
+
 // Stream `bytes` of payload: read from `read_node`'s memory and/or write to `write_node`'s (a copy
 // when both are set), or from/to pages spread over several nodes. `step` tags the transfer for
 // per-step statistics (-1: none). Random accesses keep at most `lines_in_flight` misses in flight
@@ -71,8 +103,8 @@ struct Transfer {
   model::NodeIndex write_node = -1;
   double bytes = 0.0;
   int step = -1;
-  std::vector<model::NodeShare> read_spread;
-  std::vector<model::NodeShare> write_spread;
+  SharedSpread read_spread;
+  SharedSpread write_spread;
   double lines_in_flight = 0.0;
   double cycles_per_byte = 0.0;
   Phase phase = Phase::kOther;

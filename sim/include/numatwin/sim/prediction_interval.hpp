@@ -68,11 +68,14 @@ struct PredictionUncertainty {
 // std::invalid_argument for samples == 1. The samples are simulated without a timeline (rate_of
 // sees no timeline and per-step utilisations of 0). With one drawn cost that only scales rates,
 // the samples share one plan (sample_plan.hpp: built at both ends and the middle of the draws,
-// not per sample).
+// not per sample). `rate_reads_time_only`: rate_of reads nothing of the result but time_s, so
+// the samples are simulated with SimulationOptions::time_only (the same times, bit for bit,
+// without the bookkeeping). The probes of the costs are always simulated so: they read only the
+// time.
 PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,
                                              int samples,
                                              const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of,
-                                             const ParallelFor& parallel = sequential_for);
+                                             const ParallelFor& parallel = sequential_for, bool rate_reads_time_only = false);
 
 // The costs the prediction of `spec` depends on: those whose change (x 2 + 1; a share <= 1 halved)
 // predicted time by more than 1e-9 relative; `time_of` predicts a spec's time, and the probes run

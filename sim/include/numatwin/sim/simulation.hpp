@@ -23,6 +23,12 @@ namespace numatwin::sim {
 
 struct SimulationOptions {
   bool record_timeline = true;
+  // Only the run's time is wanted (time_s, events, solver_rounds, stages): the per-event
+  // bookkeeping that never feeds back into the time (resource utilisation and saturation, phases,
+  // local / remote / per-step bytes, steps) is skipped and those fields stay empty or 0. The
+  // events, and so time_s, are the same bit for bit as with the bookkeeping (the weights search
+  // and its intervals read nothing else: docs/simulation-speed.md).
+  bool time_only = false;
 };
 
 class Simulation {
