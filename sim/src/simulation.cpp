@@ -110,7 +110,20 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
   };
 
   const bool time_only = options.time_only;
+  // A transfer's progress from `now` to `next` at `rate`: the bytes it moves, and whether it
+  // completes exactly at `next` (then all its remaining bytes). Both paths below use it, so a
+  // time-only run advances bit for bit as a full one.
+  struct Advance {
+    double moved;
+    bool finishes;
+  };
   double now = 0.0;
+  auto advance = [&now](ThreadState& th, double rate, double next) {
+    const bool finishes = rate > 0.0 && now + th.remaining / rate <= next;
+    const double moved = finishes ? th.remaining : std::min(th.remaining, rate * (next - now));
+    th.remaining -= moved;
+    return Advance{moved, finishes};
+  };
   double stage_begin_s = 0.0;  // when the current named stage began (result.stages)
   std::vector<int> active;  // threads with a transfer in flight
   std::vector<model::Stream> streams;
@@ -250,10 +263,7 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
       for (std::size_t a = 0; a < active.size(); ++a) {
         ThreadState& th = threads[active[a]];
         const double rate = rates->rate_bytes_per_s[a];
-        const bool finishes = rate > 0.0 && now + th.remaining / rate <= next;
-        const double moved = finishes ? th.remaining : std::min(th.remaining, rate * dt);
-        th.remaining -= moved;
-        if (finishes) {
+        if (advance(th, rate, next).finishes) {
           th.transferring = false;
           th.remaining = 0.0;
           ++th.op;
@@ -313,9 +323,7 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
         carried.core_s += dt * u * other;
         carried.wall_s += wall * u * other;
       }
-      const bool finishes = rate > 0.0 && now + th.remaining / rate <= next;
-      const double moved = finishes ? th.remaining : std::min(th.remaining, rate * dt);
-      th.remaining -= moved;
+      const auto [moved, finishes] = advance(th, rate, next);
       const model::NodeIndex here = model_.node_of_core(th.core);
       for (model::NodeIndex memory : {tr.read_node, tr.write_node}) {
         if (memory < 0) continue;
