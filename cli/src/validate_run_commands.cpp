@@ -13,6 +13,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "allocbench_command.hpp"
@@ -27,6 +28,7 @@
 #include "numatwin/validate/allocator_bench.hpp"
 #include "numatwin/validate/calibration.hpp"
 #include "numatwin/validate/core_to_core.hpp"
+#include "numatwin/validate/cpu_contention.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/huge_pages_state.hpp"
 #include "numatwin/validate/machine_discovery.hpp"
@@ -508,6 +510,9 @@ void register_suite(CLI::App& validate_app) {
       for (const sim::WorkloadSpec& spec : suite) validate::check_free_memory(validate::workload_memory_bytes(spec), run_options);
 
     const double start = validate::now_seconds();
+    // Other work on the machine while the kernels run (validate/cpu_contention.hpp): said with the
+    // errors, since it lengthens the measured times and not the predicted ones.
+    const std::optional<validate::CpuSample> cpu_at_start = saved ? std::nullopt : validate::sample_cpu();
     for (std::size_t i = 0; i < suite.size(); ++i) {
       if (interrupt.requested()) break;
       const std::string id = validate::comparison_id(t, suite[i]);
@@ -531,6 +536,7 @@ void register_suite(CLI::App& validate_app) {
       report.kernels.push_back(validate::compare_workload(t, host, suite[i], run_options));
       write_report(t, report, o->out, "");  // a checkpoint after every kernel
     }
+    const std::optional<validate::CpuSample> cpu_at_end = cpu_at_start ? validate::sample_cpu() : std::nullopt;
     bar.update(static_cast<int>(report.kernels.size()), static_cast<int>(suite.size()), 0.0, "done");
     bar.finish();
     if (o->switches && !o->switch_subset && !interrupt.requested())
@@ -572,6 +578,15 @@ void register_suite(CLI::App& validate_app) {
       std::cout << fmt::format(", {:.1f} % cross-validated (each run predicted by costs fitted without it)",
                                100.0 * summary["median_abs_error_cross_validated"].get<double>());
     std::cout << "\n";
+    if (cpu_at_start && cpu_at_end) {
+      const double other = validate::other_work_share(*cpu_at_start, *cpu_at_end);
+      std::cout << fmt::format("other work on this machine while the kernels ran: {:.0f} % of its {} CPUs (/proc/stat)", 100.0 * other,
+                               cpu_at_end->cpus);
+      if (other > 0.1)
+        std::cout << ": the measured times include waiting for the CPUs, so the errors above say more about the load than "
+                     "about the model; run the suite again on a quiet machine";
+      std::cout << "\n";
+    }
     if (report.cost_fit) std::cout << cost_moves_text(report);
     std::cout << "report: " << o->out << ", " << csv << "\n";
     if (interrupt.requested()) throw std::runtime_error("suite interrupted; the finished kernels are in " + o->out);

@@ -7,6 +7,7 @@ usage: cli_validate_run_test.py NUMATWIN_BINARY
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -138,11 +139,17 @@ class ValidateRun(unittest.TestCase):
         self.assertAlmostEqual(moves["hash_cycles_per_tuple"]["factor"],
                                moves["hash_cycles_per_tuple"]["after"] / moves["hash_cycles_per_tuple"]["before"], places=9)
         self.assertIn("after / before", r.stdout)
+        # It says how much of the CPUs other work took while the kernels ran (a share 0..100 %).
+        share = re.search(r"other work on this machine while the kernels ran: (\d+) % of its (\d+) CPUs", r.stdout)
+        self.assertIsNotNone(share, r.stdout)
+        self.assertLessEqual(int(share.group(1)), 100)
+        self.assertGreaterEqual(int(share.group(2)), 1)
 
         # Refit the saved runs without running a kernel: the same runs and measurements come back.
         refit = os.path.join(self.dir.name, "refit.json")
         r = run("validate", "suite", "--topology", self.host, "--quick", "--scale", "0.1", "--measurements", out, "--out", refit)
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("other work on this machine", r.stdout)  # no kernel ran: nothing to say
         with open(refit) as f:
             again = json.load(f)
         self.assertEqual([k["id"] for k in again["kernels"]], [k["id"] for k in report["kernels"]])
