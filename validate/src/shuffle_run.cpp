@@ -173,7 +173,6 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   // its steps is in its own cache line.
   struct alignas(64) Consumer {
     std::size_t step = 0;
-    model::NodeIndex here = 0;
     std::uint64_t* state = nullptr;
     std::uint64_t sum = 0;
     int cpu_at_start = -1;
@@ -250,9 +249,8 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
       Consumer& me = consumers[static_cast<std::size_t>(t)];
       me = Consumer{};
       if (migration) me.read_on.assign(un, -1);
-      me.here = node_of[static_cast<std::size_t>(t)];
       if (layout.state_words > 0) {
-        me.state = state_slot(me.here, t);
+        me.state = state_slot(node_of[static_cast<std::size_t>(t)], t);
         std::fill(me.state, me.state + layout.state_words, std::uint64_t{0});
       }
     });
