@@ -32,6 +32,12 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 // The grid as a table: one row per items-per-miss k, one column per work units w.
+// The shared realloc at 1 KiB and the most threads measured, "T thr: N" (one thread: "-").
+std::string shared_realloc_cell(const model::AllocatorCosts& costs, int threads) {
+  const model::AllocatorCostAt at = model::allocator_cost_at(&costs, threads, 1024);
+  return at.has_shared ? fmt::format("{:.0f} ({} thr)", at.shared_realloc_ns, threads) : std::string("- (1 thread)");
+}
+
 std::string dependent_miss_table(const model::DependentMissGrid& grid) {
   std::vector<std::string> header = {"dependent miss ns (k items per miss)"};
   const std::vector<double> ws = model::grid_work_units(grid);
@@ -134,7 +140,7 @@ void register_allocbench(CLI::App& validate_app) {
       std::cerr << "numatwin: measuring the dependent-miss grid (one thread)\n";
       measure_dependent_misses(t, std::clamp(o->repetitions, 3, 9));
       TextTable table({"allocator", "malloc ns (16 B, 1 thr)", "free ns", "realloc ns (64 B)", "remote free ns", "overhead",
-                       "scattered realloc / free ns (1 KiB)", "dependent write / read ns (1 KiB / 32 B)"});
+                       "scattered realloc / free ns (1 KiB)", "shared realloc ns (1 KiB)", "dependent write / read ns (1 KiB / 32 B)"});
       for (const std::string& name : names) {
         std::cerr << "numatwin: measuring " << name << "\n";
         const std::string file = (dir / (name + "-costs.json")).string();
@@ -154,6 +160,7 @@ void register_allocbench(CLI::App& validate_app) {
                        fmt::format("{:.3f}", costs.overhead_ratio),
                        fmt::format("{:.0f} / {:.0f}", model::allocator_cost_at(&costs, 1, 1024).scattered_realloc_ns,
                                    model::allocator_cost_at(&costs, 1, 1024).scattered_free_ns),
+                       shared_realloc_cell(costs, threads),
                        fmt::format("{:.1f} / {:.1f}", model::allocator_cost_at(&costs, 1, 1024).dependent_write_ns,
                                    model::allocator_cost_at(&costs, 1, 32).dependent_read_ns)});
       }

@@ -78,6 +78,7 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
     d.is_default = true;
     d.scattered_realloc_ns = d.realloc_ns;  // no layout figures: the in-order ones stand in
     d.scattered_free_ns = d.free_ns;
+    d.shared_realloc_ns = d.scattered_realloc_ns;
     return d;
   }
   const std::vector<const AllocatorCostPoint*> line = row_of(costs->points, threads);
@@ -98,6 +99,17 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
     out.scattered_free_ns = interpolate(layout, cls, &AllocatorLayoutPoint::scattered_free_ns);
     out.dependent_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_write_ns);
     out.dependent_read_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_read_ns);
+  }
+  out.shared_realloc_ns = out.scattered_realloc_ns;
+  if (threads > 1 && !costs->layout.empty()) {
+    // Only from a row that measured it (every point of the row > 0): a row of a file written
+    // before the shared pass, or a 1-thread row, leaves the scattered figure standing in.
+    const std::vector<const AllocatorLayoutPoint*> layout = row_of(costs->layout, threads);
+    const bool measured = std::all_of(layout.begin(), layout.end(), [](const AllocatorLayoutPoint* p) { return p->shared_realloc_ns > 0.0; });
+    if (measured && layout.front()->threads > 1) {
+      out.shared_realloc_ns = interpolate(layout, cls, &AllocatorLayoutPoint::shared_realloc_ns);
+      out.has_shared = true;
+    }
   }
   return out;
 }
@@ -125,7 +137,7 @@ void check_allocator_costs(const AllocatorCosts& costs) {
     const std::string at = who + ": layout point " + std::to_string(i);
     if (p.threads < 1) throw std::invalid_argument(at + ": threads must be >= 1");
     if (!power_of_two(p.size_bytes)) throw std::invalid_argument(at + ": size_bytes must be a power of two");
-    for (double v : {p.scattered_realloc_ns, p.scattered_free_ns, p.dependent_write_ns, p.dependent_read_ns}) {
+    for (double v : {p.scattered_realloc_ns, p.scattered_free_ns, p.dependent_write_ns, p.dependent_read_ns, p.shared_realloc_ns}) {
       if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(at + ": times must be numbers >= 0");
     }
     if (!seen.insert({p.threads, p.size_bytes}).second)

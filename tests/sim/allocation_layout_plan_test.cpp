@@ -71,6 +71,28 @@ TEST(AllocationLayoutPlanTest, MedianReallocsCostTheScatteredFigure) {
   EXPECT_NEAR(predicted_s(t, more) - predicted_s(t, base), 100 * 2 * 1000e-9, 1e-9);
 }
 
+TEST(AllocationLayoutPlanTest, SharedTableReallocsCostTheSharedFigure) {
+  // MEDIAN's table is shared by its workers: at 2 threads every realloc costs shared_realloc_ns.
+  // 2000 groups of k = 10 values (r(10) = 2 reallocs each, to 64 and 128 bytes), split over 2
+  // workers: 1000 groups x 2 reallocs per worker. Measured shared figures 1000 ns above the
+  // scattered ones at every size (1300, 1500, 1700, 1900) add 1000 x 2 x 1000 ns = 2 ms to each
+  // worker, so to the run.
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec base = per_group_median(2, 20000, 2000);
+  base.allocator_costs = costs(0, 0, 0, 0);
+  WorkloadSpec shared = base;
+  for (model::AllocatorLayoutPoint& p : shared.allocator_costs->layout) {
+    if (p.threads == 2) p.shared_realloc_ns = p.scattered_realloc_ns + 1000.0;
+  }
+  EXPECT_NEAR(predicted_s(t, shared) - predicted_s(t, base), 1000 * 2 * 1000e-9, 1e-9);
+  // At one thread the same file changes nothing: every block is the thread's own.
+  WorkloadSpec one = base;
+  one.threads = 1;
+  WorkloadSpec one_shared = shared;
+  one_shared.threads = 1;
+  EXPECT_EQ(predicted_s(t, one_shared), predicted_s(t, one));
+}
+
 TEST(AllocationLayoutPlanTest, FreesOutOfAllocationOrderAddTheScatteredExcess) {
   const model::Topology t = one_node_two_cores();
   // MEDIAN, k = 10: the last block is 128 B; in order free 50 ns, scattered 90 ns: a free costs

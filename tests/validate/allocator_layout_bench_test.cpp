@@ -33,6 +33,20 @@ TEST(AllocatorLayoutBenchTest, DerivationFromFakeTimingsWorkedByHand) {
   EXPECT_NEAR(c.scattered_free_ns, 350.0 - 100.0, 1e-9);
 }
 
+TEST(AllocatorLayoutBenchTest, SharedReallocWorkedByHand) {
+  // The shared pass grew R' = 1.9e5 objects in 0.152 s; the touch pass read R = 2e5 in 0.010 s,
+  // so 0.010 x 1.9e5 / 2e5 = 0.0095 s of it is the reads: (0.152 - 0.0095) / 1.9e5 = 750 ns.
+  LayoutTimings t = fake();
+  t.sampled = 2e5;
+  t.touch_s = 0.010;
+  t.shared_sampled = 1.9e5;
+  t.shared_realloc_s = 0.152;
+  const double mib = 1024.0 * 1024.0;
+  EXPECT_NEAR(derive_layout_costs(t, 128 * mib, 32 * mib).shared_realloc_ns, 750.0, 1e-6);
+  t.shared_sampled = 0.0;  // no shared pass (one thread): 0, not measured
+  EXPECT_DOUBLE_EQ(derive_layout_costs(t, 128 * mib, 32 * mib).shared_realloc_ns, 0.0);
+}
+
 TEST(AllocatorLayoutBenchTest, NegativeDifferencesAreZeroAndTheMissShareHasAFloor) {
   LayoutTimings t = fake();
   t.dependent_write_s = 0.039;  // faster than the base: noise, 0
@@ -65,6 +79,9 @@ TEST(AllocatorLayoutBenchTest, SmallRunGivesOnePointPerThreadsAndSize) {
   for (const model::AllocatorLayoutPoint& p : points) {
     EXPECT_GE(p.scattered_realloc_ns, 0.0);
     EXPECT_GE(p.dependent_read_ns, 0.0);
+    // The shared pass runs at 2 threads only; a realloc that copies takes time.
+    if (p.threads == 1) EXPECT_EQ(p.shared_realloc_ns, 0.0);
+    else EXPECT_GT(p.shared_realloc_ns, 0.0);
   }
   o.sizes = {16};
   EXPECT_THROW((void)run_allocator_layout_bench(o), std::invalid_argument);

@@ -28,6 +28,10 @@ double median(std::vector<double> v) {
 struct Shared {
   std::barrier<>* sync = nullptr;
   std::atomic<bool>* failed = nullptr;
+  // The shared pass: every thread's objects and second sample, written before the first barrier
+  // of scattered_passes and read after it.
+  std::vector<std::vector<std::uint64_t*>*>* pools = nullptr;
+  std::vector<std::vector<std::uint32_t>*>* second_samples = nullptr;
 };
 
 // The dependent-access passes over K objects of `size` bytes (top of the header).
@@ -90,7 +94,8 @@ void dependent_passes(std::size_t size, std::size_t objects, std::size_t accesse
 }
 
 // The scattered realloc and free passes (top of the header).
-void scattered_passes(std::size_t size, std::size_t objects, std::size_t sampled, std::uint64_t seed, Shared sh, LayoutTimings& t) {
+void scattered_passes(std::size_t thread, std::size_t size, std::size_t objects, std::size_t sampled, std::uint64_t seed, Shared sh,
+                      LayoutTimings& t) {
   std::mt19937_64 rng(seed);
   std::vector<std::uint64_t*> obj(objects, nullptr);
   for (std::uint64_t*& p : obj) {
@@ -105,6 +110,13 @@ void scattered_passes(std::size_t size, std::size_t objects, std::size_t sampled
   std::iota(order.begin(), order.end(), 0u);
   std::shuffle(order.begin(), order.end(), rng);
   std::vector<std::uint32_t> sample(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(sampled));
+  // The shared pass's sample: the next `sampled` objects of the same random order (disjoint).
+  const std::size_t threads = sh.pools->size();
+  std::vector<std::uint32_t> second;
+  if (threads > 1)
+    second.assign(order.begin() + static_cast<std::ptrdiff_t>(sampled), order.begin() + static_cast<std::ptrdiff_t>(2 * sampled));
+  (*sh.pools)[thread] = &obj;
+  (*sh.second_samples)[thread] = &second;
   const std::size_t n = *sh.failed ? 0 : sampled;
   std::uint64_t sink = 0;
   // One timed pass over the sample in a fresh random order, every thread starting together;
@@ -132,6 +144,31 @@ void scattered_passes(std::size_t size, std::size_t objects, std::size_t sampled
     p[size / 8 - 1] = i;
     return true;
   });
+  if (threads > 1) {
+    // Thread t grows entry e of every thread's second sample for e = t mod T, visiting the pools
+    // in turn: (T - 1) / T of its reallocs are of objects another thread allocated, and every
+    // thread's blocks are grown by every thread at once, as in a table all threads share.
+    sh.sync->arrive_and_wait();
+    const double start = now_s();
+    std::size_t done = 0;
+    for (std::size_t k = 0; k < sampled && !*sh.failed; ++k) {
+      const std::size_t pool = k % threads;
+      const std::size_t entry = k - pool + thread;
+      if (entry >= sampled) continue;
+      std::uint64_t*& p = (*(*sh.pools)[pool])[(*(*sh.second_samples)[pool])[entry]];
+      sink += p[0];
+      auto* grown = static_cast<std::uint64_t*>(std::realloc(p, size));
+      if (grown == nullptr) {
+        *sh.failed = true;
+        break;
+      }
+      p = grown;
+      p[size / 8 - 1] = k;
+      ++done;
+    }
+    t.shared_realloc_s = now_s() - start;
+    t.shared_sampled = static_cast<double>(done);
+  }
   t.free_s = timed_pass([&](std::uint64_t*& p, std::size_t) {
     sink += p[0];
     std::free(p);
@@ -154,6 +191,7 @@ LayoutCosts derive_layout_costs(const LayoutTimings& t, double footprint_bytes, 
   c.dependent_read_ns = std::max(0.0, t.dependent_read_s - t.base_read_s) / t.accesses / miss * 1e9;
   c.scattered_realloc_ns = std::max(0.0, t.realloc_s - t.touch_s) / t.sampled * 1e9;
   c.scattered_free_ns = std::max(0.0, t.free_s - t.touch_s) / t.sampled * 1e9;
+  if (t.shared_sampled > 0.0) c.shared_realloc_ns = std::max(0.0, t.shared_realloc_s - t.touch_s / t.sampled * t.shared_sampled) / t.shared_sampled * 1e9;
   return c;
 }
 
@@ -169,20 +207,23 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
     for (std::int64_t s : o.sizes) {
       const auto size = static_cast<std::size_t>(s);
       const std::size_t objects = std::max<std::size_t>(64, static_cast<std::size_t>(o.bytes_per_thread / static_cast<double>(s)));
-      const std::size_t sampled = std::min(objects, o.max_sampled);
-      std::vector<double> dw, dr, sr, sf;
+      // Two disjoint samples when there is a shared pass (threads > 1).
+      const std::size_t sampled = std::min(threads > 1 ? objects / 2 : objects, o.max_sampled);
+      std::vector<double> dw, dr, sr, sf, shr;
       for (int rep = 0; rep < o.repetitions; ++rep) {
         const auto t_count = static_cast<std::size_t>(threads);
         std::vector<LayoutTimings> per_thread(t_count);
         std::atomic<bool> failed{false};
         std::barrier<> sync(static_cast<std::ptrdiff_t>(threads));
-        const Shared sh{&sync, &failed};
+        std::vector<std::vector<std::uint64_t*>*> pools(t_count, nullptr);
+        std::vector<std::vector<std::uint32_t>*> second_samples(t_count, nullptr);
+        const Shared sh{&sync, &failed, &pools, &second_samples};
         std::vector<std::thread> pool;
         for (std::size_t t = 0; t < t_count; ++t) {
           pool.emplace_back([&, t] {
             const std::uint64_t seed = 0x9E3779B97F4A7C15ULL * (t + 1) + static_cast<std::uint64_t>(rep) * 7919 + size;
             dependent_passes(size, objects, o.accesses, seed, sh, per_thread[t]);
-            scattered_passes(size, objects, sampled, seed + 1, sh, per_thread[t]);
+            scattered_passes(t, size, objects, sampled, seed + 1, sh, per_thread[t]);
           });
         }
         for (std::thread& p : pool) p.join();
@@ -194,13 +235,15 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
           mean.dependent_read_ns += c.dependent_read_ns / threads;
           mean.scattered_realloc_ns += c.scattered_realloc_ns / threads;
           mean.scattered_free_ns += c.scattered_free_ns / threads;
+          mean.shared_realloc_ns += c.shared_realloc_ns / threads;
         }
         dw.push_back(mean.dependent_write_ns);
         dr.push_back(mean.dependent_read_ns);
         sr.push_back(mean.scattered_realloc_ns);
         sf.push_back(mean.scattered_free_ns);
+        shr.push_back(mean.shared_realloc_ns);
       }
-      points.push_back({threads, s, median(sr), median(sf), median(dw), median(dr)});
+      points.push_back({threads, s, median(sr), median(sf), median(dw), median(dr), threads > 1 ? median(shr) : 0.0});
     }
   }
   return points;

@@ -35,7 +35,8 @@ GroupCost group_cost(const model::AllocatorCosts* costs, int workers, double k) 
   g.calls = 1.0;
   const int r = group_reallocs(k);
   for (int j = 1; j <= r; ++j) {
-    g.allocate_ns += model::allocator_cost_at(costs, workers, kFirstBlockBytes * std::ldexp(1.0, j)).scattered_realloc_ns;
+    // The table is shared by the workers: a block is grown by whichever appends when it is full.
+    g.allocate_ns += model::allocator_cost_at(costs, workers, kFirstBlockBytes * std::ldexp(1.0, j)).shared_realloc_ns;
     g.calls += 1.0;
   }
   g.bytes = kFirstBlockBytes * std::ldexp(1.0, r);

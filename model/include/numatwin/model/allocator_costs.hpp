@@ -23,6 +23,12 @@
 //     first word read just before (as the kernels read a block's header or a node's link): the
 //     call's own time with its object, its neighbours and the allocator's metadata cold, the read
 //     itself not included;
+//   shared_realloc_ns(s) (T >= 2): the same scattered realloc when the T threads grow each other's
+//     blocks at once, (T - 1) / T of a thread's reallocs being of blocks another thread allocated
+//     (a table the T threads share, as MEDIAN's per-group table is). glibc grows a block under the
+//     lock of the arena it came from, which its owner is using meanwhile; the others hand it
+//     over without a lock. Optional (0 = not measured: scattered_realloc_ns stands in; at T = 1,
+//     where every block is the thread's own, it is scattered_realloc_ns by definition);
 //   dependent_write_ns(s), dependent_read_ns(s): an access at an address read from an object's
 //     first line (prefetched ahead): what one such access adds when it misses the LLC, as the core
 //     overlaps it with the next objects' accesses (not one miss at a time); the translation of its
@@ -65,6 +71,7 @@ struct AllocatorLayoutPoint {
   double scattered_free_ns = 0.0;
   double dependent_write_ns = 0.0;
   double dependent_read_ns = 0.0;
+  double shared_realloc_ns = 0.0;  // 0: not measured (a 1-thread row, or a file written before it)
 
   bool operator==(const AllocatorLayoutPoint&) const = default;
 };
@@ -92,6 +99,8 @@ struct AllocatorCostAt {
   double scattered_realloc_ns = 0.0;
   double scattered_free_ns = 0.0;
   bool has_scattered = false;
+  double shared_realloc_ns = 0.0;  // = scattered_realloc_ns when not measured (has_shared false)
+  bool has_shared = false;
   double dependent_write_ns = 0.0;
   double dependent_read_ns = 0.0;
   bool has_dependent = false;

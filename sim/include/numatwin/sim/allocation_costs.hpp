@@ -37,8 +37,10 @@
 //
 // Where the allocator put the blocks and nodes (model/allocator_costs.hpp: the layout figures,
 // when the allocator's entry has them):
-//   - reallocs are taken in group order, not allocation order, on cold blocks: each costs
-//     scattered_realloc_ns(T, 32 x 2^j) instead of realloc_ns;
+//   - reallocs are taken in group order, not allocation order, on cold blocks, and MEDIAN's table
+//     is shared by its T workers, so (T - 1) / T of them grow a block another worker allocated:
+//     each costs shared_realloc_ns(T, 32 x 2^j) (measured with that mix; at T = 1, or when not
+//     measured, scattered_realloc_ns) instead of realloc_ns;
 //   - frees are taken in table or bucket order: each costs free(k) above plus
 //     max(0, scattered_free_ns - free_ns) at its size;
 //   - a dependent tail write that misses the LLC costs the measured dependent_write_ns (the core
@@ -57,7 +59,9 @@
 //           q = E[max(0, X - 2)] / lambda = (lambda - 2 + 2 e^-lambda + lambda e^-lambda) / lambda
 //           (lambda = 1.907 for |R| = 2e6 over 2^20 buckets: q = 0.2555, k = 3.91; the deeper
 //           nodes per probe D = 0.394, of which those behind another in the same probe are charged
-//           alike, a simplification);
+//           alike: charging those one at a time instead (a full dependent miss with its page
+//           walk each) was tried on 2026-11-27 and predicted the join 24-52 % too slow, since
+//           the core overlaps that serial miss with the next probes' work; docs/allocators.md);
 //       w = the probe's modelled core time per probe, (scan + join cycles per tuple) / f, in the
 //           grid's work units (grid_miss_ns);
 //   - a MEDIAN tail write beyond the header's line that misses costs miss_ns(1, w) (one per value:

@@ -18,13 +18,19 @@
 //       touch:   read each one's word 0                                   -> t_touch
 //       realloc: read word 0, realloc to s bytes, write its last word     -> t_realloc
 //       free:    read word 0 of the grown object, free it                 -> t_free
-//   (the other K - R objects stay allocated: they are the footprint the sample is scattered in).
+//       shared:  (T >= 2 only; a second sample of R objects per thread, disjoint from the first)
+//                thread t grows entries e = t mod T of every thread's second sample, taking the
+//                pools in turn, all threads at once: (T - 1) / T of its reallocs are of blocks
+//                another running thread allocated, as in a table that T threads share (MEDIAN's
+//                per-group table) -> t_shared over R' objects (R' ~ R)
+//   (the other objects stay allocated: they are the footprint the samples are scattered in).
 // Derivation (derive_layout_costs; m = 1 - min(1, llc_bytes / (T F)), the share of a random access
 // over every thread's objects that misses an LLC of llc_bytes):
 //   dependent_write_ns = max(0, t_dw - t_bw) / J / m      (per LLC miss of the dependent access)
 //   dependent_read_ns  = max(0, t_dr - t_br) / J / m
 //   scattered_realloc_ns = max(0, t_realloc - t_touch) / R  (the read is the kernel's, not the call's)
 //   scattered_free_ns    = max(0, t_free - t_touch) / R
+//   shared_realloc_ns    = max(0, t_shared - t_touch R' / R) / R'   (T >= 2; 0 at T = 1)
 // per thread, then the mean over the threads; the reported value is the median over repetitions.
 // m is taken >= 0.05 (a footprint within the LLC says little about a miss: a warning in the source).
 #pragma once
@@ -47,6 +53,8 @@ struct LayoutTimings {
   double touch_s = 0.0;
   double realloc_s = 0.0;
   double free_s = 0.0;
+  double shared_sampled = 0.0;  // R' (0: no shared pass, T = 1)
+  double shared_realloc_s = 0.0;
 };
 
 struct LayoutCosts {
@@ -54,6 +62,7 @@ struct LayoutCosts {
   double dependent_read_ns = 0.0;
   double scattered_realloc_ns = 0.0;
   double scattered_free_ns = 0.0;
+  double shared_realloc_ns = 0.0;  // 0 when there was no shared pass
 };
 
 // The derivation above; footprint_bytes = T F. Throws std::invalid_argument for accesses or
