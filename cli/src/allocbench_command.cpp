@@ -32,20 +32,25 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 // The grid as a table: one row per items-per-miss k, one column per work units w.
-// The shared realloc at 1 KiB and the most threads measured, "T thr: N" (one thread: "-").
+// The shared realloc at 1 KiB and the most threads measured, "N (T thr)" (one thread: "-").
 std::string shared_realloc_cell(const model::AllocatorCosts& costs, int threads) {
   const model::AllocatorCostAt at = model::allocator_cost_at(&costs, threads, 1024);
   return at.has_shared ? fmt::format("{:.0f} ({} thr)", at.shared_realloc_ns, threads) : std::string("- (1 thread)");
 }
 
 std::string dependent_miss_table(const model::DependentMissGrid& grid) {
-  std::vector<std::string> header = {"dependent miss ns (k items per miss)"};
+  const bool second = model::dependent_second_miss_ns(grid, 1.0, 0.0).has_value();
+  std::vector<std::string> header = {second ? "dependent miss ns, first / second behind it (k items per miss)"
+                                            : "dependent miss ns (k items per miss)"};
   const std::vector<double> ws = model::grid_work_units(grid);
   for (double w : ws) header.push_back(fmt::format("w = {:g}", w));
   TextTable table(header);
   for (double k : model::grid_items_per_miss(grid)) {
     std::vector<std::string> row = {fmt::format("k = {:g}", k)};
-    for (double w : ws) row.push_back(fmt::format("{:.1f}", model::dependent_miss_ns(grid, k, w)));
+    for (double w : ws) {
+      row.push_back(second ? fmt::format("{:.1f} / {:.1f}", model::dependent_miss_ns(grid, k, w), *model::dependent_second_miss_ns(grid, k, w))
+                           : fmt::format("{:.1f}", model::dependent_miss_ns(grid, k, w)));
+    }
     table.add_row(row);
   }
   return table.render() + fmt::format("work unit (one splitmix64 finaliser): {:.2f} ns\n", grid.work_unit_ns);

@@ -34,10 +34,24 @@ Bracket bracket(const std::vector<double>& values, double x, Scale scale) {
   return {low, high, (scale(x) - scale(low)) / (scale(high) - scale(low))};
 }
 
-double at(const DependentMissGrid& grid, double k, double w) {
+template <typename Value>
+double at(const DependentMissGrid& grid, double k, double w, Value value) {
   for (const DependentMissPoint& p : grid.points)
-    if (p.items_per_miss == k && p.work_units == w) return p.miss_ns;
+    if (p.items_per_miss == k && p.work_units == w) return value(p);
   throw std::invalid_argument("dependent-miss grid: no point at k = " + std::to_string(k) + ", w = " + std::to_string(w));
+}
+
+// The bilinear lookup of the header over one figure of the points.
+template <typename Value>
+double lookup(const DependentMissGrid& grid, double items_per_miss, double work_units, Value value) {
+  if (grid.points.empty()) throw std::invalid_argument("dependent-miss grid: no points");
+  if (!(items_per_miss >= 1.0)) throw std::invalid_argument("dependent-miss lookup: items per miss must be >= 1");
+  if (!(work_units >= 0.0)) throw std::invalid_argument("dependent-miss lookup: work units must be >= 0");
+  const Bracket k = bracket(grid_items_per_miss(grid), items_per_miss, [](double v) { return std::log2(v); });
+  const Bracket w = bracket(grid_work_units(grid), work_units, [](double v) { return v; });
+  const double low_k = (1.0 - w.t) * at(grid, k.low, w.low, value) + w.t * at(grid, k.low, w.high, value);
+  const double high_k = (1.0 - w.t) * at(grid, k.high, w.low, value) + w.t * at(grid, k.high, w.high, value);
+  return (1.0 - k.t) * low_k + k.t * high_k;
 }
 
 }  // namespace
@@ -46,14 +60,13 @@ std::vector<double> grid_items_per_miss(const DependentMissGrid& grid) { return 
 std::vector<double> grid_work_units(const DependentMissGrid& grid) { return distinct(grid, &DependentMissPoint::work_units); }
 
 double dependent_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units) {
-  if (grid.points.empty()) throw std::invalid_argument("dependent-miss grid: no points");
-  if (!(items_per_miss >= 1.0)) throw std::invalid_argument("dependent-miss lookup: items per miss must be >= 1");
-  if (!(work_units >= 0.0)) throw std::invalid_argument("dependent-miss lookup: work units must be >= 0");
-  const Bracket k = bracket(grid_items_per_miss(grid), items_per_miss, [](double v) { return std::log2(v); });
-  const Bracket w = bracket(grid_work_units(grid), work_units, [](double v) { return v; });
-  const double low_k = (1.0 - w.t) * at(grid, k.low, w.low) + w.t * at(grid, k.low, w.high);
-  const double high_k = (1.0 - w.t) * at(grid, k.high, w.low) + w.t * at(grid, k.high, w.high);
-  return (1.0 - k.t) * low_k + k.t * high_k;
+  return lookup(grid, items_per_miss, work_units, [](const DependentMissPoint& p) { return p.miss_ns; });
+}
+
+std::optional<double> dependent_second_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units) {
+  if (grid.points.empty() || !std::all_of(grid.points.begin(), grid.points.end(), [](const DependentMissPoint& p) { return p.second_miss_ns.has_value(); }))
+    return std::nullopt;
+  return lookup(grid, items_per_miss, work_units, [](const DependentMissPoint& p) { return *p.second_miss_ns; });
 }
 
 void check_dependent_miss_grid(const DependentMissGrid& grid) {
@@ -67,6 +80,9 @@ void check_dependent_miss_grid(const DependentMissGrid& grid) {
     if (!(p.work_units >= 0.0)) throw std::invalid_argument(where + "work_units must be >= 0");
     if (!(p.miss_ns >= 0.0)) throw std::invalid_argument(where + "miss_ns must be >= 0");
     if (!seen.insert({p.items_per_miss, p.work_units}).second) throw std::invalid_argument(where + "repeats its (items_per_miss, work_units)");
+    if (p.second_miss_ns && !(*p.second_miss_ns >= 0.0)) throw std::invalid_argument(where + "second_miss_ns must be >= 0");
+    if (p.second_miss_ns.has_value() != grid.points.front().second_miss_ns.has_value())
+      throw std::invalid_argument(where + "has second_miss_ns where point 0 has not, or the other way round (every point or none)");
   }
   for (double k : grid_items_per_miss(grid))
     for (double w : grid_work_units(grid))

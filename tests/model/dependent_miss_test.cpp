@@ -25,7 +25,7 @@ DependentMissGrid small_grid() {
   g.host = "h";
   g.measured_at = "2026-11-27T09:00:00Z";
   g.source = "s";
-  g.points = {{1.0, 0.0, 10.0}, {1.0, 2.0, 30.0}, {4.0, 0.0, 50.0}, {4.0, 2.0, 130.0}};
+  g.points = {{1.0, 0.0, 10.0, {}}, {1.0, 2.0, 30.0, {}}, {4.0, 0.0, 50.0, {}}, {4.0, 2.0, 130.0, {}}};
   return g;
 }
 
@@ -62,6 +62,25 @@ TEST(DependentMissTest, CheckRefusesAnIncompleteOrBadGrid) {
   EXPECT_THROW(check_dependent_miss_grid(g), std::invalid_argument);
 }
 
+TEST(DependentMissTest, SecondMissLookupAndItsAllOrNothingRule) {
+  DependentMissGrid g = small_grid();
+  EXPECT_FALSE(dependent_second_miss_ns(g, 2.0, 1.0).has_value());  // not measured
+  // Second misses 20, 60 (k = 1); 100, 260 (k = 4): twice the first. At k = 2, w = 1: halfway in
+  // log2 k and in w, (20 + 60 + 100 + 260) / 4 = 110 (the first miss there: 55).
+  const double second[] = {20.0, 60.0, 100.0, 260.0};
+  for (std::size_t i = 0; i < g.points.size(); ++i) g.points[i].second_miss_ns = second[i];
+  EXPECT_NO_THROW(check_dependent_miss_grid(g));
+  ASSERT_TRUE(dependent_second_miss_ns(g, 2.0, 1.0).has_value());
+  EXPECT_NEAR(*dependent_second_miss_ns(g, 2.0, 1.0), 110.0, 1e-9);
+  EXPECT_NEAR(dependent_miss_ns(g, 2.0, 1.0), 55.0, 1e-9);
+  // At some points only: the grid contradicts itself; refused, and the lookup says not measured.
+  g.points[2].second_miss_ns.reset();
+  EXPECT_THROW(check_dependent_miss_grid(g), std::invalid_argument);
+  EXPECT_FALSE(dependent_second_miss_ns(g, 2.0, 1.0).has_value());
+  g.points[2].second_miss_ns = -1.0;
+  EXPECT_THROW(check_dependent_miss_grid(g), std::invalid_argument);
+}
+
 using test_machines::small_machine;
 
 TEST(DependentMissTest, TopologyFileRoundTripIsExactWithAndWithoutTheGrid) {
@@ -75,6 +94,11 @@ TEST(DependentMissTest, TopologyFileRoundTripIsExactWithAndWithoutTheGrid) {
   ASSERT_TRUE(back.dependent_misses.has_value());
   EXPECT_EQ(*back.dependent_misses, small_grid());
   EXPECT_EQ(topology_to_json_text(back), text);
+  // With the second miss at every point: read and written back exactly.
+  for (DependentMissPoint& p : t.dependent_misses->points) p.second_miss_ns = 2.0 * p.miss_ns;
+  const std::string second = topology_to_json_text(t);
+  EXPECT_TRUE(Json::parse(second)["dependent_misses"]["points"][0].contains("second_miss_ns"));
+  EXPECT_EQ(parse_topology(second, "m.json").dependent_misses, t.dependent_misses);
 }
 
 void expect_error(const Json& doc, const std::string& pointer, const std::string& part) {
@@ -119,6 +143,13 @@ TEST(DependentMissTest, BadGridsAreNamedByTheirPointer) {
   doc = good;
   doc["dependent_misses"]["extra"] = 1;
   expect_error(doc, "/dependent_misses/extra", "");
+  doc = good;
+  doc["dependent_misses"]["points"][2]["second_miss_ns"] = 40;  // at one point only
+  expect_error(doc, "/dependent_misses/points/2", "every point or at none");
+  doc = good;
+  for (Json& p : doc["dependent_misses"]["points"]) p["second_miss_ns"] = 40;
+  doc["dependent_misses"]["points"][1]["second_miss_ns"] = -3;
+  expect_error(doc, "/dependent_misses/points/1/second_miss_ns", ">= 0");
   doc = good;
   doc["dependent_misses"] = 3;
   expect_error(doc, "/dependent_misses", "dependent-miss grid");

@@ -39,7 +39,7 @@ model::DependentMissGrid grid(double k1w0, double k1w4, double k8w0, double k8w4
   g.host = "gridhost";
   g.measured_at = "gridtime";
   g.source = "s";
-  g.points = {{1.0, 0.0, k1w0}, {1.0, 4.0, k1w4}, {8.0, 0.0, k8w0}, {8.0, 4.0, k8w4}};
+  g.points = {{1.0, 0.0, k1w0, {}}, {1.0, 4.0, k1w4, {}}, {8.0, 0.0, k8w0, {}}, {8.0, 4.0, k8w4, {}}};
   return g;
 }
 
@@ -117,6 +117,29 @@ TEST(DependentMissPlanTest, JoinReadsTheGridAtItsOwnWork) {
   const double p500 = with_grid(t, s, grid(500.0, 500.0, 500.0, 500.0, unit));
   const double pw = with_grid(t, s, grid(100.0, 500.0, 100.0, 500.0, unit));
   EXPECT_NEAR((pw - p100) / (p500 - p100), 0.75, 1e-6);
+}
+
+// A flat grid of `first` ns with a flat second miss of `second` ns.
+model::DependentMissGrid flat_with_second(double first, double second) {
+  model::DependentMissGrid g = flat(first);
+  for (model::DependentMissPoint& p : g.points) p.second_miss_ns = second;
+  return g;
+}
+
+TEST(DependentMissPlanTest, NodesBehindAnotherCostTheSecondMiss) {
+  // Per probe, q = 0.2555833 first deeper nodes cost the first miss and D - q = 0.4001194 -
+  // 0.2555833 = 0.1445361 nodes behind another cost the second, both times (1 - h) per node:
+  // raising the second by 100 ns adds |S| (D - q)(1 - h) x 100 ns, raising the first by 100 ns
+  // adds |S| q (1 - h) x 100 ns; their ratio is (D - q) / q = 0.5655123.
+  const model::Topology t = one_node_two_cores();
+  const WorkloadSpec s = chained_join();
+  const double base = with_grid(t, s, flat_with_second(100.0, 100.0));
+  const double more_second = with_grid(t, s, flat_with_second(100.0, 200.0)) - base;
+  const double more_first = with_grid(t, s, flat_with_second(200.0, 100.0)) - base;
+  EXPECT_GT(more_second, 0.0);
+  EXPECT_NEAR(more_second / more_first, 0.1445361 / 0.2555833, 1e-5);
+  // The same figure for both is the grid without a second miss: every deeper node alike.
+  EXPECT_NEAR(base, with_grid(t, s, flat(100.0)), 1e-12);
 }
 
 TEST(DependentMissPlanTest, MedianTailsAreWritesAndDoNotReadTheGrid) {

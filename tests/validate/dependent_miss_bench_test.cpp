@@ -31,6 +31,16 @@ TEST(DependentMissBenchTest, NegativeDifferencesAreZeroAndTheMissShareHasAFloor)
   EXPECT_THROW((void)derive_miss_ns({{0.1, 0.1, 0.0}}, 256 * kMiB, 64 * kMiB), std::invalid_argument);
 }
 
+TEST(DependentMissBenchTest, SecondMissIsTheFastestSecondMinusTheFastestWith) {
+  // With the first miss 0.150, 0.140 s (fastest 0.140), with both 0.200, 0.185 s (fastest 0.185):
+  // 0.045 s / 1e6 = 45 ns, over m = 0.75: 60 ns per LLC miss. The passes without any miss
+  // (0.100, 0.105) do not enter.
+  const std::vector<DependentMissRound> rounds = {{0.150, 0.100, 1e6, 0.200}, {0.140, 0.105, 1e6, 0.185}};
+  EXPECT_NEAR(derive_second_miss_ns(rounds, 256 * kMiB, 64 * kMiB), 60.0, 1e-9);
+  EXPECT_EQ(derive_second_miss_ns({{0.150, 0.100, 1e6, 0.140}}, 256 * kMiB, 64 * kMiB), 0.0);  // faster: noise, 0
+  EXPECT_THROW((void)derive_second_miss_ns({{0.150, 0.100, 1e6}}, 256 * kMiB, 64 * kMiB), std::invalid_argument);  // not run
+}
+
 TEST(DependentMissBenchTest, WorkUnitIsTheExtraTimePerUnitAndItem) {
   // 8 units on 1e6 items took 0.040 s more than none: 40 ms / 8e6 = 5 ns a unit.
   EXPECT_NEAR(derive_work_unit_ns(0.050, 0.010, 8, 1e6), 5.0, 1e-9);
@@ -52,7 +62,11 @@ TEST(DependentMissBenchTest, SmallRunGivesACompleteGrid) {
   EXPECT_EQ(g.points[0].work_units, 0.0);
   EXPECT_EQ(g.points[3].items_per_miss, 3.0);
   EXPECT_EQ(g.points[3].work_units, 2.0);
-  for (const model::DependentMissPoint& p : g.points) EXPECT_GE(p.miss_ns, 0.0);
+  for (const model::DependentMissPoint& p : g.points) {
+    EXPECT_GE(p.miss_ns, 0.0);
+    ASSERT_TRUE(p.second_miss_ns.has_value());
+    EXPECT_GE(*p.second_miss_ns, 0.0);
+  }
   EXPECT_GT(g.work_unit_ns, 0.0);
   EXPECT_NO_THROW(model::check_dependent_miss_grid(g));
   o.items_per_miss = {0};

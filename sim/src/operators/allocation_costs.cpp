@@ -113,6 +113,12 @@ std::optional<double> grid_miss_ns(const std::optional<model::DependentMissGrid>
   return model::dependent_miss_ns(*grid, std::max(1.0, items_per_miss), std::max(0.0, core_ns_per_item) / grid->work_unit_ns);
 }
 
+std::optional<double> grid_second_miss_ns(const std::optional<model::DependentMissGrid>& grid, double items_per_miss,
+                                          double core_ns_per_item) {
+  if (!grid || grid->points.empty()) return std::nullopt;
+  return model::dependent_second_miss_ns(*grid, std::max(1.0, items_per_miss), std::max(0.0, core_ns_per_item) / grid->work_unit_ns);
+}
+
 double share_beyond_header_line(const WorkloadSpec& spec) {
   constexpr double kInHeaderLine = 7.0;
   const double lambda = spec.data.records / spec.data.keys.groups;

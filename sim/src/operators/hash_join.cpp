@@ -26,8 +26,10 @@
 //            its translation included; or, when the topology has the dependent-miss grid
 //            (/dependent_misses), h x llc_hit_ns + (1 - h) x miss_ns(k, w) at the probe's own
 //            k = 1 / q probes per probe with a deeper node and w = its core time (scan + join
-//            cycles) in work units, allocation_costs.hpp), D from allocation_costs.hpp; both over the M
-//            nodes (the LLC hit ratio h of uniform accesses over M nodes of 32 bytes);
+//            cycles) in work units, allocation_costs.hpp; when the grid has its second-miss figure,
+//            the D - q nodes behind another in the same probe cost second_miss_ns(k, w) instead),
+//            D from allocation_costs.hpp; both over the M nodes (the LLC hit ratio h of uniform
+//            accesses over M nodes of 32 bytes);
 //   free     each worker walks its slice's chains (M / n random node reads) and frees the nodes:
 //            M / n x ((1 / n) free_ns + ((n - 1) / n) remote_free_ns), plus, when measured, what a
 //            free out of allocation order costs more (allocation_costs.hpp).
@@ -80,9 +82,20 @@ void plan_per_bucket(OperatorBuilder& b) {
   const double deeper = dependent_node_visits(d.build_records);
   DependentCost deep = node_read_cost(b.spec(), n);
   const double probe_core_ns = (c.scan_cycles_per_tuple + c.join_cycles_per_tuple) / b.frequency_hz(0) * 1e9;
-  const double probes_per_deep = 1.0 / std::max(1e-9, probes_with_deeper_nodes(d.build_records));
+  const double first_deeper = probes_with_deeper_nodes(d.build_records);
+  const double probes_per_deep = 1.0 / std::max(1e-9, first_deeper);
+  // With the grid's second-miss figure, the D - q nodes behind another in the same probe cost it
+  // and the q first ones miss_ns; without it all D cost miss_ns.
+  double behind = 0.0;
+  double behind_ns = 0.0;
   if (const std::optional<double> grid = grid_miss_ns(b.topology().dependent_misses, probes_per_deep, probe_core_ns)) {
     deep = DependentCost{true, *grid};
+    if (const std::optional<double> second = grid_second_miss_ns(b.topology().dependent_misses, probes_per_deep, probe_core_ns)) {
+      behind = std::max(0.0, deeper - first_deeper);
+      behind_ns = *second;
+      b.note("deeper chain nodes behind another in the same probe (" + std::to_string(behind).substr(0, 5) + " per probe): " +
+             std::to_string(*second).substr(0, 6) + " ns per LLC miss, the grid's second miss");
+    }
     b.note("deeper chain nodes: " + std::to_string(*grid).substr(0, 6) + " ns per LLC miss from the dependent-miss grid at k = " +
            std::to_string(probes_per_deep).substr(0, 4) + " probes per probe with one, w = " +
            std::to_string(probe_core_ns / b.topology().dependent_misses->work_unit_ns).substr(0, 4) + " work units");
@@ -134,7 +147,8 @@ void plan_per_bucket(OperatorBuilder& b) {
       b.table_loop(tp, w, {}, 0.0, 0.0, b.spread_of("overflow nodes"), tuples * node_count / d.build_records, node_hit, false, 0.0, -1, 0.0,
                    node_own);
       if (deep.measured) {  // measured (the grid or the allocator's dependent read), its translation included
-        tp.ops.emplace_back(Compute{tuples * deeper * (node_hit * c.llc_hit_ns + (1.0 - node_hit) * deep.ns) * 1e-9, Phase::kProbeTable});
+        const double miss_ns = (deeper - behind) * deep.ns + behind * behind_ns;
+        tp.ops.emplace_back(Compute{tuples * (deeper * node_hit * c.llc_hit_ns + (1.0 - node_hit) * miss_ns) * 1e-9, Phase::kProbeTable});
       } else {
         b.dependent_accesses(tp, b.spread_of("overflow nodes"), tuples * deeper, node_hit, false, Phase::kProbeTable);
       }

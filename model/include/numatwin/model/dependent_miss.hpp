@@ -16,11 +16,19 @@
 // than the grid measured is charged what the most work measured costs: an under-estimate when the
 // cost still grows there, said in the docs).
 //
+// The second miss (optional, measured with the grid since 2026-11-27): in each group of k items,
+// the item with the miss follows one link further, a second miss whose address comes from the
+// first miss's line (a chain's node behind another in the same probe):
+//   second_miss_ns(k, w) = (time of the loop with both misses - the loop with the first only) / misses / m,
+// looked up as miss_ns is. A grid has it at every point or at none (a file with it at some points
+// only contradicts itself and is refused).
+//
 // A caller turns its own loop into (k, w): k = items between two items that take a dependent
 // miss (1 / the share of items that take one), w = the loop's modelled core time per item
 // divided by work_unit_ns.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +38,7 @@ struct DependentMissPoint {
   double items_per_miss = 1.0;  // k
   double work_units = 0.0;      // w
   double miss_ns = 0.0;         // what one dependent miss adds, per LLC miss
+  std::optional<double> second_miss_ns;  // what a second miss behind it adds, per LLC miss (not measured: none)
 
   bool operator==(const DependentMissPoint&) const = default;
 };
@@ -47,13 +56,16 @@ struct DependentMissGrid {
 // The lookup above. Throws std::invalid_argument for an empty grid or items_per_miss < 1 or
 // work_units < 0 (call check_dependent_miss_grid first for the grid's own shape).
 double dependent_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units);
+// The second miss's cost, looked up the same way; nullopt when the grid did not measure it.
+std::optional<double> dependent_second_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units);
 
 // The distinct measured k and w, ascending.
 std::vector<double> grid_items_per_miss(const DependentMissGrid& grid);
 std::vector<double> grid_work_units(const DependentMissGrid& grid);
 
 // Throws std::invalid_argument naming the first problem: no point, work_unit_ns <= 0, k < 1,
-// w < 0, miss_ns < 0, a repeated (k, w), or a grid that lacks a (k, w) of its measured values.
+// w < 0, miss_ns < 0, a repeated (k, w), a grid that lacks a (k, w) of its measured values, a
+// second_miss_ns < 0, or second_miss_ns at some points and not at others.
 void check_dependent_miss_grid(const DependentMissGrid& grid);
 
 }  // namespace numatwin::model

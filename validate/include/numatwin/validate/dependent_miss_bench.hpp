@@ -15,15 +15,20 @@
 //   w work units: x <- splitmix64 finaliser(x + i + j) for j < w (x depends on i only, not on any
 //     load: independent work), each kept in a register by the project's asm-volatile idiom so the
 //     compiler neither vectorises nor drops it.
-// Per cell (k, w), the loop with the misses (t_with) and without them (t_without) run back to back,
-// their order alternating between rounds; over R rounds, each side's fastest round (on a shared
-// machine another process only ever adds time to a pass, so the minimum is the least disturbed):
-//   miss_ns(k, w) = (min_r t_with - min_r t_without) / M / m,   M misses (N = M k items),
+//   with the second miss (t_second): the same item also reads word 1 of the line after the first
+//     miss's line in the chain (its address is word 0 of the first miss's line): a miss behind a
+//     miss, as a chain's node behind another in the same probe.
+// Per cell (k, w), the loop without the misses (t_without), with the first (t_with) and with both
+// (t_second) run back to back, their order rotating between rounds; over R rounds, each pass's
+// fastest round (on a shared machine another process only ever adds time to a pass, so the
+// minimum is the least disturbed):
+//   miss_ns(k, w)        = (min_r t_with - min_r t_without) / M / m,   M misses (N = M k items),
+//   second_miss_ns(k, w) = (min_r t_second - min_r t_with) / M / m,
 //                   m = max(0.05, 1 - min(1, LLC / F)) the share of random lines that miss the LLC,
-// taken >= 0 (a negative difference is noise). The work unit alone, with no memory access:
+// each taken >= 0 (a negative difference is noise). The work unit alone, with no memory access:
 //   work_unit_ns = (min_r t(8 units per item) - min_r t(0 units)) / (8 M)   (over M items).
-// Run time: about 2 R x sum_k M k x 4 w values x (25..40 ns an item) + R x 16 M x (the misses),
-// 4-8 s with the defaults on a 2026 VM.
+// Run time: about 3 R x sum_k M k x 4 w values x (25..40 ns an item) + R x 16 M x (the misses),
+// 6-12 s with the defaults on a 2026 VM.
 // The translation of the buffer's pages (whatever the process gets: the buffer is not advised
 // either way) is in the misses as measured.
 #pragma once
@@ -39,13 +44,17 @@ namespace numatwin::validate {
 struct DependentMissRound {
   double with_miss_s = 0.0;
   double without_miss_s = 0.0;
-  double misses = 0.0;  // M
+  double misses = 0.0;         // M
+  double second_miss_s = 0.0;  // with the second miss too (0: not run)
 };
 
 // The derivation above for one cell: (fastest with - fastest without) / M / m, >= 0.
 // Throws std::invalid_argument for no rounds, a round with misses <= 0 or unlike the first's,
 // or bytes < 0.
 double derive_miss_ns(const std::vector<DependentMissRound>& rounds, double footprint_bytes, double llc_bytes);
+// (fastest second - fastest with) / M / m, >= 0; the same checks, and a round without the second
+// pass (second_miss_s <= 0) is refused.
+double derive_second_miss_ns(const std::vector<DependentMissRound>& rounds, double footprint_bytes, double llc_bytes);
 // (work_s - base_s) / (units x items), >= 0. Throws std::invalid_argument for units or items <= 0.
 double derive_work_unit_ns(double work_s, double base_s, int units, double items);
 
