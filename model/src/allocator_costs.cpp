@@ -99,6 +99,7 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
     out.scattered_free_ns = interpolate(layout, cls, &AllocatorLayoutPoint::scattered_free_ns);
     out.dependent_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_write_ns);
     out.dependent_read_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_read_ns);
+    out.locked_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::locked_write_ns);
   }
   out.shared_realloc_ns = out.scattered_realloc_ns;
   if (threads > 1 && !costs->layout.empty()) {
@@ -137,7 +138,8 @@ void check_allocator_costs(const AllocatorCosts& costs) {
     const std::string at = who + ": layout point " + std::to_string(i);
     if (p.threads < 1) throw std::invalid_argument(at + ": threads must be >= 1");
     if (!power_of_two(p.size_bytes)) throw std::invalid_argument(at + ": size_bytes must be a power of two");
-    for (double v : {p.scattered_realloc_ns, p.scattered_free_ns, p.dependent_write_ns, p.dependent_read_ns, p.shared_realloc_ns}) {
+    for (double v : {p.scattered_realloc_ns, p.scattered_free_ns, p.dependent_write_ns, p.dependent_read_ns, p.shared_realloc_ns,
+                     p.locked_write_ns}) {
       if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(at + ": times must be numbers >= 0");
     }
     if (!seen.insert({p.threads, p.size_bytes}).second)

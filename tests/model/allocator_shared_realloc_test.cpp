@@ -61,6 +61,14 @@ TEST(AllocatorSharedReallocTest, ARowThatDidNotMeasureItLeavesTheScatteredFigure
   EXPECT_DOUBLE_EQ(allocator_cost_at(nullptr, 2, 64).shared_realloc_ns, 40.0 + 0.1 * 64);  // the defaults
 }
 
+TEST(AllocatorSharedReallocTest, LockedWriteIsLookedUpAsTheOtherLayoutFigures) {
+  AllocatorCosts c = with_shared();
+  c.layout[0].locked_write_ns = 8.0;
+  c.layout[1].locked_write_ns = 16.0;
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 1, 64).locked_write_ns, 12.0);  // halfway in log2 size
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 2, 64).locked_write_ns, 0.0);   // that row did not measure it
+}
+
 TEST(AllocatorSharedReallocTest, TopologyFileKeepsTheFieldOnlyWhereMeasured) {
   Topology t = test_machines::small_machine();
   t.allocator_costs = {with_shared()};
@@ -71,6 +79,10 @@ TEST(AllocatorSharedReallocTest, TopologyFileKeepsTheFieldOnlyWhereMeasured) {
   const Json& layout = doc["allocator_costs"]["glibc"]["layout_points"];
   EXPECT_FALSE(layout[0].contains("shared_realloc_ns"));
   EXPECT_DOUBLE_EQ(layout[2]["shared_realloc_ns"].get<double>(), 400.0);
+  EXPECT_FALSE(layout[2].contains("locked_write_ns"));
+  t.allocator_costs[0].layout[1].locked_write_ns = 7.5;
+  const Topology with_locked = parse_topology(topology_to_json_text(t), "m.json");
+  EXPECT_DOUBLE_EQ(with_locked.allocator_costs[0].layout[1].locked_write_ns, 7.5);
   Json bad = doc;
   bad["allocator_costs"]["glibc"]["layout_points"][2]["shared_realloc_ns"] = -5;
   try {

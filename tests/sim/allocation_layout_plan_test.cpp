@@ -132,6 +132,17 @@ TEST(AllocationLayoutPlanTest, TailWriteAndNodeReadCostsWorkedByHand) {
   EXPECT_FALSE(tail_write_cost(s, 1).measured);
 }
 
+TEST(AllocationLayoutPlanTest, LockedWritesAddToTheTailsWhenTheKernelLocks) {
+  // k = 20 as above, locked_write_ns 30 at every size: with 2 workers each tail miss costs the
+  // write figure plus 30 (the kernel locks the slot per append): 212 / 13 + 30 ns; with 1 worker
+  // (no lock) the figure does not enter: 212 / 13.
+  WorkloadSpec s = per_group_median(2, 2000, 100);
+  s.allocator_costs = costs(0, 0, 0, 0);
+  for (model::AllocatorLayoutPoint& p : s.allocator_costs->layout) p.locked_write_ns = 30.0;
+  EXPECT_NEAR(tail_write_cost(s, 2).ns, 212.0 / 13.0 + 30.0, 1e-12);
+  EXPECT_NEAR(tail_write_cost(s, 1).ns, 212.0 / 13.0, 1e-12);
+}
+
 TEST(AllocationLayoutPlanTest, DependentTailWritesAddTheirMissesTimesTheFigure) {
   const model::Topology t = one_node_two_cores();
   // 2e7 values over 2e6 groups (k = 10): tails = 3 of 10 values = 6e6, of which a share 1 - h'

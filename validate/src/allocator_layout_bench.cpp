@@ -74,6 +74,21 @@ void dependent_passes(std::size_t size, std::size_t objects, std::size_t accesse
     p[p[0]] = i;
   }
   t.dependent_write_s = now_s() - start;
+  // The same writes, each inside a lock (a locked fetch_or on the thread's own, always cached,
+  // lock word, released by a store), as the kernels' concurrent tables lock a slot per update:
+  // the next lock waits for the write before it, so its miss is not left to drain behind.
+  alignas(64) std::atomic<std::uint64_t> lock{0};
+  sh.sync->arrive_and_wait();
+  start = now_s();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kPrefetch < n) __builtin_prefetch(obj[seq[i + kPrefetch]], 1, 3);
+    while (lock.fetch_or(1, std::memory_order_acquire) & 1) {
+    }
+    std::uint64_t* p = obj[seq[i]];
+    p[p[0]] = i;
+    lock.store(0, std::memory_order_release);
+  }
+  t.locked_write_s = now_s() - start;
   sh.sync->arrive_and_wait();
   start = now_s();
   for (std::size_t i = 0; i < n; ++i) {
@@ -148,6 +163,11 @@ void scattered_passes(std::size_t thread, std::size_t size, std::size_t objects,
     // Thread t grows entry e of every thread's second sample for e = t mod T, visiting the pools
     // in turn: (T - 1) / T of its reallocs are of objects another thread allocated, and every
     // thread's blocks are grown by every thread at once, as in a table all threads share.
+    // Each grow inside a lock taken by a locked read-modify-write, as a table the threads share
+    // is (the kernels' slot lock): the lock waits for the stores before it, the previous copy's
+    // among them. The lock word is the thread's own (always cached): its line's miss is the
+    // table's, not the allocator's.
+    alignas(64) std::atomic<std::uint64_t> lock{0};
     sh.sync->arrive_and_wait();
     const double start = now_s();
     std::size_t done = 0;
@@ -155,15 +175,19 @@ void scattered_passes(std::size_t thread, std::size_t size, std::size_t objects,
       const std::size_t pool = k % threads;
       const std::size_t entry = k - pool + thread;
       if (entry >= sampled) continue;
+      while (lock.fetch_or(1, std::memory_order_acquire) & 1) {
+      }
       std::uint64_t*& p = (*(*sh.pools)[pool])[(*(*sh.second_samples)[pool])[entry]];
       sink += p[0];
       auto* grown = static_cast<std::uint64_t*>(std::realloc(p, size));
       if (grown == nullptr) {
         *sh.failed = true;
+        lock.store(0, std::memory_order_release);
         break;
       }
       p = grown;
       p[size / 8 - 1] = k;
+      lock.store(0, std::memory_order_release);
       ++done;
     }
     t.shared_realloc_s = now_s() - start;
@@ -189,6 +213,7 @@ LayoutCosts derive_layout_costs(const LayoutTimings& t, double footprint_bytes, 
   LayoutCosts c;
   c.dependent_write_ns = std::max(0.0, t.dependent_write_s - t.base_write_s) / t.accesses / miss * 1e9;
   c.dependent_read_ns = std::max(0.0, t.dependent_read_s - t.base_read_s) / t.accesses / miss * 1e9;
+  if (t.locked_write_s > 0.0) c.locked_write_ns = std::max(0.0, t.locked_write_s - t.dependent_write_s) / t.accesses / miss * 1e9;
   c.scattered_realloc_ns = std::max(0.0, t.realloc_s - t.touch_s) / t.sampled * 1e9;
   c.scattered_free_ns = std::max(0.0, t.free_s - t.touch_s) / t.sampled * 1e9;
   if (t.shared_sampled > 0.0) c.shared_realloc_ns = std::max(0.0, t.shared_realloc_s - t.touch_s / t.sampled * t.shared_sampled) / t.shared_sampled * 1e9;
@@ -209,7 +234,7 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
       const std::size_t objects = std::max<std::size_t>(64, static_cast<std::size_t>(o.bytes_per_thread / static_cast<double>(s)));
       // Two disjoint samples when there is a shared pass (threads > 1).
       const std::size_t sampled = std::min(threads > 1 ? objects / 2 : objects, o.max_sampled);
-      std::vector<double> dw, dr, sr, sf, shr;
+      std::vector<double> dw, dr, sr, sf, shr, lw;
       for (int rep = 0; rep < o.repetitions; ++rep) {
         const auto t_count = static_cast<std::size_t>(threads);
         std::vector<LayoutTimings> per_thread(t_count);
@@ -236,14 +261,16 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
           mean.scattered_realloc_ns += c.scattered_realloc_ns / threads;
           mean.scattered_free_ns += c.scattered_free_ns / threads;
           mean.shared_realloc_ns += c.shared_realloc_ns / threads;
+          mean.locked_write_ns += c.locked_write_ns / threads;
         }
         dw.push_back(mean.dependent_write_ns);
         dr.push_back(mean.dependent_read_ns);
         sr.push_back(mean.scattered_realloc_ns);
         sf.push_back(mean.scattered_free_ns);
         shr.push_back(mean.shared_realloc_ns);
+        lw.push_back(mean.locked_write_ns);
       }
-      points.push_back({threads, s, median(sr), median(sf), median(dw), median(dr), threads > 1 ? median(shr) : 0.0});
+      points.push_back({threads, s, median(sr), median(sf), median(dw), median(dr), threads > 1 ? median(shr) : 0.0, median(lw)});
     }
   }
   return points;

@@ -150,7 +150,9 @@ DependentCost tail_write_cost(const WorkloadSpec& spec, int workers) {
   for (double i = 7.0; i < k; i += 1.0) {
     const model::AllocatorCostAt c = model::allocator_cost_at(costs, workers, kFirstBlockBytes * std::ldexp(1.0, group_reallocs(i + 1.0)));
     out.measured = c.has_dependent;
-    sum += c.dependent_write_ns;
+    // With more than one worker the kernel locks the group's slot per append: the next lock waits
+    // for this write's miss (locked_write_ns, 0 when not measured).
+    sum += c.dependent_write_ns + (workers > 1 ? c.locked_write_ns : 0.0);
   }
   out.ns = sum / (k - 7.0);
   return out;

@@ -29,6 +29,10 @@
 //     lock of the arena it came from, which its owner is using meanwhile; the others hand it
 //     over without a lock. Optional (0 = not measured: scattered_realloc_ns stands in; at T = 1,
 //     where every block is the thread's own, it is scattered_realloc_ns by definition);
+//   locked_write_ns(s): what a dependent write adds, per LLC miss, when each write sits inside a
+//     lock taken by a locked read-modify-write (as the kernels lock a shared table's slot per
+//     update at T >= 2): the next lock waits for the write's miss instead of leaving it to drain.
+//     Optional (0 = not measured: nothing is added);
 //   dependent_write_ns(s), dependent_read_ns(s): an access at an address read from an object's
 //     first line (prefetched ahead): what one such access adds when it misses the LLC, as the core
 //     overlaps it with the next objects' accesses (not one miss at a time); the translation of its
@@ -72,6 +76,7 @@ struct AllocatorLayoutPoint {
   double dependent_write_ns = 0.0;
   double dependent_read_ns = 0.0;
   double shared_realloc_ns = 0.0;  // 0: not measured (a 1-thread row, or a file written before it)
+  double locked_write_ns = 0.0;    // 0: not measured (a file written before it)
 
   bool operator==(const AllocatorLayoutPoint&) const = default;
 };
@@ -101,6 +106,7 @@ struct AllocatorCostAt {
   bool has_scattered = false;
   double shared_realloc_ns = 0.0;  // = scattered_realloc_ns when not measured (has_shared false)
   bool has_shared = false;
+  double locked_write_ns = 0.0;  // 0 when not measured
   double dependent_write_ns = 0.0;
   double dependent_read_ns = 0.0;
   bool has_dependent = false;

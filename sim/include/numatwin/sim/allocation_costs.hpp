@@ -47,7 +47,9 @@
 //     overlaps it with the next tuples' work) instead of a miss with one line in flight, its page's
 //     translation included: tail_write_cost is its mean over a group of k = round(N / G) values,
 //     sum_{i=7..k-1} dependent_write_ns(T, 32 x 2^r(i + 1)) / (k - 7) (the value at index i lies
-//     in the block grown to hold i + 1 values);
+//     in the block grown to hold i + 1 values); with T >= 2 workers the kernel locks the group's
+//     slot per append, so each such miss adds locked_write_ns at its size too (the next lock waits
+//     for it; measured by the layout bench, 0 when not measured);
 //   - a deeper chain node that misses costs dependent_read_ns(T, 24) (node_read_cost).
 //
 // What a dependent miss costs by the independent work around it (model/dependent_miss.hpp, the

@@ -11,6 +11,9 @@
 //     object indices (precomputed); each pass prefetches object i + d's first line, then
 //       base write:      writes word 2 of object i                       -> t_bw
 //       dependent write: writes the word at object i's word-0 offset      -> t_dw
+//       locked write:    the same, inside a lock taken by a locked fetch_or on the thread's own
+//                        lock word and released by a store, as a concurrent table's slot lock
+//                        (the next lock waits for the write's miss)         -> t_lw
 //       base read:       reads word 3 of object i                        -> t_br
 //       dependent read:  reads word 3 of the object word 1 points to     -> t_dr
 //   scattered calls: K objects of s / 2 bytes (filled), R = min(K, max_sampled) of them taken in
@@ -22,12 +25,16 @@
 //                thread t grows entries e = t mod T of every thread's second sample, taking the
 //                pools in turn, all threads at once: (T - 1) / T of its reallocs are of blocks
 //                another running thread allocated, as in a table that T threads share (MEDIAN's
-//                per-group table) -> t_shared over R' objects (R' ~ R)
+//                per-group table); each inside a lock taken with a locked fetch_or and released
+//                with a store, as the kernels' concurrent tables lock a slot (the locked
+//                instruction waits for the stores before it: the previous grow's copy is not
+//                left to drain behind the next) -> t_shared over R' objects (R' ~ R)
 //   (the other objects stay allocated: they are the footprint the samples are scattered in).
 // Derivation (derive_layout_costs; m = 1 - min(1, llc_bytes / (T F)), the share of a random access
 // over every thread's objects that misses an LLC of llc_bytes):
 //   dependent_write_ns = max(0, t_dw - t_bw) / J / m      (per LLC miss of the dependent access)
 //   dependent_read_ns  = max(0, t_dr - t_br) / J / m
+//   locked_write_ns    = max(0, t_lw - t_dw) / J / m      (what the lock adds, per LLC miss of the write)
 //   scattered_realloc_ns = max(0, t_realloc - t_touch) / R  (the read is the kernel's, not the call's)
 //   scattered_free_ns    = max(0, t_free - t_touch) / R
 //   shared_realloc_ns    = max(0, t_shared - t_touch R' / R) / R'   (T >= 2; 0 at T = 1)
@@ -47,6 +54,7 @@ struct LayoutTimings {
   double accesses = 0.0;  // J
   double base_write_s = 0.0;
   double dependent_write_s = 0.0;
+  double locked_write_s = 0.0;  // 0: not run
   double base_read_s = 0.0;
   double dependent_read_s = 0.0;
   double sampled = 0.0;  // R
@@ -63,6 +71,7 @@ struct LayoutCosts {
   double scattered_realloc_ns = 0.0;
   double scattered_free_ns = 0.0;
   double shared_realloc_ns = 0.0;  // 0 when there was no shared pass
+  double locked_write_ns = 0.0;    // 0 when the locked pass was not run
 };
 
 // The derivation above; footprint_bytes = T F. Throws std::invalid_argument for accesses or
