@@ -79,6 +79,7 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
     d.scattered_realloc_ns = d.realloc_ns;  // no layout figures: the in-order ones stand in
     d.scattered_free_ns = d.free_ns;
     d.shared_realloc_ns = d.scattered_realloc_ns;
+    d.reuse_malloc_ns = d.malloc_ns;
     return d;
   }
   const std::vector<const AllocatorCostPoint*> line = row_of(costs->points, threads);
@@ -100,6 +101,14 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
     out.dependent_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_write_ns);
     out.dependent_read_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_read_ns);
     out.locked_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::locked_write_ns);
+  }
+  out.reuse_malloc_ns = out.malloc_ns;
+  if (!costs->layout.empty()) {
+    const std::vector<const AllocatorLayoutPoint*> layout = row_of(costs->layout, threads);
+    if (std::all_of(layout.begin(), layout.end(), [](const AllocatorLayoutPoint* p) { return p->reuse_malloc_ns > 0.0; })) {
+      out.reuse_malloc_ns = interpolate(layout, cls, &AllocatorLayoutPoint::reuse_malloc_ns);
+      out.has_reuse = true;
+    }
   }
   out.shared_realloc_ns = out.scattered_realloc_ns;
   if (threads > 1 && !costs->layout.empty()) {
@@ -139,7 +148,7 @@ void check_allocator_costs(const AllocatorCosts& costs) {
     if (p.threads < 1) throw std::invalid_argument(at + ": threads must be >= 1");
     if (!power_of_two(p.size_bytes)) throw std::invalid_argument(at + ": size_bytes must be a power of two");
     for (double v : {p.scattered_realloc_ns, p.scattered_free_ns, p.dependent_write_ns, p.dependent_read_ns, p.shared_realloc_ns,
-                     p.locked_write_ns}) {
+                     p.locked_write_ns, p.reuse_malloc_ns}) {
       if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(at + ": times must be numbers >= 0");
     }
     if (!seen.insert({p.threads, p.size_bytes}).second)

@@ -69,6 +69,19 @@ TEST(AllocatorSharedReallocTest, LockedWriteIsLookedUpAsTheOtherLayoutFigures) {
   EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 2, 64).locked_write_ns, 0.0);   // that row did not measure it
 }
 
+TEST(AllocatorSharedReallocTest, ReuseMallocStandsInForMallocOnlyWhereTheRowMeasuredIt) {
+  AllocatorCosts c = with_shared();
+  EXPECT_FALSE(allocator_cost_at(&c, 1, 32).has_reuse);
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 1, 32).reuse_malloc_ns, 10.0);  // = malloc_ns
+  c.layout[0].reuse_malloc_ns = 150.0;
+  EXPECT_FALSE(allocator_cost_at(&c, 1, 32).has_reuse);  // the 128 B point of the row lacks it
+  c.layout[1].reuse_malloc_ns = 50.0;
+  const AllocatorCostAt at = allocator_cost_at(&c, 1, 64);  // halfway in log2 between 32 and 128
+  EXPECT_TRUE(at.has_reuse);
+  EXPECT_DOUBLE_EQ(at.reuse_malloc_ns, 100.0);
+  EXPECT_DOUBLE_EQ(at.malloc_ns, 10.0);  // the hot figure is untouched
+}
+
 TEST(AllocatorSharedReallocTest, TopologyFileKeepsTheFieldOnlyWhereMeasured) {
   Topology t = test_machines::small_machine();
   t.allocator_costs = {with_shared()};
@@ -83,6 +96,10 @@ TEST(AllocatorSharedReallocTest, TopologyFileKeepsTheFieldOnlyWhereMeasured) {
   t.allocator_costs[0].layout[1].locked_write_ns = 7.5;
   const Topology with_locked = parse_topology(topology_to_json_text(t), "m.json");
   EXPECT_DOUBLE_EQ(with_locked.allocator_costs[0].layout[1].locked_write_ns, 7.5);
+  t.allocator_costs[0].layout[3].reuse_malloc_ns = 321.0;
+  const Json reuse = Json::parse(topology_to_json_text(t));
+  EXPECT_DOUBLE_EQ(reuse["allocator_costs"]["glibc"]["layout_points"][3]["reuse_malloc_ns"].get<double>(), 321.0);
+  EXPECT_EQ(parse_topology(reuse.dump(), "m.json").allocator_costs, t.allocator_costs);
   Json bad = doc;
   bad["allocator_costs"]["glibc"]["layout_points"][2]["shared_realloc_ns"] = -5;
   try {

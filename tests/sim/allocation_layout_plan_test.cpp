@@ -132,6 +132,24 @@ TEST(AllocationLayoutPlanTest, TailWriteAndNodeReadCostsWorkedByHand) {
   EXPECT_FALSE(tail_write_cost(s, 1).measured);
 }
 
+TEST(AllocationLayoutPlanTest, JoinNodesAreMallocdAtTheReuseFigure) {
+  // M = 512 (lambda - 1 + e^-lambda) nodes (lambda = 1000 / 512) on one thread: a reuse figure of
+  // 100 + 400 ns at every size instead of the hot malloc (100 ns at 32 B) adds M x 400 ns.
+  const model::Topology t = one_node_two_cores();
+  const double m = 512.0 * (1000.0 / 512.0 - 1.0 + std::exp(-1000.0 / 512.0));
+  WorkloadSpec join = chained_join();
+  join.allocator_costs = costs(0, 0, 0, 0);
+  WorkloadSpec reuse = join;
+  for (model::AllocatorLayoutPoint& p : reuse.allocator_costs->layout) p.reuse_malloc_ns = 500.0;
+  EXPECT_NEAR(predicted_s(t, reuse) - predicted_s(t, join), m * 400e-9, 1e-9);
+  // MEDIAN's first blocks keep the hot malloc: the same figure changes nothing there.
+  WorkloadSpec median = per_group_median(1, 1000, 100);
+  median.allocator_costs = reuse.allocator_costs;
+  WorkloadSpec median_hot = median;
+  median_hot.allocator_costs = costs(0, 0, 0, 0);
+  EXPECT_EQ(predicted_s(t, median), predicted_s(t, median_hot));
+}
+
 TEST(AllocationLayoutPlanTest, LockedWritesAddToTheTailsWhenTheKernelLocks) {
   // k = 20 as above, locked_write_ns 30 at every size: with 2 workers each tail miss costs the
   // write figure plus 30 (the kernel locks the slot per append): 212 / 13 + 30 ns; with 1 worker

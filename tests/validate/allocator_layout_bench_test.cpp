@@ -44,6 +44,16 @@ TEST(AllocatorLayoutBenchTest, LockedWriteWorkedByHand) {
   EXPECT_DOUBLE_EQ(derive_layout_costs(t, 128 * mib, 32 * mib).locked_write_ns, 0.0);
 }
 
+TEST(AllocatorLayoutBenchTest, ReuseMallocWorkedByHand) {
+  // 1e5 mallocs after the frees took 0.015 s: 150 ns each (the call only, nothing subtracted).
+  LayoutTimings t = fake();
+  t.reuse_malloc_s = 0.015;
+  const double mib = 1024.0 * 1024.0;
+  EXPECT_NEAR(derive_layout_costs(t, 128 * mib, 32 * mib).reuse_malloc_ns, 150.0, 1e-9);
+  t.reuse_malloc_s = 0.0;  // not run
+  EXPECT_DOUBLE_EQ(derive_layout_costs(t, 128 * mib, 32 * mib).reuse_malloc_ns, 0.0);
+}
+
 TEST(AllocatorLayoutBenchTest, SharedReallocWorkedByHand) {
   // The shared pass grew R' = 1.9e5 objects in 0.152 s; the touch pass read R = 2e5 in 0.010 s,
   // so 0.010 x 1.9e5 / 2e5 = 0.0095 s of it is the reads: (0.152 - 0.0095) / 1.9e5 = 750 ns.
@@ -93,6 +103,7 @@ TEST(AllocatorLayoutBenchTest, SmallRunGivesOnePointPerThreadsAndSize) {
     // The shared pass runs at 2 threads only; a realloc that copies takes time.
     if (p.threads == 1) EXPECT_EQ(p.shared_realloc_ns, 0.0);
     else EXPECT_GT(p.shared_realloc_ns, 0.0);
+    EXPECT_GT(p.reuse_malloc_ns, 0.0);  // every point runs the reuse pass
   }
   o.sizes = {16};
   EXPECT_THROW((void)run_allocator_layout_bench(o), std::invalid_argument);

@@ -199,6 +199,21 @@ void scattered_passes(std::size_t thread, std::size_t size, std::size_t objects,
     p = nullptr;
     return true;
   });
+  // Reuse: as many mallocs of `size` bytes as were just freed in a random order; whatever the
+  // allocator hands out first is what it keeps of those frees (a free list through cold objects,
+  // a slab's bitmap, ...). Nothing is written to the objects: the call only.
+  std::vector<std::uint64_t*> again(n, nullptr);
+  sh.sync->arrive_and_wait();
+  const double reuse_start = now_s();
+  for (std::size_t i = 0; i < n; ++i) {
+    again[i] = static_cast<std::uint64_t*>(std::malloc(size));
+    if (again[i] == nullptr) {
+      *sh.failed = true;
+      break;
+    }
+  }
+  t.reuse_malloc_s = now_s() - reuse_start;
+  for (std::uint64_t* p : again) std::free(p);
   t.sampled = static_cast<double>(sampled);
   for (std::uint64_t* p : obj) std::free(p);
   asm volatile("" : : "r"(sink));  // the loads are the work: keep them
@@ -213,6 +228,7 @@ LayoutCosts derive_layout_costs(const LayoutTimings& t, double footprint_bytes, 
   LayoutCosts c;
   c.dependent_write_ns = std::max(0.0, t.dependent_write_s - t.base_write_s) / t.accesses / miss * 1e9;
   c.dependent_read_ns = std::max(0.0, t.dependent_read_s - t.base_read_s) / t.accesses / miss * 1e9;
+  if (t.reuse_malloc_s > 0.0) c.reuse_malloc_ns = t.reuse_malloc_s / t.sampled * 1e9;
   if (t.locked_write_s > 0.0) c.locked_write_ns = std::max(0.0, t.locked_write_s - t.dependent_write_s) / t.accesses / miss * 1e9;
   c.scattered_realloc_ns = std::max(0.0, t.realloc_s - t.touch_s) / t.sampled * 1e9;
   c.scattered_free_ns = std::max(0.0, t.free_s - t.touch_s) / t.sampled * 1e9;
@@ -234,7 +250,7 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
       const std::size_t objects = std::max<std::size_t>(64, static_cast<std::size_t>(o.bytes_per_thread / static_cast<double>(s)));
       // Two disjoint samples when there is a shared pass (threads > 1).
       const std::size_t sampled = std::min(threads > 1 ? objects / 2 : objects, o.max_sampled);
-      std::vector<double> dw, dr, sr, sf, shr, lw;
+      std::vector<double> dw, dr, sr, sf, shr, lw, rm;
       for (int rep = 0; rep < o.repetitions; ++rep) {
         const auto t_count = static_cast<std::size_t>(threads);
         std::vector<LayoutTimings> per_thread(t_count);
@@ -262,6 +278,7 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
           mean.scattered_free_ns += c.scattered_free_ns / threads;
           mean.shared_realloc_ns += c.shared_realloc_ns / threads;
           mean.locked_write_ns += c.locked_write_ns / threads;
+          mean.reuse_malloc_ns += c.reuse_malloc_ns / threads;
         }
         dw.push_back(mean.dependent_write_ns);
         dr.push_back(mean.dependent_read_ns);
@@ -269,8 +286,10 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
         sf.push_back(mean.scattered_free_ns);
         shr.push_back(mean.shared_realloc_ns);
         lw.push_back(mean.locked_write_ns);
+        rm.push_back(mean.reuse_malloc_ns);
       }
-      points.push_back({threads, s, median(sr), median(sf), median(dw), median(dr), threads > 1 ? median(shr) : 0.0, median(lw)});
+      points.push_back({threads, s, median(sr), median(sf), median(dw), median(dr), threads > 1 ? median(shr) : 0.0, median(lw),
+                        median(rm)});
     }
   }
   return points;

@@ -169,7 +169,9 @@ AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers) {
   const model::AllocatorCostAt c = model::allocator_cost_at(costs, workers, kOverflowNodeBytes);
   AllocationSeconds out;
   out.rests_on_defaults = costs == nullptr || costs->points.empty();
-  out.allocate_s = nodes * c.malloc_ns * 1e-9;
+  // The nodes are freed at the end of the join (the previous query's, for the next): a build
+  // takes them back from what the allocator kept of those frees (reuse_malloc_ns where measured).
+  out.allocate_s = nodes * c.reuse_malloc_ns * 1e-9;
   out.free_s = nodes * free_ns(c, workers) * 1e-9;
   out.allocations = nodes;
   out.frees = nodes;

@@ -33,6 +33,11 @@
 //     lock taken by a locked read-modify-write (as the kernels lock a shared table's slot per
 //     update at T >= 2): the next lock waits for the write's miss instead of leaving it to drain.
 //     Optional (0 = not measured: nothing is added);
+//   reuse_malloc_ns(s): a malloc of s bytes right after as many objects of s bytes were freed in
+//     an order unrelated to their allocation, over a footprint beyond the LLC: what a query pays
+//     that runs after another freed its state (the kernels' repetitions; a database's stream of
+//     queries). glibc pops its fastbin list through the freed chunks, each pop a dependent miss.
+//     Optional (0 = not measured: malloc_ns stands in);
 //   dependent_write_ns(s), dependent_read_ns(s): an access at an address read from an object's
 //     first line (prefetched ahead): what one such access adds when it misses the LLC, as the core
 //     overlaps it with the next objects' accesses (not one miss at a time); the translation of its
@@ -77,6 +82,7 @@ struct AllocatorLayoutPoint {
   double dependent_read_ns = 0.0;
   double shared_realloc_ns = 0.0;  // 0: not measured (a 1-thread row, or a file written before it)
   double locked_write_ns = 0.0;    // 0: not measured (a file written before it)
+  double reuse_malloc_ns = 0.0;    // 0: not measured (a file written before it)
 
   bool operator==(const AllocatorLayoutPoint&) const = default;
 };
@@ -107,6 +113,8 @@ struct AllocatorCostAt {
   double shared_realloc_ns = 0.0;  // = scattered_realloc_ns when not measured (has_shared false)
   bool has_shared = false;
   double locked_write_ns = 0.0;  // 0 when not measured
+  double reuse_malloc_ns = 0.0;  // = malloc_ns when not measured (has_reuse false)
+  bool has_reuse = false;
   double dependent_write_ns = 0.0;
   double dependent_read_ns = 0.0;
   bool has_dependent = false;

@@ -41,6 +41,10 @@
 //     is shared by its T workers, so (T - 1) / T of them grow a block another worker allocated:
 //     each costs shared_realloc_ns(T, 32 x 2^j) (measured with that mix; at T = 1, or when not
 //     measured, scattered_realloc_ns) instead of realloc_ns;
+//   - the chained join's node mallocs cost reuse_malloc_ns(T, 24): a build runs after the
+//     previous join freed its nodes in bucket order (the kernel's repetitions, a stream of
+//     queries), and takes them back as the allocator kept them (malloc_ns when not measured);
+//     MEDIAN's first blocks keep malloc_ns (its frees are of grown blocks, another size class);
 //   - frees are taken in table or bucket order: each costs free(k) above plus
 //     max(0, scattered_free_ns - free_ns) at its size;
 //   - a dependent tail write that misses the LLC costs the measured dependent_write_ns (the core

@@ -21,6 +21,9 @@
 //       touch:   read each one's word 0                                   -> t_touch
 //       realloc: read word 0, realloc to s bytes, write its last word     -> t_realloc
 //       free:    read word 0 of the grown object, free it                 -> t_free
+//       reuse:   R mallocs of s bytes right after those frees (the call only; what the allocator
+//                hands out first is what it kept of the frees, e.g. glibc's fastbin list
+//                through the freed, cold chunks)                           -> t_reuse
 //       shared:  (T >= 2 only; a second sample of R objects per thread, disjoint from the first)
 //                thread t grows entries e = t mod T of every thread's second sample, taking the
 //                pools in turn, all threads at once: (T - 1) / T of its reallocs are of blocks
@@ -35,6 +38,7 @@
 //   dependent_write_ns = max(0, t_dw - t_bw) / J / m      (per LLC miss of the dependent access)
 //   dependent_read_ns  = max(0, t_dr - t_br) / J / m
 //   locked_write_ns    = max(0, t_lw - t_dw) / J / m      (what the lock adds, per LLC miss of the write)
+//   reuse_malloc_ns    = t_reuse / R
 //   scattered_realloc_ns = max(0, t_realloc - t_touch) / R  (the read is the kernel's, not the call's)
 //   scattered_free_ns    = max(0, t_free - t_touch) / R
 //   shared_realloc_ns    = max(0, t_shared - t_touch R' / R) / R'   (T >= 2; 0 at T = 1)
@@ -61,6 +65,7 @@ struct LayoutTimings {
   double touch_s = 0.0;
   double realloc_s = 0.0;
   double free_s = 0.0;
+  double reuse_malloc_s = 0.0;  // 0: not run
   double shared_sampled = 0.0;  // R' (0: no shared pass, T = 1)
   double shared_realloc_s = 0.0;
 };
@@ -72,6 +77,7 @@ struct LayoutCosts {
   double scattered_free_ns = 0.0;
   double shared_realloc_ns = 0.0;  // 0 when there was no shared pass
   double locked_write_ns = 0.0;    // 0 when the locked pass was not run
+  double reuse_malloc_ns = 0.0;    // 0 when the reuse pass was not run
 };
 
 // The derivation above; footprint_bytes = T F. Throws std::invalid_argument for accesses or
