@@ -145,7 +145,8 @@ void register_allocbench(CLI::App& validate_app) {
       std::cerr << "numatwin: measuring the dependent-miss grid (one thread)\n";
       measure_dependent_misses(t, std::clamp(o->repetitions, 3, 9));
       TextTable table({"allocator", "malloc ns (16 B, 1 thr)", "free ns", "realloc ns (64 B)", "remote free ns", "overhead",
-                       "scattered realloc / free ns (1 KiB)", "shared realloc ns (1 KiB)", "dependent write / read ns (1 KiB / 32 B)"});
+                       "scattered realloc / free ns (1 KiB)", "shared realloc ns (1 KiB)", "malloc after frees ns (32 B)",
+                       "dependent write / read ns (1 KiB / 32 B)"});
       for (const std::string& name : names) {
         std::cerr << "numatwin: measuring " << name << "\n";
         const std::string file = (dir / (name + "-costs.json")).string();
@@ -165,7 +166,7 @@ void register_allocbench(CLI::App& validate_app) {
                        fmt::format("{:.3f}", costs.overhead_ratio),
                        fmt::format("{:.0f} / {:.0f}", model::allocator_cost_at(&costs, 1, 1024).scattered_realloc_ns,
                                    model::allocator_cost_at(&costs, 1, 1024).scattered_free_ns),
-                       shared_realloc_cell(costs, threads),
+                       shared_realloc_cell(costs, threads), fmt::format("{:.1f}", model::allocator_cost_at(&costs, 1, 32).reuse_malloc_ns),
                        fmt::format("{:.1f} / {:.1f}", model::allocator_cost_at(&costs, 1, 1024).dependent_write_ns,
                                    model::allocator_cost_at(&costs, 1, 32).dependent_read_ns)});
       }
