@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace numatwin::validate {
@@ -100,11 +101,14 @@ TEST(AllocatorLayoutBenchTest, SmallRunGivesOnePointPerThreadsAndSize) {
   for (const model::AllocatorLayoutPoint& p : points) {
     EXPECT_GE(p.scattered_realloc_ns, 0.0);
     EXPECT_GE(p.dependent_read_ns, 0.0);
-    // The shared pass runs at 2 threads only; a realloc that copies takes time.
+    // The shared pass runs at 2 threads only (exactly 0 at 1 thread: not measured).
     if (p.threads == 1) EXPECT_EQ(p.shared_realloc_ns, 0.0);
-    else EXPECT_GT(p.shared_realloc_ns, 0.0);
-    EXPECT_GT(p.reuse_malloc_ns, 0.0);  // every point runs the reuse pass
+    else EXPECT_GE(p.shared_realloc_ns, 0.0);
+    EXPECT_GT(p.reuse_malloc_ns, 0.0);  // every point runs the reuse pass (its time is never 0)
   }
+  // A grow that copies takes time: at least one of the two 2-thread sizes shows it (one size alone
+  // could read 0 if the thread lost its CPU during the short touch pass it is measured against).
+  EXPECT_GT(std::max(points[2].shared_realloc_ns, points[3].shared_realloc_ns), 0.0);
   o.sizes = {16};
   EXPECT_THROW((void)run_allocator_layout_bench(o), std::invalid_argument);
 }
