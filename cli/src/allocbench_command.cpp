@@ -31,13 +31,14 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-// The grid as a table: one row per items-per-miss k, one column per work units w.
-// The shared realloc at 1 KiB and the most threads measured, "N (T thr)" (one thread: "-").
+// The shared realloc at 1 KiB and the most threads measured, "N (T thr)"; "-" where not measured
+// (one thread).
 std::string shared_realloc_cell(const model::AllocatorCosts& costs, int threads) {
   const model::AllocatorCostAt at = model::allocator_cost_at(&costs, threads, 1024);
-  return at.has_shared ? fmt::format("{:.0f} ({} thr)", at.shared_realloc_ns, threads) : std::string("- (1 thread)");
+  return at.has_shared ? fmt::format("{:.0f} ({} thr)", at.shared_realloc_ns, threads) : std::string("-");
 }
 
+// The grid as a table: one row per items-per-miss k, one column per work units w.
 std::string dependent_miss_table(const model::DependentMissGrid& grid) {
   const bool second = model::dependent_second_miss_ns(grid, 1.0, 0.0).has_value();
   std::vector<std::string> header = {second ? "dependent miss ns, first / second behind it (k items per miss)"

@@ -57,6 +57,11 @@ std::vector<const Point*> row_of(const std::vector<Point>& points, int threads) 
   return line;
 }
 
+// Whether every point of the row has `field` > 0 (measured).
+bool measured_in_row(const std::vector<const AllocatorLayoutPoint*>& row, double AllocatorLayoutPoint::*field) {
+  return std::all_of(row.begin(), row.end(), [field](const AllocatorLayoutPoint* p) { return p->*field > 0.0; });
+}
+
 }  // namespace
 
 const AllocatorCosts* find_allocator_costs(const std::vector<AllocatorCosts>& costs, std::string_view allocator) {
@@ -92,35 +97,24 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
   out.remote_free_ns = interpolate(line, cls, &AllocatorCostPoint::remote_free_ns);
   out.scattered_realloc_ns = out.realloc_ns;
   out.scattered_free_ns = out.free_ns;
-  if (!costs->layout.empty()) {
-    const std::vector<const AllocatorLayoutPoint*> layout = row_of(costs->layout, threads);
-    out.has_scattered = true;
-    out.has_dependent = true;
-    out.scattered_realloc_ns = interpolate(layout, cls, &AllocatorLayoutPoint::scattered_realloc_ns);
-    out.scattered_free_ns = interpolate(layout, cls, &AllocatorLayoutPoint::scattered_free_ns);
-    out.dependent_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_write_ns);
-    out.dependent_read_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_read_ns);
-    out.locked_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::locked_write_ns);
-  }
+  out.shared_realloc_ns = out.realloc_ns;
   out.reuse_malloc_ns = out.malloc_ns;
-  if (!costs->layout.empty()) {
-    const std::vector<const AllocatorLayoutPoint*> layout = row_of(costs->layout, threads);
-    if (std::all_of(layout.begin(), layout.end(), [](const AllocatorLayoutPoint* p) { return p->reuse_malloc_ns > 0.0; })) {
-      out.reuse_malloc_ns = interpolate(layout, cls, &AllocatorLayoutPoint::reuse_malloc_ns);
-      out.has_reuse = true;
-    }
-  }
-  out.shared_realloc_ns = out.scattered_realloc_ns;
-  if (threads > 1 && !costs->layout.empty()) {
-    // Only from a row that measured it (every point of the row > 0): a row of a file written
-    // before the shared pass, or a 1-thread row, leaves the scattered figure standing in.
-    const std::vector<const AllocatorLayoutPoint*> layout = row_of(costs->layout, threads);
-    const bool measured = std::all_of(layout.begin(), layout.end(), [](const AllocatorLayoutPoint* p) { return p->shared_realloc_ns > 0.0; });
-    if (measured && layout.front()->threads > 1) {
-      out.shared_realloc_ns = interpolate(layout, cls, &AllocatorLayoutPoint::shared_realloc_ns);
-      out.has_shared = true;
-    }
-  }
+  if (costs->layout.empty()) return out;
+  const std::vector<const AllocatorLayoutPoint*> layout = row_of(costs->layout, threads);
+  out.has_scattered = true;
+  out.has_dependent = true;
+  out.scattered_realloc_ns = interpolate(layout, cls, &AllocatorLayoutPoint::scattered_realloc_ns);
+  out.scattered_free_ns = interpolate(layout, cls, &AllocatorLayoutPoint::scattered_free_ns);
+  out.dependent_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_write_ns);
+  out.dependent_read_ns = interpolate(layout, cls, &AllocatorLayoutPoint::dependent_read_ns);
+  out.locked_write_ns = interpolate(layout, cls, &AllocatorLayoutPoint::locked_write_ns);
+  // The optional figures come only from a row that measured them at every size (0 = not
+  // measured: a file written before them); the shared realloc only from a row of 2 or more
+  // threads (at one thread every block is the thread's own).
+  out.has_reuse = measured_in_row(layout, &AllocatorLayoutPoint::reuse_malloc_ns);
+  if (out.has_reuse) out.reuse_malloc_ns = interpolate(layout, cls, &AllocatorLayoutPoint::reuse_malloc_ns);
+  out.has_shared = threads > 1 && layout.front()->threads > 1 && measured_in_row(layout, &AllocatorLayoutPoint::shared_realloc_ns);
+  out.shared_realloc_ns = out.has_shared ? interpolate(layout, cls, &AllocatorLayoutPoint::shared_realloc_ns) : out.scattered_realloc_ns;
   return out;
 }
 

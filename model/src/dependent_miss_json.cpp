@@ -31,7 +31,7 @@ DependentMissGrid read_dependent_misses(const JsonReader& r) {
   std::set<std::pair<double, double>> seen;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const JsonReader p = points.element(i);
-    p.expect_object("a point {\"items_per_miss\", \"work_units\", \"miss_ns\"}");
+    p.expect_object("a point {\"items_per_miss\", \"work_units\", \"miss_ns\", optional \"second_miss_ns\"}");
     p.allow_only({"items_per_miss", "work_units", "miss_ns", "second_miss_ns"});
     DependentMissPoint point;
     point.items_per_miss = at_least(p.field("items_per_miss"), 1.0, "items per dependent miss");

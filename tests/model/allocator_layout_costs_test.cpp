@@ -129,5 +129,104 @@ TEST(AllocatorLayoutCostsTest, BadLayoutPointsAreNamedByTheirPointer) {
   expect_error(doc, "/allocator_costs/tcmalloc/layout_points/0/colour", "");
 }
 
+// The optional layout figures (shared realloc, locked write, malloc after frees): the lookup worked
+// by hand, the stand-ins where a row did not measure them, the file keeping them only where measured.
+AllocatorCosts with_shared() {
+  AllocatorCosts c;
+  c.allocator = "glibc";
+  c.host = "testhost";
+  c.measured_at = "2026-11-27T13:00:00Z";
+  c.source = "a test";
+  //          threads size malloc free realloc remote
+  c.points = {{1, 32, 10.0, 5.0, 40.0, 20.0}, {2, 32, 12.0, 6.0, 45.0, 22.0}};
+  //          threads size scattered realloc, free, dependent write, read, shared realloc
+  c.layout = {{1, 32, 100.0, 40.0, 20.0, 60.0, 0.0},
+              {1, 128, 300.0, 80.0, 10.0, 90.0, 0.0},
+              {2, 32, 110.0, 50.0, 30.0, 70.0, 400.0},
+              {2, 128, 310.0, 60.0, 30.0, 70.0, 1200.0}};
+  return c;
+}
+
+TEST(AllocatorLayoutCostsTest, SharedReallocLookupWorkedByHand) {
+  const AllocatorCosts c = with_shared();
+  // 64 bytes at 2 threads: halfway in log2 between 32 and 128: 400 + 0.5 x 800 = 800 ns; the
+  // scattered figure beside it 110 + 0.5 x 200 = 210 ns.
+  AllocatorCostAt at = allocator_cost_at(&c, 2, 64);
+  EXPECT_TRUE(at.has_shared);
+  EXPECT_DOUBLE_EQ(at.shared_realloc_ns, 800.0);
+  EXPECT_DOUBLE_EQ(at.scattered_realloc_ns, 210.0);
+  // 4 threads: the largest row (2) carries over.
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 4, 128).shared_realloc_ns, 1200.0);
+  // 1 thread: every block is the thread's own, so the scattered figure (100 + 0.5 x 200).
+  at = allocator_cost_at(&c, 1, 64);
+  EXPECT_FALSE(at.has_shared);
+  EXPECT_DOUBLE_EQ(at.shared_realloc_ns, 200.0);
+}
+
+TEST(AllocatorLayoutCostsTest, ARowThatDidNotMeasureItLeavesTheScatteredFigure) {
+  AllocatorCosts c = with_shared();
+  c.layout[3].shared_realloc_ns = 0.0;  // one size of the 2-thread row unmeasured: the row is not used
+  AllocatorCostAt at = allocator_cost_at(&c, 2, 64);
+  EXPECT_FALSE(at.has_shared);
+  EXPECT_DOUBLE_EQ(at.shared_realloc_ns, 210.0);
+  c.layout.clear();  // no layout at all: the in-order realloc stands in for both
+  at = allocator_cost_at(&c, 2, 32);
+  EXPECT_FALSE(at.has_shared);
+  EXPECT_DOUBLE_EQ(at.shared_realloc_ns, 45.0);
+  EXPECT_DOUBLE_EQ(allocator_cost_at(nullptr, 2, 64).shared_realloc_ns, 40.0 + 0.1 * 64);  // the defaults
+}
+
+TEST(AllocatorLayoutCostsTest, LockedWriteIsLookedUpAsTheOtherLayoutFigures) {
+  AllocatorCosts c = with_shared();
+  c.layout[0].locked_write_ns = 8.0;
+  c.layout[1].locked_write_ns = 16.0;
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 1, 64).locked_write_ns, 12.0);  // halfway in log2 size
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 2, 64).locked_write_ns, 0.0);   // that row did not measure it
+}
+
+TEST(AllocatorLayoutCostsTest, ReuseMallocStandsInForMallocOnlyWhereTheRowMeasuredIt) {
+  AllocatorCosts c = with_shared();
+  EXPECT_FALSE(allocator_cost_at(&c, 1, 32).has_reuse);
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 1, 32).reuse_malloc_ns, 10.0);  // = malloc_ns
+  c.layout[0].reuse_malloc_ns = 150.0;
+  EXPECT_FALSE(allocator_cost_at(&c, 1, 32).has_reuse);  // the 128 B point of the row lacks it
+  c.layout[1].reuse_malloc_ns = 50.0;
+  const AllocatorCostAt at = allocator_cost_at(&c, 1, 64);  // halfway in log2 between 32 and 128
+  EXPECT_TRUE(at.has_reuse);
+  EXPECT_DOUBLE_EQ(at.reuse_malloc_ns, 100.0);
+  EXPECT_DOUBLE_EQ(at.malloc_ns, 10.0);  // the hot figure is untouched
+}
+
+TEST(AllocatorLayoutCostsTest, OptionalFiguresAreWrittenOnlyWhereMeasured) {
+  Topology t = small_machine();
+  t.allocator_costs = {with_shared()};
+  const std::string text = topology_to_json_text(t);
+  const Topology back = parse_topology(text, "m.json");
+  EXPECT_EQ(back.allocator_costs, t.allocator_costs);
+  const Json doc = Json::parse(text);
+  const Json& layout = doc["allocator_costs"]["glibc"]["layout_points"];
+  EXPECT_FALSE(layout[0].contains("shared_realloc_ns"));
+  EXPECT_DOUBLE_EQ(layout[2]["shared_realloc_ns"].get<double>(), 400.0);
+  EXPECT_FALSE(layout[2].contains("locked_write_ns"));
+  t.allocator_costs[0].layout[1].locked_write_ns = 7.5;
+  const Topology with_locked = parse_topology(topology_to_json_text(t), "m.json");
+  EXPECT_DOUBLE_EQ(with_locked.allocator_costs[0].layout[1].locked_write_ns, 7.5);
+  t.allocator_costs[0].layout[3].reuse_malloc_ns = 321.0;
+  const Json reuse = Json::parse(topology_to_json_text(t));
+  EXPECT_DOUBLE_EQ(reuse["allocator_costs"]["glibc"]["layout_points"][3]["reuse_malloc_ns"].get<double>(), 321.0);
+  EXPECT_EQ(parse_topology(reuse.dump(), "m.json").allocator_costs, t.allocator_costs);
+  Json bad = doc;
+  bad["allocator_costs"]["glibc"]["layout_points"][2]["shared_realloc_ns"] = -5;
+  try {
+    parse_topology(bad.dump(), "m.json");
+    ADD_FAILURE() << "a negative shared_realloc_ns was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.json_pointer(), "/allocator_costs/glibc/layout_points/2/shared_realloc_ns") << e.what();
+  }
+  AllocatorCosts negative = with_shared();
+  negative.layout[2].shared_realloc_ns = -1.0;
+  EXPECT_THROW(check_allocator_costs(negative), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace numatwin::model

@@ -108,15 +108,11 @@ double probes_with_deeper_nodes(double build_records) {
   return std::max(0.0, lambda - 2.0 + 2.0 * e + lambda * e) / lambda;
 }
 
-std::optional<double> grid_miss_ns(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double core_ns_per_item) {
+std::optional<GridMiss> grid_miss(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double core_ns_per_item) {
   if (!grid || grid->points.empty()) return std::nullopt;
-  return model::dependent_miss_ns(*grid, std::max(1.0, items_per_miss), std::max(0.0, core_ns_per_item) / grid->work_unit_ns);
-}
-
-std::optional<double> grid_second_miss_ns(const std::optional<model::DependentMissGrid>& grid, double items_per_miss,
-                                          double core_ns_per_item) {
-  if (!grid || grid->points.empty()) return std::nullopt;
-  return model::dependent_second_miss_ns(*grid, std::max(1.0, items_per_miss), std::max(0.0, core_ns_per_item) / grid->work_unit_ns);
+  const double k = std::max(1.0, items_per_miss);
+  const double w = std::max(0.0, core_ns_per_item) / grid->work_unit_ns;
+  return GridMiss{model::dependent_miss_ns(*grid, k, w), model::dependent_second_miss_ns(*grid, k, w)};
 }
 
 double share_beyond_header_line(const WorkloadSpec& spec) {

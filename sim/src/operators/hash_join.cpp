@@ -88,15 +88,15 @@ void plan_per_bucket(OperatorBuilder& b) {
   // and the q first ones miss_ns; without it all D cost miss_ns.
   double behind = 0.0;
   double behind_ns = 0.0;
-  if (const std::optional<double> grid = grid_miss_ns(b.topology().dependent_misses, probes_per_deep, probe_core_ns)) {
-    deep = DependentCost{true, *grid};
-    if (const std::optional<double> second = grid_second_miss_ns(b.topology().dependent_misses, probes_per_deep, probe_core_ns)) {
+  if (const std::optional<GridMiss> grid = grid_miss(b.topology().dependent_misses, probes_per_deep, probe_core_ns)) {
+    deep = DependentCost{true, grid->first_ns};
+    if (grid->second_ns) {
       behind = std::max(0.0, deeper - first_deeper);
-      behind_ns = *second;
+      behind_ns = *grid->second_ns;
       b.note("deeper chain nodes behind another in the same probe (" + std::to_string(behind).substr(0, 5) + " per probe): " +
-             std::to_string(*second).substr(0, 6) + " ns per LLC miss, the grid's second miss");
+             std::to_string(behind_ns).substr(0, 6) + " ns per LLC miss, the grid's second miss");
     }
-    b.note("deeper chain nodes: " + std::to_string(*grid).substr(0, 6) + " ns per LLC miss from the dependent-miss grid at k = " +
+    b.note("deeper chain nodes: " + std::to_string(grid->first_ns).substr(0, 6) + " ns per LLC miss from the dependent-miss grid at k = " +
            std::to_string(probes_per_deep).substr(0, 4) + " probes per probe with one, w = " +
            std::to_string(probe_core_ns / b.topology().dependent_misses->work_unit_ns).substr(0, 4) + " work units");
   }

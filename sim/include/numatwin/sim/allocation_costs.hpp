@@ -67,12 +67,12 @@
 //           nodes per probe D = 0.394); the q first deeper nodes of a probe cost miss_ns(k, w);
 //       the D - q nodes behind another in the same probe (0.145 per probe at lambda = 1.907) cost
 //           the grid's second_miss_ns(k, w) at the same k and w when the grid has it (a miss whose
-//           address comes from a miss, measured so; grid_second_miss_ns), miss_ns(k, w) otherwise.
+//           address comes from a miss, measured so; grid_miss), miss_ns(k, w) otherwise.
 //           Charging them one at a time (a full dependent miss with its page walk each) was tried
 //           on 2026-11-27 and predicted the join 24-52 % too slow: the core overlaps that serial
 //           miss with the next probes' work (docs/allocators.md);
 //       w = the probe's modelled core time per probe, (scan + join cycles per tuple) / f, in the
-//           grid's work units (grid_miss_ns);
+//           grid's work units (grid_miss);
 //   - a MEDIAN tail write beyond the header's line that misses costs miss_ns(1, w) (one per value:
 //     k = 1, the brief's reading of "short items"), w = (scan + hash cycles per tuple) / f.
 #pragma once
@@ -107,12 +107,13 @@ double dependent_node_visits(double build_records);    // D above
 AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers);
 double probes_with_deeper_nodes(double build_records);  // q above
 
-// miss_ns(k, w) from the grid with w = core_ns_per_item / work_unit_ns (k taken >= 1); nullopt
-// without a grid.
-std::optional<double> grid_miss_ns(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double core_ns_per_item);
-// second_miss_ns(k, w) the same way; nullopt without a grid or when the grid did not measure it.
-std::optional<double> grid_second_miss_ns(const std::optional<model::DependentMissGrid>& grid, double items_per_miss,
-                                          double core_ns_per_item);
+// miss_ns(k, w) and second_miss_ns(k, w) from the grid with w = core_ns_per_item / work_unit_ns
+// (k taken >= 1); nullopt without a grid, `second` nullopt when the grid did not measure it.
+struct GridMiss {
+  double first_ns = 0.0;
+  std::optional<double> second_ns;
+};
+std::optional<GridMiss> grid_miss(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double core_ns_per_item);
 
 // A dependent access's cost per LLC miss from the allocator's layout figures; measured false:
 // the allocator's entry has none (the plans keep one miss at a time and its page walk).
