@@ -14,6 +14,7 @@
 #include "numatwin/validate/allocator_cost_bench.hpp"
 #include "numatwin/validate/allocator_layout_bench.hpp"
 #include "numatwin/validate/dependent_miss_bench.hpp"
+#include "numatwin/validate/line_split_bench.hpp"
 #include "numatwin/validate/machine_measurement.hpp"
 
 namespace numatwin::cli {
@@ -46,6 +47,8 @@ void write_allocator_costs_file(const std::string& file, const std::string& allo
   layout.repetitions = std::min(o.repetitions, 3);
   if (o.llc_bytes > 0.0) layout.llc_bytes = o.llc_bytes;
   costs.layout = validate::run_allocator_layout_bench(layout);
+  const validate::LineSplitBenchOptions splits;
+  costs.line_splits = validate::run_line_split_bench(splits);
   costs.overhead_ratio = peak.overhead;
   const nlohmann::ordered_json host = validate::host_state();
   costs.host = fmt::format("{} ({})", host.value("hostname", std::string("?")), host.value("kernel", std::string("?")));
@@ -54,9 +57,9 @@ void write_allocator_costs_file(const std::string& file, const std::string& allo
       "numatwin validate allocbench --calibrate: costs at 1..{} threads, sizes 16 B..64 KiB, median of {} repetitions; "
       "overhead from {} rounds of {:g} MiB per thread (peak VmHWM over requested); layout figures (scattered realloc and "
       "free, dependent write and read) at sizes 32 B..4 KiB over {:g} MiB per thread, {} random accesses, {} sampled objects, "
-      "LLC {:g} MiB, median of {} repetitions",
+      "LLC {:g} MiB, median of {} repetitions; line splits of {} blocks per request size in {} trials at shifted heap tops",
       o.threads, o.repetitions, o.rounds, o.mib_per_thread, layout.bytes_per_thread / 1048576.0, layout.accesses, layout.max_sampled,
-      layout.llc_bytes / 1048576.0, layout.repetitions);
+      layout.llc_bytes / 1048576.0, layout.repetitions, splits.blocks, splits.trials);
   model::write_file_atomically(file, model::allocator_costs_json({costs}).dump(2) + "\n");
 }
 

@@ -38,19 +38,38 @@ std::string shared_realloc_cell(const model::AllocatorCosts& costs, int threads)
   return at.has_shared ? fmt::format("{:.0f} ({} thr)", at.shared_realloc_ns, threads) : std::string("-");
 }
 
-// The grid as a table: one row per items-per-miss k, one column per work units w.
+// The measured share of `request` byte blocks across two lines, "low..high %" ("-": not measured).
+std::string line_split_cell(const model::AllocatorCosts& costs, std::int64_t request) {
+  const model::LineSplitPoint* p = model::line_split_at(&costs, request);
+  if (p == nullptr) return "-";
+  return p->low_share == p->high_share ? fmt::format("{:.0f} %", 100.0 * p->low_share)
+                                       : fmt::format("{:.0f}..{:.0f} %", 100.0 * p->low_share, 100.0 * p->high_share);
+}
+
+// The grid as a table: one row per items-per-miss k, one column per work units w; each cell the
+// first miss, and the optional figures the grid has after it ("/"-separated, named in the header).
 std::string dependent_miss_table(const model::DependentMissGrid& grid) {
-  const bool second = model::dependent_second_miss_ns(grid, 1.0, 0.0).has_value();
-  std::vector<std::string> header = {second ? "dependent miss ns, first / second behind it (k items per miss)"
-                                            : "dependent miss ns (k items per miss)"};
+  std::vector<const model::OptionalMissFigure*> present;
+  std::string names = "first";
+  for (const model::OptionalMissFigure& f : model::kOptionalMissFigures) {
+    if (grid.points.front().*f.field) {
+      present.push_back(&f);
+      names += std::string(" / ") + f.name;
+    }
+  }
+  std::vector<std::string> header = {"dependent miss ns, " + names + " (k items per miss)"};
   const std::vector<double> ws = model::grid_work_units(grid);
   for (double w : ws) header.push_back(fmt::format("w = {:g}", w));
   TextTable table(header);
   for (double k : model::grid_items_per_miss(grid)) {
     std::vector<std::string> row = {fmt::format("k = {:g}", k)};
     for (double w : ws) {
-      row.push_back(second ? fmt::format("{:.1f} / {:.1f}", model::dependent_miss_ns(grid, k, w), *model::dependent_second_miss_ns(grid, k, w))
-                           : fmt::format("{:.1f}", model::dependent_miss_ns(grid, k, w)));
+      std::string cell = fmt::format("{:.1f}", model::dependent_miss_ns(grid, k, w));
+      for (const model::OptionalMissFigure* f : present) {
+        for (const model::DependentMissPoint& p : grid.points)
+          if (p.items_per_miss == k && p.work_units == w) cell += fmt::format(" / {:.1f}", *(p.*(f->field)));
+      }
+      row.push_back(cell);
     }
     table.add_row(row);
   }
@@ -147,7 +166,7 @@ void register_allocbench(CLI::App& validate_app) {
       measure_dependent_misses(t, std::clamp(o->repetitions, 3, 9));
       TextTable table({"allocator", "malloc ns (16 B, 1 thr)", "free ns", "realloc ns (64 B)", "remote free ns", "overhead",
                        "scattered realloc / free ns (1 KiB)", "shared realloc ns (1 KiB)", "malloc after frees ns (32 B)",
-                       "dependent write / read ns (1 KiB / 32 B)"});
+                       "dependent write / read ns (1 KiB / 32 B)", "24 B blocks across two lines"});
       for (const std::string& name : names) {
         std::cerr << "numatwin: measuring " << name << "\n";
         const std::string file = (dir / (name + "-costs.json")).string();
@@ -169,7 +188,8 @@ void register_allocbench(CLI::App& validate_app) {
                                    model::allocator_cost_at(&costs, 1, 1024).scattered_free_ns),
                        shared_realloc_cell(costs, threads), fmt::format("{:.1f}", model::allocator_cost_at(&costs, 1, 32).reuse_malloc_ns),
                        fmt::format("{:.1f} / {:.1f}", model::allocator_cost_at(&costs, 1, 1024).dependent_write_ns,
-                                   model::allocator_cost_at(&costs, 1, 32).dependent_read_ns)});
+                                   model::allocator_cost_at(&costs, 1, 32).dependent_read_ns),
+                       line_split_cell(costs, 24)});
       }
       std::filesystem::remove_all(dir);
       model::save_topology(t, o->out);

@@ -118,6 +118,13 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
   return out;
 }
 
+const LineSplitPoint* line_split_at(const AllocatorCosts* costs, std::int64_t request_bytes) {
+  if (costs == nullptr) return nullptr;
+  for (const LineSplitPoint& p : costs->line_splits)
+    if (p.request_bytes == request_bytes) return &p;
+  return nullptr;
+}
+
 void check_allocator_costs(const AllocatorCosts& costs) {
   const std::string who = "allocator costs of " + (costs.allocator.empty() ? std::string("(unnamed)") : costs.allocator);
   if (!(costs.overhead_ratio >= 0.0) || !std::isfinite(costs.overhead_ratio))
@@ -147,6 +154,15 @@ void check_allocator_costs(const AllocatorCosts& costs) {
     }
     if (!seen.insert({p.threads, p.size_bytes}).second)
       throw std::invalid_argument(at + ": a second layout point at the same threads and size_bytes");
+  }
+  std::set<std::int64_t> requests;
+  for (std::size_t i = 0; i < costs.line_splits.size(); ++i) {
+    const LineSplitPoint& p = costs.line_splits[i];
+    const std::string at = who + ": line split " + std::to_string(i);
+    if (p.request_bytes < 1) throw std::invalid_argument(at + ": request_bytes must be >= 1");
+    if (!(p.low_share >= 0.0 && p.low_share <= p.high_share && p.high_share <= 1.0))
+      throw std::invalid_argument(at + ": shares must satisfy 0 <= low_share <= high_share <= 1");
+    if (!requests.insert(p.request_bytes).second) throw std::invalid_argument(at + ": a second line split at the same request_bytes");
   }
 }
 

@@ -58,6 +58,22 @@ AllocatorLayoutPoint read_layout_point(const JsonReader& r, std::set<std::pair<i
   return p;
 }
 
+LineSplitPoint read_line_split(const JsonReader& r, std::set<std::int64_t>& seen) {
+  r.expect_object("a line split {\"request_bytes\", \"low_share\", \"high_share\"}");
+  r.allow_only({"request_bytes", "low_share", "high_share"});
+  LineSplitPoint p;
+  p.request_bytes = r.field("request_bytes").integer(1, std::int64_t{1} << 40);
+  const JsonReader low = r.field("low_share");
+  p.low_share = low.number();
+  if (!(p.low_share >= 0.0 && p.low_share <= 1.0)) low.fail("expected a share in 0..1, found " + std::to_string(p.low_share));
+  const JsonReader high = r.field("high_share");
+  p.high_share = high.number();
+  if (!(p.high_share >= p.low_share && p.high_share <= 1.0))
+    high.fail("expected a share in low_share (" + std::to_string(p.low_share) + ")..1, found " + std::to_string(p.high_share));
+  if (!seen.insert(p.request_bytes).second) r.fail("expected one line split per request_bytes; this one repeats " + std::to_string(p.request_bytes));
+  return p;
+}
+
 }  // namespace
 
 std::vector<AllocatorCosts> read_allocator_costs(const JsonReader& r) {
@@ -66,8 +82,9 @@ std::vector<AllocatorCosts> read_allocator_costs(const JsonReader& r) {
   for (const auto& item : r.json().items()) {
     const JsonReader entry = r.field(item.key().c_str());
     entry.expect_object(
-        "one allocator's costs {\"points\", \"layout_points\" (optional), \"overhead_ratio\", \"host\", \"measured_at\", \"source\"}");
-    entry.allow_only({"points", "layout_points", "overhead_ratio", "host", "measured_at", "source"});
+        "one allocator's costs {\"points\", \"layout_points\" (optional), \"line_splits\" (optional), \"overhead_ratio\", \"host\", "
+        "\"measured_at\", \"source\"}");
+    entry.allow_only({"points", "layout_points", "line_splits", "overhead_ratio", "host", "measured_at", "source"});
     AllocatorCosts c;
     c.allocator = item.key();
     c.overhead_ratio = non_negative(entry.field("overhead_ratio"));
@@ -84,6 +101,12 @@ std::vector<AllocatorCosts> read_allocator_costs(const JsonReader& r) {
       layout.expect_array("a list of measured layout points");
       std::set<std::pair<int, std::int64_t>> seen_layout;
       for (std::size_t i = 0; i < layout.size(); ++i) c.layout.push_back(read_layout_point(layout.element(i), seen_layout));
+    }
+    if (entry.has("line_splits")) {  // optional: files measured before allocbench had them lack it
+      const JsonReader splits = entry.field("line_splits");
+      splits.expect_array("a list of line splits by request size");
+      std::set<std::int64_t> seen_splits;
+      for (std::size_t i = 0; i < splits.size(); ++i) c.line_splits.push_back(read_line_split(splits.element(i), seen_splits));
     }
     out.push_back(std::move(c));
   }
@@ -121,6 +144,12 @@ nlohmann::ordered_json allocator_costs_json(const std::vector<AllocatorCosts>& c
         if (p.reuse_malloc_ns > 0.0) layout.back()["reuse_malloc_ns"] = p.reuse_malloc_ns;
       }
       out[c.allocator]["layout_points"] = layout;
+    }
+    if (!c.line_splits.empty()) {
+      nlohmann::ordered_json splits = nlohmann::ordered_json::array();
+      for (const LineSplitPoint& p : c.line_splits)
+        splits.push_back({{"request_bytes", p.request_bytes}, {"low_share", p.low_share}, {"high_share", p.high_share}});
+      out[c.allocator]["line_splits"] = splits;
     }
   }
   return out;

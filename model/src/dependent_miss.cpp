@@ -63,10 +63,25 @@ double dependent_miss_ns(const DependentMissGrid& grid, double items_per_miss, d
   return lookup(grid, items_per_miss, work_units, [](const DependentMissPoint& p) { return p.miss_ns; });
 }
 
-std::optional<double> dependent_second_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units) {
-  if (grid.points.empty() || !std::all_of(grid.points.begin(), grid.points.end(), [](const DependentMissPoint& p) { return p.second_miss_ns.has_value(); }))
+namespace {
+
+std::optional<double> optional_lookup(const DependentMissGrid& grid, double items_per_miss, double work_units,
+                                      std::optional<double> DependentMissPoint::*field) {
+  if (grid.points.empty() || !std::all_of(grid.points.begin(), grid.points.end(), [&](const DependentMissPoint& p) { return (p.*field).has_value(); }))
     return std::nullopt;
-  return lookup(grid, items_per_miss, work_units, [](const DependentMissPoint& p) { return *p.second_miss_ns; });
+  return lookup(grid, items_per_miss, work_units, [&](const DependentMissPoint& p) { return *(p.*field); });
+}
+
+}  // namespace
+
+std::optional<double> dependent_second_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units) {
+  return optional_lookup(grid, items_per_miss, work_units, &DependentMissPoint::second_miss_ns);
+}
+std::optional<double> dependent_split_head_ns(const DependentMissGrid& grid, double items_per_miss, double work_units) {
+  return optional_lookup(grid, items_per_miss, work_units, &DependentMissPoint::split_head_ns);
+}
+std::optional<double> dependent_split_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units) {
+  return optional_lookup(grid, items_per_miss, work_units, &DependentMissPoint::split_miss_ns);
 }
 
 void check_dependent_miss_grid(const DependentMissGrid& grid) {
@@ -80,9 +95,12 @@ void check_dependent_miss_grid(const DependentMissGrid& grid) {
     if (!(p.work_units >= 0.0)) throw std::invalid_argument(where + "work_units must be >= 0");
     if (!(p.miss_ns >= 0.0)) throw std::invalid_argument(where + "miss_ns must be >= 0");
     if (!seen.insert({p.items_per_miss, p.work_units}).second) throw std::invalid_argument(where + "repeats its (items_per_miss, work_units)");
-    if (p.second_miss_ns && !(*p.second_miss_ns >= 0.0)) throw std::invalid_argument(where + "second_miss_ns must be >= 0");
-    if (p.second_miss_ns.has_value() != grid.points.front().second_miss_ns.has_value())
-      throw std::invalid_argument(where + "has second_miss_ns where point 0 has not, or the other way round (every point or none)");
+    for (const OptionalMissFigure& f : kOptionalMissFigures) {
+      const std::optional<double>& v = p.*f.field;
+      if (v && !(*v >= 0.0)) throw std::invalid_argument(where + f.name + " must be >= 0");
+      if (v.has_value() != (grid.points.front().*f.field).has_value())
+        throw std::invalid_argument(where + "has " + f.name + " where point 0 has not, or the other way round (every point or none)");
+    }
   }
   for (double k : grid_items_per_miss(grid))
     for (double w : grid_work_units(grid))

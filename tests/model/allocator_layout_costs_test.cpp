@@ -228,5 +228,50 @@ TEST(AllocatorLayoutCostsTest, OptionalFiguresAreWrittenOnlyWhereMeasured) {
   EXPECT_THROW(check_allocator_costs(negative), std::invalid_argument);
 }
 
+// The blocks across two lines (line_splits): looked up at exactly the request size, checked,
+// written back exactly, and bad ones named by their JSON pointer.
+TEST(AllocatorLayoutCostsTest, LineSplitsAreLookedUpCheckedAndRoundTripped) {
+  AllocatorCosts c = with_layout();
+  EXPECT_EQ(line_split_at(&c, 24), nullptr);  // not measured
+  EXPECT_EQ(line_split_at(nullptr, 24), nullptr);
+  c.line_splits = {{24, 0.0, 0.5}, {40, 0.25, 0.25}};
+  ASSERT_NE(line_split_at(&c, 24), nullptr);
+  EXPECT_EQ(line_split_at(&c, 24)->high_share, 0.5);
+  EXPECT_EQ(line_split_at(&c, 32), nullptr);  // no rounding to a class: a request size is exact
+  EXPECT_NO_THROW(check_allocator_costs(c));
+  Topology t = small_machine();
+  t.allocator_costs = {c};
+  const std::string text = topology_to_json_text(t);
+  EXPECT_EQ(parse_topology(text, "m.json").allocator_costs.front().line_splits, c.line_splits);
+  t.allocator_costs = {with_layout()};
+  EXPECT_FALSE(Json::parse(topology_to_json_text(t))["allocator_costs"]["tcmalloc"].contains("line_splits"));
+  AllocatorCosts bad = c;
+  bad.line_splits[0].low_share = 0.6;  // above high
+  EXPECT_THROW(check_allocator_costs(bad), std::invalid_argument);
+  bad = c;
+  bad.line_splits[1].request_bytes = 24;  // repeated
+  EXPECT_THROW(check_allocator_costs(bad), std::invalid_argument);
+
+  const Json good = Json::parse(text);
+  Json doc = good;
+  doc["allocator_costs"]["tcmalloc"]["line_splits"][0]["high_share"] = 1.5;
+  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/0/high_share", "0.000000)..1");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["line_splits"][1]["high_share"] = 0.1;  // below its low 0.25
+  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/1/high_share", "low_share");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["line_splits"][0]["low_share"] = -0.1;
+  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/0/low_share", "0..1");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["line_splits"][0]["request_bytes"] = 0;
+  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/0/request_bytes", "");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["line_splits"][1]["request_bytes"] = 24;
+  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/1", "one line split per request_bytes");
+  doc = good;
+  doc["allocator_costs"]["tcmalloc"]["line_splits"] = "half";
+  expect_error(doc, "/allocator_costs/tcmalloc/line_splits", "list");
+}
+
 }  // namespace
 }  // namespace numatwin::model

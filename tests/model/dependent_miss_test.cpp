@@ -25,7 +25,7 @@ DependentMissGrid small_grid() {
   g.host = "h";
   g.measured_at = "2026-11-27T09:00:00Z";
   g.source = "s";
-  g.points = {{1.0, 0.0, 10.0, {}}, {1.0, 2.0, 30.0, {}}, {4.0, 0.0, 50.0, {}}, {4.0, 2.0, 130.0, {}}};
+  g.points = {{1.0, 0.0, 10.0, {}, {}, {}}, {1.0, 2.0, 30.0, {}, {}, {}}, {4.0, 0.0, 50.0, {}, {}, {}}, {4.0, 2.0, 130.0, {}, {}, {}}};
   return g;
 }
 
@@ -81,6 +81,30 @@ TEST(DependentMissTest, SecondMissLookupAndItsAllOrNothingRule) {
   EXPECT_THROW(check_dependent_miss_grid(g), std::invalid_argument);
 }
 
+TEST(DependentMissTest, SplitFiguresAreLookedUpAsTheOthersAndAllOrNothing) {
+  DependentMissGrid g = small_grid();
+  EXPECT_FALSE(dependent_split_head_ns(g, 2.0, 1.0).has_value());  // not measured
+  EXPECT_FALSE(dependent_split_miss_ns(g, 2.0, 1.0).has_value());
+  // Split heads 8, 16 (k = 1); 24, 40 (k = 4); split misses 4, 4, 12, 20. At k = 2, w = 1
+  // (halfway in log2 k and in w): (8 + 16 + 24 + 40) / 4 = 22 and (4 + 4 + 12 + 20) / 4 = 10.
+  const double head[] = {8.0, 16.0, 24.0, 40.0};
+  const double miss[] = {4.0, 4.0, 12.0, 20.0};
+  for (std::size_t i = 0; i < g.points.size(); ++i) {
+    g.points[i].split_head_ns = head[i];
+    g.points[i].split_miss_ns = miss[i];
+  }
+  EXPECT_NO_THROW(check_dependent_miss_grid(g));
+  EXPECT_NEAR(*dependent_split_head_ns(g, 2.0, 1.0), 22.0, 1e-9);
+  EXPECT_NEAR(*dependent_split_miss_ns(g, 2.0, 1.0), 10.0, 1e-9);
+  EXPECT_FALSE(dependent_second_miss_ns(g, 2.0, 1.0).has_value());  // each figure on its own
+  g.points[3].split_miss_ns.reset();
+  EXPECT_THROW(check_dependent_miss_grid(g), std::invalid_argument);
+  EXPECT_FALSE(dependent_split_miss_ns(g, 2.0, 1.0).has_value());
+  EXPECT_TRUE(dependent_split_head_ns(g, 2.0, 1.0).has_value());
+  g.points[3].split_miss_ns = -0.5;
+  EXPECT_THROW(check_dependent_miss_grid(g), std::invalid_argument);
+}
+
 using test_machines::small_machine;
 
 TEST(DependentMissTest, TopologyFileRoundTripIsExactWithAndWithoutTheGrid) {
@@ -99,6 +123,14 @@ TEST(DependentMissTest, TopologyFileRoundTripIsExactWithAndWithoutTheGrid) {
   const std::string second = topology_to_json_text(t);
   EXPECT_TRUE(Json::parse(second)["dependent_misses"]["points"][0].contains("second_miss_ns"));
   EXPECT_EQ(parse_topology(second, "m.json").dependent_misses, t.dependent_misses);
+  // And with the split figures.
+  for (DependentMissPoint& p : t.dependent_misses->points) {
+    p.split_head_ns = 0.5 * p.miss_ns;
+    p.split_miss_ns = 0.25 * p.miss_ns;
+  }
+  const std::string split = topology_to_json_text(t);
+  EXPECT_TRUE(Json::parse(split)["dependent_misses"]["points"][3].contains("split_miss_ns"));
+  EXPECT_EQ(parse_topology(split, "m.json").dependent_misses, t.dependent_misses);
 }
 
 void expect_error(const Json& doc, const std::string& pointer, const std::string& part) {
@@ -150,6 +182,13 @@ TEST(DependentMissTest, BadGridsAreNamedByTheirPointer) {
   for (Json& p : doc["dependent_misses"]["points"]) p["second_miss_ns"] = 40;
   doc["dependent_misses"]["points"][1]["second_miss_ns"] = -3;
   expect_error(doc, "/dependent_misses/points/1/second_miss_ns", ">= 0");
+  doc = good;
+  doc["dependent_misses"]["points"][0]["split_head_ns"] = 5;  // at one point only
+  expect_error(doc, "/dependent_misses/points/1", "split_head_ns at every point or at none");
+  doc = good;
+  for (Json& p : doc["dependent_misses"]["points"]) p["split_miss_ns"] = 5;
+  doc["dependent_misses"]["points"][2]["split_miss_ns"] = -1;
+  expect_error(doc, "/dependent_misses/points/2/split_miss_ns", ">= 0");
   doc = good;
   doc["dependent_misses"] = 3;
   expect_error(doc, "/dependent_misses", "dependent-miss grid");

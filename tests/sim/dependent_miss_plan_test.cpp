@@ -39,7 +39,7 @@ model::DependentMissGrid grid(double k1w0, double k1w4, double k8w0, double k8w4
   g.host = "gridhost";
   g.measured_at = "gridtime";
   g.source = "s";
-  g.points = {{1.0, 0.0, k1w0, {}}, {1.0, 4.0, k1w4, {}}, {8.0, 0.0, k8w0, {}}, {8.0, 4.0, k8w4, {}}};
+  g.points = {{1.0, 0.0, k1w0, {}, {}, {}}, {1.0, 4.0, k1w4, {}, {}, {}}, {8.0, 0.0, k8w0, {}, {}, {}}, {8.0, 4.0, k8w4, {}, {}, {}}};
   return g;
 }
 
@@ -140,6 +140,58 @@ TEST(DependentMissPlanTest, NodesBehindAnotherCostTheSecondMiss) {
   EXPECT_NEAR(more_second / more_first, 0.1445361 / 0.2555833, 1e-5);
   // The same figure for both is the grid without a second miss: every deeper node alike.
   EXPECT_NEAR(base, with_grid(t, s, flat(100.0)), 1e-12);
+}
+
+// A flat grid with the split figures (and the second miss when `second` >= 0).
+model::DependentMissGrid flat_split(double first, double head, double split_miss, double second = -1.0) {
+  model::DependentMissGrid g = flat(first);
+  for (model::DependentMissPoint& p : g.points) {
+    p.split_head_ns = head;
+    p.split_miss_ns = split_miss;
+    if (second >= 0.0) p.second_miss_ns = second;
+  }
+  return g;
+}
+
+WorkloadSpec with_line_split(double low, double high) {
+  WorkloadSpec s = chained_join();
+  s.allocator_costs->line_splits = {{24, low, high}};
+  return s;
+}
+
+TEST(DependentMissPlanTest, NodesAcrossTwoLinesAddTheSplitFiguresAtTheMidShare) {
+  // M = 2^20 (lambda - 1 + e^-lambda) = 1048576 x 1.0558221 = 1107109 nodes, so f1 = M / |R| =
+  // 0.5535545 first-node visits per probe; D = 0.4001194 deeper nodes. Line split 0..0.5: s = 0.25.
+  // Per probe and LLC miss the split adds s (f1 head + D split_miss) (no second miss in the grid):
+  // raising the head figure by 100 ns adds |S| (1 - h) s f1 x 100, raising the first miss by 100
+  // adds |S| (1 - h) D x 100: ratio s f1 / D = 0.25 x 0.5535545 / 0.4001194 = 0.3458675;
+  // raising the split miss by 100 adds |S| (1 - h) s D x 100: ratio s = 0.25.
+  const model::Topology t = one_node_two_cores();
+  const WorkloadSpec s = with_line_split(0.0, 0.5);
+  const double base = with_grid(t, s, flat_split(100.0, 0.0, 0.0));
+  const double more_head = with_grid(t, s, flat_split(100.0, 100.0, 0.0)) - base;
+  const double more_split = with_grid(t, s, flat_split(100.0, 0.0, 100.0)) - base;
+  const double more_first = with_grid(t, s, flat_split(200.0, 0.0, 0.0)) - base;
+  EXPECT_GT(more_head, 0.0);
+  EXPECT_NEAR(more_head / more_first, 0.25 * 0.5535545 / 0.4001194, 1e-5);
+  EXPECT_NEAR(more_split / more_first, 0.25, 1e-6);
+  // No split measured for the allocator, or a grid without the split figures: as before.
+  EXPECT_NEAR(with_grid(t, chained_join(), flat_split(100.0, 100.0, 100.0)), base, 1e-12);
+  EXPECT_NEAR(with_grid(t, s, flat(100.0)), base, 1e-12);
+  // An allocator that splits none (jemalloc's 0..0): nothing added.
+  EXPECT_NEAR(with_grid(t, with_line_split(0.0, 0.0), flat_split(100.0, 100.0, 100.0)), base, 1e-12);
+}
+
+TEST(DependentMissPlanTest, TheDeeperNodeBehindASplitFirstNodeIsAMissBehindAMiss) {
+  // With the second miss 40 ns above the first and no split figures' own cost, the split adds
+  // s q (second - first) = 0.25 x 0.2555833 x 40 per probe and LLC miss; raising the first and the
+  // second miss by 100 together adds D x 100: ratio 0.25 x 0.2555833 x 40 / (0.4001194 x 100) = 0.0638767.
+  const model::Topology t = one_node_two_cores();
+  const WorkloadSpec s = with_line_split(0.0, 0.5);
+  const double without = with_grid(t, chained_join(), flat_split(100.0, 0.0, 0.0, 140.0));
+  const double with = with_grid(t, s, flat_split(100.0, 0.0, 0.0, 140.0));
+  const double raised = with_grid(t, chained_join(), flat_split(200.0, 0.0, 0.0, 240.0));
+  EXPECT_NEAR((with - without) / (raised - without), 0.0638767, 1e-6);
 }
 
 TEST(DependentMissPlanTest, MedianTailsAreWritesAndDoNotReadTheGrid) {

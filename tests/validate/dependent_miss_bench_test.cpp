@@ -41,6 +41,18 @@ TEST(DependentMissBenchTest, SecondMissIsTheFastestSecondMinusTheFastestWith) {
   EXPECT_THROW((void)derive_second_miss_ns({{0.150, 0.100, 1e6}}, 256 * kMiB, 64 * kMiB), std::invalid_argument);  // not run
 }
 
+TEST(DependentMissBenchTest, SplitFiguresAreTheirPassesMinusTheirBases) {
+  // Rounds {with, without, M, second, split head, split miss}. Split head against the pass
+  // without misses: fastest 0.130 - fastest 0.100 = 0.030 s / 1e6 = 30 ns, / m 0.75 = 40 ns.
+  // Split miss against the one-line miss: fastest 0.152 - fastest 0.140 = 0.012 s / 1e6 = 12 ns,
+  // / 0.75 = 16 ns.
+  const std::vector<DependentMissRound> rounds = {{0.150, 0.100, 1e6, 0.200, 0.135, 0.160}, {0.140, 0.105, 1e6, 0.185, 0.130, 0.152}};
+  EXPECT_NEAR(derive_split_head_ns(rounds, 256 * kMiB, 64 * kMiB), 40.0, 1e-9);
+  EXPECT_NEAR(derive_split_miss_ns(rounds, 256 * kMiB, 64 * kMiB), 16.0, 1e-9);
+  EXPECT_THROW((void)derive_split_head_ns({{0.150, 0.100, 1e6, 0.2}}, 256 * kMiB, 64 * kMiB), std::invalid_argument);  // not run
+  EXPECT_THROW((void)derive_split_miss_ns({{0.150, 0.100, 1e6, 0.2, 0.13}}, 256 * kMiB, 64 * kMiB), std::invalid_argument);
+}
+
 TEST(DependentMissBenchTest, WorkUnitIsTheExtraTimePerUnitAndItem) {
   // 8 units on 1e6 items took 0.040 s more than none: 40 ms / 8e6 = 5 ns a unit.
   EXPECT_NEAR(derive_work_unit_ns(0.050, 0.010, 8, 1e6), 5.0, 1e-9);
@@ -66,6 +78,10 @@ TEST(DependentMissBenchTest, SmallRunGivesACompleteGrid) {
     EXPECT_GE(p.miss_ns, 0.0);
     ASSERT_TRUE(p.second_miss_ns.has_value());
     EXPECT_GE(*p.second_miss_ns, 0.0);
+    ASSERT_TRUE(p.split_head_ns.has_value());
+    ASSERT_TRUE(p.split_miss_ns.has_value());
+    EXPECT_GE(*p.split_head_ns, 0.0);
+    EXPECT_GE(*p.split_miss_ns, 0.0);
   }
   EXPECT_GT(g.work_unit_ns, 0.0);
   EXPECT_NO_THROW(model::check_dependent_miss_grid(g));

@@ -40,10 +40,20 @@ inline std::uint64_t work(std::uint64_t i, int units) {
   return x;
 }
 
-// One pass of the loop at the top of the header; returns seconds.
-// misses: 0 (none), 1 (the first), 2 (the first and the one behind it).
-double pass(const std::vector<Line>& buf, const std::vector<std::uint32_t>& heads, std::size_t n, std::size_t k, int units, int misses) {
+// One pass of the loop at the top of the header; returns seconds. The item that takes the miss
+// (the first of its group of k) reads, by `mode`:
+enum class Mode : int {
+  kNone = 0,       // its head's link word (no further line)
+  kFirst = 1,      // word 1 of the line its head links to: a dependent miss
+  kSecond = 2,     // that, and word 1 of the line that line links to: a miss behind the miss
+  kSplitHead = 3,  // its head's last word and the first word of the line after the head (not prefetched)
+  kSplitMiss = 4,  // the last word of the line its head links to and the first word of the line after it
+};
+constexpr int kModes = 5;
+
+double pass(const std::vector<Line>& buf, const std::vector<std::uint32_t>& heads, std::size_t n, std::size_t k, int units, Mode mode) {
   std::uint64_t sink = 0;
+  const std::size_t lines = buf.size();
   const double start = now_s();
   for (std::size_t g = 0; g < n; g += k) {
     const std::size_t end = std::min(n, g + k);
@@ -51,11 +61,17 @@ double pass(const std::vector<Line>& buf, const std::vector<std::uint32_t>& head
       __builtin_prefetch(&buf[heads[i + kPrefetch]]);
       const Line& head = buf[heads[i]];
       std::uint64_t v = head.value;
-      if (i == g && misses > 0) {
-        const Line& first = buf[head.next];
-        v += misses > 1 ? first.value + buf[first.next].value : first.value;
-      } else {
+      if (i != g || mode == Mode::kNone) {
         v += head.next;
+      } else if (mode == Mode::kFirst) {
+        v += buf[head.next].value;
+      } else if (mode == Mode::kSecond) {
+        const Line& first = buf[head.next];
+        v += first.value + buf[first.next].value;
+      } else if (mode == Mode::kSplitHead) {
+        v += head.pad[5] + buf[(heads[i] + 1) % lines].next;
+      } else {
+        v += buf[head.next].pad[5] + buf[(head.next + 1) % lines].next;
       }
       sink += v ^ work(i, units);
     }
@@ -95,6 +111,25 @@ double derive_second_miss_ns(const std::vector<DependentMissRound>& rounds, doub
     if (!(r.second_miss_s > 0.0)) throw std::invalid_argument("dependent-miss benchmark: a round without the second-miss pass");
     r.without_miss_s = r.with_miss_s;  // the first miss is the base of the second
     r.with_miss_s = r.second_miss_s;
+  }
+  return derive_miss_ns(shifted, footprint_bytes, llc_bytes);
+}
+
+double derive_split_head_ns(const std::vector<DependentMissRound>& rounds, double footprint_bytes, double llc_bytes) {
+  std::vector<DependentMissRound> shifted = rounds;
+  for (DependentMissRound& r : shifted) {
+    if (!(r.split_head_s > 0.0)) throw std::invalid_argument("dependent-miss benchmark: a round without the split-head pass");
+    r.with_miss_s = r.split_head_s;  // against the loop without misses
+  }
+  return derive_miss_ns(shifted, footprint_bytes, llc_bytes);
+}
+
+double derive_split_miss_ns(const std::vector<DependentMissRound>& rounds, double footprint_bytes, double llc_bytes) {
+  std::vector<DependentMissRound> shifted = rounds;
+  for (DependentMissRound& r : shifted) {
+    if (!(r.split_miss_s > 0.0)) throw std::invalid_argument("dependent-miss benchmark: a round without the split-miss pass");
+    r.without_miss_s = r.with_miss_s;  // the one-line miss is the base
+    r.with_miss_s = r.split_miss_s;
   }
   return derive_miss_ns(shifted, footprint_bytes, llc_bytes);
 }
@@ -148,15 +183,22 @@ model::DependentMissGrid run_dependent_miss_bench(const DependentMissBenchOption
       for (int r = 0; r < o.rounds; ++r) {
         DependentMissRound round;
         round.misses = static_cast<double>(o.misses);
-        double* seconds[3] = {&round.without_miss_s, &round.with_miss_s, &round.second_miss_s};
-        for (int j = 0; j < 3; ++j) {  // the order rotates: 0 1 2, 1 2 0, 2 0 1, ...
-          const int misses = (r + j) % 3;
-          *seconds[misses] = pass(buf, heads, items, kk, w, misses);
+        double* seconds[kModes] = {&round.without_miss_s, &round.with_miss_s, &round.second_miss_s, &round.split_head_s,
+                                   &round.split_miss_s};
+        for (int j = 0; j < kModes; ++j) {  // the order rotates: 0 1 2 3 4, 1 2 3 4 0, ...
+          const int mode = (r + j) % kModes;
+          *seconds[mode] = pass(buf, heads, items, kk, w, static_cast<Mode>(mode));
         }
         rounds.push_back(round);
       }
-      grid.points.push_back({static_cast<double>(k), static_cast<double>(w), derive_miss_ns(rounds, o.footprint_bytes, o.llc_bytes),
-                             derive_second_miss_ns(rounds, o.footprint_bytes, o.llc_bytes)});
+      model::DependentMissPoint point;
+      point.items_per_miss = static_cast<double>(k);
+      point.work_units = static_cast<double>(w);
+      point.miss_ns = derive_miss_ns(rounds, o.footprint_bytes, o.llc_bytes);
+      point.second_miss_ns = derive_second_miss_ns(rounds, o.footprint_bytes, o.llc_bytes);
+      point.split_head_ns = derive_split_head_ns(rounds, o.footprint_bytes, o.llc_bytes);
+      point.split_miss_ns = derive_split_miss_ns(rounds, o.footprint_bytes, o.llc_bytes);
+      grid.points.push_back(point);
     }
   }
   return grid;

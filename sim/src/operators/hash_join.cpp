@@ -27,7 +27,8 @@
 //            (/dependent_misses), h x llc_hit_ns + (1 - h) x miss_ns(k, w) at the probe's own
 //            k = 1 / q probes per probe with a deeper node and w = its core time (scan + join
 //            cycles) in work units, allocation_costs.hpp; when the grid has its second-miss figure,
-//            the D - q nodes behind another in the same probe cost second_miss_ns(k, w) instead),
+//            the D - q nodes behind another in the same probe cost second_miss_ns(k, w) instead;
+//            nodes across two lines add split_node_cost per probe, allocation_costs.hpp),
 //            D from allocation_costs.hpp; both over the M nodes (the LLC hit ratio h of uniform
 //            accesses over M nodes of 32 bytes);
 //   free     each worker walks its slice's chains (M / n random node reads) and frees the nodes:
@@ -100,6 +101,12 @@ void plan_per_bucket(OperatorBuilder& b) {
            std::to_string(probes_per_deep).substr(0, 4) + " probes per probe with one, w = " +
            std::to_string(probe_core_ns / b.topology().dependent_misses->work_unit_ns).substr(0, 4) + " work units");
   }
+  const std::optional<SplitNodes> split = split_node_cost(b.spec(), b.topology().dependent_misses, d.build_records, probe_core_ns);
+  if (split) {
+    b.note("overflow nodes across two 64-byte lines: " + std::to_string(100.0 * split->share).substr(0, 4) + " % (allocbench: " +
+           std::to_string(100.0 * split->low_share).substr(0, 4) + ".." + std::to_string(100.0 * split->high_share).substr(0, 4) +
+           " % by where the heap's top stands), " + std::to_string(split->ns_per_probe).substr(0, 5) + " ns per probe per LLC miss");
+  }
   b.note(std::string("allocator ") + b.spec().allocator + (alloc.rests_on_defaults ? " (model defaults)" : "") + ": " +
          std::to_string(static_cast<long long>(node_count)) + " overflow nodes expected in " +
          std::to_string(static_cast<long long>(buckets)) + " buckets");
@@ -148,7 +155,9 @@ void plan_per_bucket(OperatorBuilder& b) {
                    node_own);
       if (deep.measured) {  // measured (the grid or the allocator's dependent read), its translation included
         const double miss_ns = (deeper - behind) * deep.ns + behind * behind_ns;
-        tp.ops.emplace_back(Compute{tuples * (deeper * node_hit * c.llc_hit_ns + (1.0 - node_hit) * miss_ns) * 1e-9, Phase::kProbeTable});
+        const double split_ns = split ? split->ns_per_probe : 0.0;
+        tp.ops.emplace_back(
+            Compute{tuples * (deeper * node_hit * c.llc_hit_ns + (1.0 - node_hit) * (miss_ns + split_ns)) * 1e-9, Phase::kProbeTable});
       } else {
         b.dependent_accesses(tp, b.spread_of("overflow nodes"), tuples * deeper, node_hit, false, Phase::kProbeTable);
       }

@@ -46,6 +46,16 @@
 //   others (row, size class, interpolation in log2 of the size); with no layout points the
 //   in-order figures stand in (realloc_ns, free_ns; has_scattered false) and there is no
 //   dependent-access figure (has_dependent false: the caller keeps its one-miss-at-a-time bound).
+// Blocks across two lines (optional, `line_splits`; validate/line_split_bench.hpp measures them):
+//   per request size r, the share of the blocks that a run of malloc(r) hands out whose bytes
+//   [p, p + r) span two 64-byte lines: a read of a block's first and last words then reads two
+//   lines. An allocator whose size classes are aligned to themselves (jemalloc, tcmalloc,
+//   tbbmalloc: 32 B blocks at 0 and 32 mod 64) splits none of a 24-byte request; glibc serves it
+//   16 bytes into a 32-byte chunk, so all its blocks sit at 16 and 48 mod 64 (half split) or at 0
+//   and 32 (none), by where the heap's top happens to stand: the process's earlier allocations
+//   decide, not the allocator alone. So the share is measured as a range: low_share and
+//   high_share over runs started at differently shifted heap tops; a model uses the mid-point
+//   and says the range.
 // When the file has no entry for an allocator, the defaults below are used and the lookup says so
 // (is_default): a prediction resting on them must say it.
 //   default malloc_ns = 20, free_ns = 15, remote_free_ns = 40 (guesses of the order glibc and
@@ -87,10 +97,20 @@ struct AllocatorLayoutPoint {
   bool operator==(const AllocatorLayoutPoint&) const = default;
 };
 
+// The share of malloc(request_bytes)'s blocks that span two 64-byte lines (top of the file).
+struct LineSplitPoint {
+  std::int64_t request_bytes = 24;
+  double low_share = 0.0;   // the least over the shifted runs, 0..1
+  double high_share = 0.0;  // the most, low_share..1
+
+  bool operator==(const LineSplitPoint&) const = default;
+};
+
 struct AllocatorCosts {
   std::string allocator;  // "glibc", "jemalloc", "tcmalloc", "tbbmalloc"
   std::vector<AllocatorCostPoint> points;
   std::vector<AllocatorLayoutPoint> layout;  // may be empty (measured before allocbench had them)
+  std::vector<LineSplitPoint> line_splits;   // may be empty (measured before allocbench had them)
   double overhead_ratio = 1.0;  // resident / requested bytes at the peak
   std::string host;             // where it was measured
   std::string measured_at;      // when (UTC, ISO 8601)
@@ -127,8 +147,12 @@ const AllocatorCosts* find_allocator_costs(const std::vector<AllocatorCosts>& co
 // Throws std::invalid_argument for threads < 1 or bytes <= 0.
 AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, double bytes);
 
+// The measured line-split range at exactly request_bytes, or nullptr (not measured there).
+const LineSplitPoint* line_split_at(const AllocatorCosts* costs, std::int64_t request_bytes);
+
 // Throws std::invalid_argument naming the first bad figure (a negative time, a size that is not a
-// power of two, two points (or two layout points) at the same (threads, size), an overhead ratio < 0).
+// power of two, two points (or two layout points) at the same (threads, size), an overhead ratio < 0,
+// a line split with request_bytes < 1, shares outside 0 <= low <= high <= 1, or a repeated request size).
 void check_allocator_costs(const AllocatorCosts& costs);
 
 }  // namespace numatwin::model

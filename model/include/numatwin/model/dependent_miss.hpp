@@ -23,6 +23,19 @@
 // looked up as miss_ns is. A grid has it at every point or at none (a file with it at some points
 // only contradicts itself and is refused).
 //
+// Items that span two lines (optional, measured with the grid since 2026-11-27, session 31): an
+// allocator whose blocks are not aligned to their size puts some of them across a 64-byte line
+// boundary (glibc's 24-byte blocks, 16 bytes into a 32-byte chunk: half of them when the chunk
+// sits at an odd 32 bytes). Reading such an item's last and first words reads two lines:
+//   split_head_ns(k, w) = (time of the loop whose item with the miss instead reads its head's
+//                          last word and the first word of the line after the head, which nothing
+//                          prefetched - time of the loop without misses) / misses / m:
+//                          a prefetched item's second line, its address known from the start;
+//   split_miss_ns(k, w) = (time of the loop whose dependent miss reads the last word of its line
+//                          and the first word of the line after it - the loop with the one-line
+//                          miss) / misses / m: what a dependent miss's item spanning two lines adds.
+// Both are looked up as miss_ns is, and a grid has each at every point or at none.
+//
 // A caller turns its own loop into (k, w): k = items between two items that take a dependent
 // miss (1 / the share of items that take one), w = the loop's modelled core time per item
 // divided by work_unit_ns.
@@ -39,6 +52,8 @@ struct DependentMissPoint {
   double work_units = 0.0;      // w
   double miss_ns = 0.0;         // what one dependent miss adds, per LLC miss
   std::optional<double> second_miss_ns;  // what a second miss behind it adds, per LLC miss (not measured: none)
+  std::optional<double> split_head_ns;   // a prefetched item's second, unprefetched line, per LLC miss
+  std::optional<double> split_miss_ns;   // what a dependent miss's item spanning two lines adds, per LLC miss
 
   bool operator==(const DependentMissPoint&) const = default;
 };
@@ -59,13 +74,26 @@ double dependent_miss_ns(const DependentMissGrid& grid, double items_per_miss, d
 // The second miss's cost, looked up the same way; nullopt when the grid did not measure it.
 std::optional<double> dependent_second_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units);
 
+// The split figures, looked up the same way; nullopt when the grid did not measure them.
+std::optional<double> dependent_split_head_ns(const DependentMissGrid& grid, double items_per_miss, double work_units);
+std::optional<double> dependent_split_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units);
+
+// The optional figures of a point, with their JSON names (every point has each or none does).
+struct OptionalMissFigure {
+  const char* name;
+  std::optional<double> DependentMissPoint::*field;
+};
+inline constexpr OptionalMissFigure kOptionalMissFigures[] = {{"second_miss_ns", &DependentMissPoint::second_miss_ns},
+                                                              {"split_head_ns", &DependentMissPoint::split_head_ns},
+                                                              {"split_miss_ns", &DependentMissPoint::split_miss_ns}};
+
 // The distinct measured k and w, ascending.
 std::vector<double> grid_items_per_miss(const DependentMissGrid& grid);
 std::vector<double> grid_work_units(const DependentMissGrid& grid);
 
 // Throws std::invalid_argument naming the first problem: no point, work_unit_ns <= 0, k < 1,
-// w < 0, miss_ns < 0, a repeated (k, w), a grid that lacks a (k, w) of its measured values, a
-// second_miss_ns < 0, or second_miss_ns at some points and not at others.
+// w < 0, miss_ns < 0, a repeated (k, w), a grid that lacks a (k, w) of its measured values, an
+// optional figure < 0, or an optional figure at some points and not at others.
 void check_dependent_miss_grid(const DependentMissGrid& grid);
 
 }  // namespace numatwin::model

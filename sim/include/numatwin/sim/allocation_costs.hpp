@@ -75,6 +75,21 @@
 //           grid's work units (grid_miss);
 //   - a MEDIAN tail write beyond the header's line that misses costs miss_ns(1, w) (one per value:
 //     k = 1, the brief's reading of "short items"), w = (scan + hash cycles per tuple) / f.
+//
+// Nodes across two lines (session 31; docs/chained-probe.md): when the allocator's entry has its
+// measured line-split range at the node's request size (24 B; model/allocator_costs.hpp) and the
+// grid has its split figures, a share s = (low_share + high_share) / 2 of the nodes span two
+// 64-byte lines (glibc's nodes at 48 mod 64 have key and value on one line and the link on the
+// next). Per probe, each of these adds per LLC miss, at the probe's w:
+//   s f1 x split_head_ns(1 / (s f1), w)   a first node's second line: the prefetch brought only
+//                                        the first (f1 = M / |R| first-node visits per probe);
+//                                        the link load is issued whether or not the key matches
+//   + s D x split_miss_ns(k, w)            a deeper node's second line, fetched beside its first
+//   + s q x (second_miss_ns - miss_ns)(k, w)  the first deeper node behind a split first node:
+//                                        its address comes from the unprefetched line, a miss
+//                                        behind a miss (only when the grid has the second miss)
+// (k = 1 / q as above). The range low..high is said with the prediction: glibc's share is 0 or
+// 1/2 by where its heap's top stands when the nodes are allocated, which the model cannot know.
 #pragma once
 
 #include <optional>
@@ -114,6 +129,17 @@ struct GridMiss {
   std::optional<double> second_ns;
 };
 std::optional<GridMiss> grid_miss(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double core_ns_per_item);
+
+// The split-node term above; nullopt when the allocator's entry has no line split at 24 B or the
+// grid lacks the split figures.
+struct SplitNodes {
+  double low_share = 0.0;
+  double high_share = 0.0;
+  double share = 0.0;         // s, the mid-point
+  double ns_per_probe = 0.0;  // per LLC-missing node visit's worth: multiply by (1 - h) per probe
+};
+std::optional<SplitNodes> split_node_cost(const WorkloadSpec& spec, const std::optional<model::DependentMissGrid>& grid,
+                                          double build_records, double core_ns_per_probe);
 
 // A dependent access's cost per LLC miss from the allocator's layout figures; measured false:
 // the allocator's entry has none (the plans keep one miss at a time and its page walk).

@@ -18,17 +18,27 @@
 //   with the second miss (t_second): the same item also reads word 1 of the line after the first
 //     miss's line in the chain (its address is word 0 of the first miss's line): a miss behind a
 //     miss, as a chain's node behind another in the same probe.
-// Per cell (k, w), the loop without the misses (t_without), with the first (t_with) and with both
-// (t_second) run back to back, their order rotating between rounds; over R rounds, each pass's
+//   with the split head (t_split_head, instead of the miss): the item reads its head's last word
+//     and word 0 of the line after its head in the buffer, which nothing prefetched (an item
+//     spanning two lines whose first line was prefetched: a chain's first node 48 bytes into its
+//     line);
+//   with the split miss (t_split_miss, instead of the one-line miss): the dependent read takes the
+//     last word of the line its head links to and word 0 of the line after that one (the
+//     dependent item spans two lines).
+// Per cell (k, w), the five passes (without the misses, t_without; with the first, t_with; with
+// both, t_second; the split head; the split miss) run back to back, their order rotating between
+// rounds; over R rounds, each pass's
 // fastest round (on a shared machine another process only ever adds time to a pass, so the
 // minimum is the least disturbed):
 //   miss_ns(k, w)        = (min_r t_with - min_r t_without) / M / m,   M misses (N = M k items),
 //   second_miss_ns(k, w) = (min_r t_second - min_r t_with) / M / m,
+//   split_head_ns(k, w)  = (min_r t_split_head - min_r t_without) / M / m,
+//   split_miss_ns(k, w)  = (min_r t_split_miss - min_r t_with) / M / m,
 //                   m = max(0.05, 1 - min(1, LLC / F)) the share of random lines that miss the LLC,
 // each taken >= 0 (a negative difference is noise). The work unit alone, with no memory access:
 //   work_unit_ns = (min_r t(8 units per item) - min_r t(0 units)) / (8 M)   (over M items).
-// Run time: about 3 R x sum_k M k x 4 w values x (25..40 ns an item) + R x 16 M x (the misses),
-// 6-12 s with the defaults on a 2026 VM.
+// Run time: about 5 R x sum_k M k x 4 w values x (25..40 ns an item) + R x 16 M x (the misses),
+// 10-20 s with the defaults on a 2026 VM.
 // The translation of the buffer's pages (whatever the process gets: the buffer is not advised
 // either way) is in the misses as measured.
 #pragma once
@@ -46,6 +56,8 @@ struct DependentMissRound {
   double without_miss_s = 0.0;
   double misses = 0.0;         // M
   double second_miss_s = 0.0;  // with the second miss too (0: not run)
+  double split_head_s = 0.0;   // with the split head instead of the miss (0: not run)
+  double split_miss_s = 0.0;   // with the split miss instead of the one-line miss (0: not run)
 };
 
 // The derivation above for one cell: (fastest with - fastest without) / M / m, >= 0.
@@ -55,6 +67,10 @@ double derive_miss_ns(const std::vector<DependentMissRound>& rounds, double foot
 // (fastest second - fastest with) / M / m, >= 0; the same checks, and a round without the second
 // pass (second_miss_s <= 0) is refused.
 double derive_second_miss_ns(const std::vector<DependentMissRound>& rounds, double footprint_bytes, double llc_bytes);
+// (fastest split head - fastest without) / M / m and (fastest split miss - fastest with) / M / m,
+// >= 0; the same checks, and a round without the pass is refused.
+double derive_split_head_ns(const std::vector<DependentMissRound>& rounds, double footprint_bytes, double llc_bytes);
+double derive_split_miss_ns(const std::vector<DependentMissRound>& rounds, double footprint_bytes, double llc_bytes);
 // (work_s - base_s) / (units x items), >= 0. Throws std::invalid_argument for units or items <= 0.
 double derive_work_unit_ns(double work_s, double base_s, int units, double items);
 
