@@ -57,9 +57,9 @@ void write_allocator_costs_file(const std::string& file, const std::string& allo
       "numatwin validate allocbench --calibrate: costs at 1..{} threads, sizes 16 B..64 KiB, median of {} repetitions; "
       "overhead from {} rounds of {:g} MiB per thread (peak VmHWM over requested); layout figures (scattered realloc and "
       "free, dependent write and read) at sizes 32 B..4 KiB over {:g} MiB per thread, {} random accesses, {} sampled objects, "
-      "LLC {:g} MiB, median of {} repetitions; line splits of {} blocks per request size in {} trials at shifted heap tops",
+      "LLC {:g} MiB, median of {} repetitions; line splits from runs of {} blocks per request size, plain and interleaved with 40-byte blocks",
       o.threads, o.repetitions, o.rounds, o.mib_per_thread, layout.bytes_per_thread / 1048576.0, layout.accesses, layout.max_sampled,
-      layout.llc_bytes / 1048576.0, layout.repetitions, splits.blocks, splits.trials);
+      layout.llc_bytes / 1048576.0, layout.repetitions, splits.blocks);
   model::write_file_atomically(file, model::allocator_costs_json({costs}).dump(2) + "\n");
 }
 

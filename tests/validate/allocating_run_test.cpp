@@ -117,8 +117,15 @@ TEST(ChainedTableTest, OverflowNodesAreTheTuplesBeyondOnePerBucket) {
   ChainedTable table{storage.data(), count, 11};
   std::set<std::uint64_t> used;
   for (const Tuple& t : r) used.insert(table.bucket_of(t.key));
-  const std::uint64_t nodes = chained_build(table, r, false);
+  std::uint64_t split = 99;
+  const std::uint64_t nodes = chained_build(table, r, false, &split);
   EXPECT_EQ(nodes, r.size() - used.size());
+  // The nodes across two 64-byte lines, counted here from the chains' addresses: a 24-byte node
+  // at offset o within its line spans two when o + 24 > 64.
+  std::uint64_t across = 0;
+  for (const ChainBucket& b : storage)
+    for (const OverflowNode* n = b.next; n != nullptr; n = n->next) across += reinterpret_cast<std::uintptr_t>(n) % 64 + 24 > 64 ? 1 : 0;
+  EXPECT_EQ(split, across);
   const JoinTotals found = chained_probe(table, r);
   EXPECT_EQ(found.matches, r.size());
   EXPECT_EQ(chained_free(table, 0, count), nodes);

@@ -1,4 +1,5 @@
 #include "numatwin/validate/allocating_kernels.hpp"
+#include "numatwin/validate/line_split_bench.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -85,9 +86,10 @@ std::uint64_t splitmix_finaliser(std::uint64_t x) {
 }
 
 template <bool Concurrent>
-std::uint64_t build_impl(ChainedTable table, const Tuple* __restrict r, std::size_t n) {
+std::uint64_t build_impl(ChainedTable table, const Tuple* __restrict r, std::size_t n, std::uint64_t* split_nodes) {
   constexpr std::size_t d = kPrefetchDistance;
   std::uint64_t nodes = 0;
+  std::uint64_t split = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (i + d < n) __builtin_prefetch(table.buckets + table.bucket_of(r[i + d].key), 1, 3);
     ChainBucket& b = table.buckets[table.bucket_of(r[i].key)];
@@ -109,9 +111,11 @@ std::uint64_t build_impl(ChainedTable table, const Tuple* __restrict r, std::siz
       *node = OverflowNode{r[i].key, r[i].value, b.next};
       b.next = node;
       ++nodes;
+      split += spans_two_lines(reinterpret_cast<std::uintptr_t>(node), sizeof(OverflowNode)) ? 1 : 0;
     }
     b.state.store(state + 1, Concurrent ? std::memory_order_release : std::memory_order_relaxed);
   }
+  if (split_nodes != nullptr) *split_nodes = split;
   return nodes;
 }
 
@@ -155,9 +159,9 @@ std::uint64_t chained_bucket_count(std::uint64_t build_rows) {
   return b;
 }
 
-std::uint64_t chained_build(ChainedTable table, std::span<const Tuple> build, bool concurrent) {
-  return concurrent ? build_impl<true>(table, build.data(), build.size())
-                    : build_impl<false>(table, build.data(), build.size());
+std::uint64_t chained_build(ChainedTable table, std::span<const Tuple> build, bool concurrent, std::uint64_t* split_nodes) {
+  return concurrent ? build_impl<true>(table, build.data(), build.size(), split_nodes)
+                    : build_impl<false>(table, build.data(), build.size(), split_nodes);
 }
 
 JoinTotals chained_probe(ChainedTable table, std::span<const Tuple> probe) {

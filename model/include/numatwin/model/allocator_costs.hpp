@@ -53,9 +53,10 @@
 //   tbbmalloc: 32 B blocks at 0 and 32 mod 64) splits none of a 24-byte request; glibc serves it
 //   16 bytes into a 32-byte chunk, so all its blocks sit at 16 and 48 mod 64 (half split) or at 0
 //   and 32 (none), by where the heap's top happens to stand: the process's earlier allocations
-//   decide, not the allocator alone. So the share is measured as a range: low_share and
-//   high_share over runs started at differently shifted heap tops; a model uses the mid-point
-//   and says the range.
+//   decide, not the allocator alone. So the share is a range: low_share and high_share over the
+//   phases (where a run of blocks starts within a line) at which the allocator was seen to hand
+//   out blocks of r (the derivation in validate/line_split_bench.hpp); a model uses the
+//   mid-point and says the range.
 // When the file has no entry for an allocator, the defaults below are used and the lookup says so
 // (is_default): a prediction resting on them must say it.
 //   default malloc_ns = 20, free_ns = 15, remote_free_ns = 40 (guesses of the order glibc and
@@ -100,7 +101,7 @@ struct AllocatorLayoutPoint {
 // The share of malloc(request_bytes)'s blocks that span two 64-byte lines (top of the file).
 struct LineSplitPoint {
   std::int64_t request_bytes = 24;
-  double low_share = 0.0;   // the least over the shifted runs, 0..1
+  double low_share = 0.0;   // the least over the phases seen, 0..1
   double high_share = 0.0;  // the most, low_share..1
 
   bool operator==(const LineSplitPoint&) const = default;

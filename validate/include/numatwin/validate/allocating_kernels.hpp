@@ -63,8 +63,9 @@ struct ChainedTable {
 // The power of two >= build_rows / 2 (at least 1).
 std::uint64_t chained_bucket_count(std::uint64_t build_rows);
 
-// Inserts the chunk of R; returns the overflow nodes it allocated. Throws std::bad_alloc.
-std::uint64_t chained_build(ChainedTable table, std::span<const Tuple> build, bool concurrent);
+// Inserts the chunk of R; returns the overflow nodes it allocated, and when `split_nodes` is
+// given, how many of them span two 64-byte lines (line_split_bench.hpp). Throws std::bad_alloc.
+std::uint64_t chained_build(ChainedTable table, std::span<const Tuple> build, bool concurrent, std::uint64_t* split_nodes = nullptr);
 
 // Probes with the chunk of S (read-only): matches and sum(r.value + s.value).
 JoinTotals chained_probe(ChainedTable table, std::span<const Tuple> probe);

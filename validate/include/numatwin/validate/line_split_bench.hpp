@@ -2,17 +2,26 @@
 // LineSplitPoint; issue 16, docs/chained-probe.md, session 31). Run by `validate allocbench
 // --calibrate` in each allocator's own process, after its other benchmarks.
 //
-// For each request size r and each of T trials t = 0..T-1:
-//   malloc one block of 8 + 16 t bytes (it moves a heap top that hands out 16-byte granules by
-//     an even or an odd number of granules: glibc's chunk of a request q is
-//     max(32, q + 8 rounded up to 16) bytes), kept;
-//   malloc N blocks of r bytes, kept; count those whose [p, p + r) spans two lines:
-//     split(p, r) = (p mod 64) + r > 64 (r <= 64; above, a block always spans two or more);
-//   share_t = count / N.
-// All blocks are freed at the end, none before (a freed block would be handed out again and
-// repeat the previous trial's addresses). low_share = min_t share_t, high_share = max_t share_t.
-// An allocator that hands out size-class-aligned blocks gives the same share in every trial;
-// glibc's 24-byte blocks give 0 or 0.5 by where its top stands.
+// A long run of malloc(r) hands out blocks at a stride S (the allocator's block for r: 32 bytes
+// for r = 24 with every allocator here), so the blocks' offsets within their lines are
+// c + j S mod 64 for a phase c. Where the phase can stand is the allocator's: jemalloc, tcmalloc
+// and tbbmalloc place a size class's blocks at multiples of the class (c = 0 always); glibc
+// carves them out of whatever region it has, at any multiple of its 16-byte granule, so its
+// phase depends on what the process allocated before. The share of a run's blocks that span two
+// lines at phase c (r <= 64):
+//   share(c) = (1 / L) sum_{j < L} [ ((c + j S) mod 64) + r > 64 ],   L = 64 / gcd(S, 64)
+// (one period of the offsets); r > 64: every block spans two or more, share 1.
+//
+// Measured, for each request size r:
+//   a run of N blocks of r, kept: S = the most frequent positive difference between two
+//     consecutive blocks' addresses (r rounded up to 16 when no difference is positive);
+//   a run of N blocks of r each followed by a block of 40 bytes (an odd number of 16-byte
+//     granules with glibc's 8-byte header: a 48-byte chunk), all kept: an allocator that carves
+//     both sizes out of one region moves the next block of r by an odd granule each time;
+//   the phases seen: P = { p mod gcd(S, 64) : p a block of r of either run };
+//   low_share = min_{c in P} share(c), high_share = max_{c in P} share(c).
+// glibc with r = 24: S = 32, P = {0, 16}: share(0) = 0 (offsets 0, 32), share(16) = 1/2 (16, 48):
+// 0..0.5. The others: P = {0}: 0..0. All blocks are freed at the end of each size.
 #pragma once
 
 #include <cstddef>
@@ -23,21 +32,27 @@
 
 namespace numatwin::validate {
 
-// split(p, r) above. Throws std::invalid_argument for r < 1.
+// [p, p + r) spans two lines: (p mod 64) + r > 64. Throws std::invalid_argument for r < 1.
 bool spans_two_lines(std::uintptr_t address, std::size_t request_bytes);
 
-// min and max of the trials' shares (each in 0..1). Throws std::invalid_argument for no trial or
-// a share outside 0..1.
-model::LineSplitPoint line_split_range(std::int64_t request_bytes, const std::vector<double>& trial_shares);
+// share(c) above for stride S and request r. Throws std::invalid_argument for S < 1 or r < 1.
+double run_split_share(std::uintptr_t phase, std::uintptr_t stride, std::size_t request_bytes);
+
+// S above from a run's addresses in allocation order (0 when no difference is positive).
+std::uintptr_t run_stride(const std::vector<std::uintptr_t>& addresses);
+
+// The derivation above from the two runs' addresses. Throws std::invalid_argument for an empty
+// run or r < 1.
+model::LineSplitPoint line_split_from(std::int64_t request_bytes, const std::vector<std::uintptr_t>& plain,
+                                      const std::vector<std::uintptr_t>& interleaved);
 
 struct LineSplitBenchOptions {
   std::vector<std::int64_t> request_bytes = {8, 16, 24, 32, 40, 48, 56, 64};
-  int trials = 8;                 // T
-  std::size_t blocks = 4096;      // N per trial
+  std::size_t blocks = 4096;  // N per run, >= 2
 };
 
 // One point per request size, in the calling process's allocator. Throws std::invalid_argument
-// for a request size < 1, trials < 1 or blocks < 1, std::bad_alloc when malloc fails.
+// for a request size < 1 or blocks < 2, std::bad_alloc when malloc fails.
 std::vector<model::LineSplitPoint> run_line_split_bench(const LineSplitBenchOptions& options);
 
 }  // namespace numatwin::validate
