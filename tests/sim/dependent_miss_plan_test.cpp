@@ -194,6 +194,33 @@ TEST(DependentMissPlanTest, TheDeeperNodeBehindASplitFirstNodeIsAMissBehindAMiss
   EXPECT_NEAR((with - without) / (raised - without), 0.0638767, 1e-6);
 }
 
+// The hit ratio a plan note gives for `what` ("what: LLC hit ratio 0.2356").
+double noted_hit(const PlanReport& report, const std::string& what) {
+  for (const std::string& n : report.notes)
+    if (n.rfind(what + ": LLC hit ratio ", 0) == 0) return std::stod(n.substr(what.size() + 16));
+  ADD_FAILURE() << "no note for " << what;
+  return -1.0;
+}
+
+TEST(DependentMissPlanTest, BucketsAndNodesShareTheLlcWhileTheProbeReadsBoth) {
+  // Before session 31 both the buckets and the nodes sized their hits by the whole usable LLC, so
+  // together they kept more lines than it has. Now their kept lines add up to it: with the LLC
+  // smaller than either (C lines), hit_b L_b + hit_n L_n = C, L_b = 2^20 x 32 / 64 = 524288 bucket
+  // lines, L_n = 1107109 x 32 / 64 = 553554.5 node lines (the notes round to 4 decimals).
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec s = chained_join();
+  s.costs.llc_usable_share = 1.0;
+  const double llc_lines = t.nodes[0].llc_bytes() / 64.0;
+  ASSERT_LT(llc_lines, 524288.0);
+  PlanReport report;
+  (void)build_operator_plan(t, s, &report);
+  const double bucket_hit = noted_hit(report, "probe");
+  const double node_hit = noted_hit(report, "overflow nodes");
+  EXPECT_NEAR(bucket_hit * 524288.0 + node_hit * 553554.5, llc_lines, 1e-4 * (524288.0 + 553554.5));
+  EXPECT_GT(bucket_hit, 0.0);
+  EXPECT_GT(node_hit, 0.0);
+}
+
 TEST(DependentMissPlanTest, MedianTailsAreWritesAndDoNotReadTheGrid) {
   // MEDIAN per group: a tail beyond the header's line is a dependent write, which the allocator's
   // layout figures time as a write; the grid times dependent reads. So the prediction is the

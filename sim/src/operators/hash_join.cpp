@@ -19,7 +19,10 @@
 //   build    as above over the buckets, plus per worker M / n node writes (a write stream: an
 //            allocator hands a thread's same-sized objects out of the same pages, one after the
 //            other) and the mallocs' time M / n x malloc_ns(T, 24);
-//   probe    as above over the buckets, plus per probe M / |R| first-node reads (prefetched:
+//   probe    as above over the buckets (their LLC hits and the nodes' from the share of the
+//            usable LLC each keeps while both are read, Che's approximation with 1 bucket and
+//            M / |R| + D node reads per probe: model/cache_sharing.hpp), plus per probe M / |R|
+//            first-node reads (prefetched:
 //            random misses as the table's) and D dependent deeper-node reads (one at a time:
 //            OperatorBuilder::dependent_accesses; or, when the allocator's entry has its layout
 //            figures, h x llc_hit_ns + (1 - h) x the measured dependent read, node_read_cost,
@@ -39,6 +42,7 @@
 // adds what its buffer's pages cost in translation over 2 MiB pages.
 #include <algorithm>
 
+#include "numatwin/model/cache_sharing.hpp"
 #include "numatwin/sim/allocation_costs.hpp"
 #include "operator_builder.hpp"
 
@@ -123,11 +127,16 @@ void plan_per_bucket(OperatorBuilder& b) {
     ThreadPlan& tp = b.thread_plan(w);
     const double cached = b.cached_entries(w, key_bytes, false);
     const double build_hit = cache_hit_ratio(build_keys, cached, d.build_records);
-    const double probe_hit = cache_hit_ratio(probe_keys, cached, d.records);
+    // The probe reads the buckets and the nodes at once: they share the LLC (Che's approximation,
+    // model/cache_sharing.hpp), 1 bucket and M / |R| + D node reads per probe.
+    const std::vector<double> shared_lines = model::che_cache_shares(
+        b.cached_entries(w, 64.0, false),
+        {{buckets * 32.0 / 64.0, 1.0}, {std::max(1.0, node_count * 32.0 / 64.0), node_count / d.build_records + deeper}});
+    const double probe_hit = cache_hit_ratio(probe_keys, shared_lines[0] * 64.0 / key_bytes, d.records);
     const double build_shared = b.shared_line_share(w, build_keys, key_bytes, d.build_records, n);
     const double build_own = b.private_hit_ratio(w, build_keys, key_bytes, d.build_records);
     const double probe_own = b.private_hit_ratio(w, probe_keys, key_bytes, d.records);
-    const double node_hit = cache_hit_ratio(node_keys, b.cached_entries(w, 32.0, false), d.records);
+    const double node_hit = cache_hit_ratio(node_keys, shared_lines[1] * 64.0 / 32.0, d.records);
     const double node_own = b.private_hit_ratio(w, node_keys, 32.0, d.records);
     if (w == 0) {
       b.note_hit("build", build_hit);
