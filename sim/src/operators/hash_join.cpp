@@ -109,7 +109,7 @@ void plan_per_bucket(OperatorBuilder& b) {
   if (split) {
     b.note("overflow nodes across two 64-byte lines: " + std::to_string(100.0 * split->share).substr(0, 4) + " % (allocbench: " +
            std::to_string(100.0 * split->low_share).substr(0, 4) + ".." + std::to_string(100.0 * split->high_share).substr(0, 4) +
-           " % by where the heap's top stands), " + std::to_string(split->ns_per_probe).substr(0, 5) + " ns per probe per LLC miss");
+           " % over the phases it hands 24-byte blocks out at), " + std::to_string(split->ns_per_probe).substr(0, 5) + " ns per probe per LLC miss");
   }
   b.note(std::string("allocator ") + b.spec().allocator + (alloc.rests_on_defaults ? " (model defaults)" : "") + ": " +
          std::to_string(static_cast<long long>(node_count)) + " overflow nodes expected in " +
