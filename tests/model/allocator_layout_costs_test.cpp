@@ -253,22 +253,21 @@ TEST(AllocatorLayoutCostsTest, LineSplitsAreLookedUpCheckedAndRoundTripped) {
   EXPECT_THROW(check_allocator_costs(bad), std::invalid_argument);
 
   const Json good = Json::parse(text);
+  struct Case {
+    int split;
+    const char* field;
+    Json value;
+    const char* part;  // of the message; the pointer is the field's, or the split's for a repeat
+  };
+  for (const Case& e : {Case{0, "high_share", 1.5, "0.000000)..1"}, Case{1, "high_share", 0.1, "low_share"},  // 0.1 below its low 0.25
+                        Case{0, "low_share", -0.1, "0..1"}, Case{0, "request_bytes", 0, ""},
+                        Case{1, "request_bytes", 24, "one line split per request_bytes"}}) {
+    Json doc = good;
+    doc["allocator_costs"]["tcmalloc"]["line_splits"][e.split][e.field] = e.value;
+    const std::string split = "/allocator_costs/tcmalloc/line_splits/" + std::to_string(e.split);
+    expect_error(doc, std::string(e.part).starts_with("one") ? split : split + "/" + e.field, e.part);
+  }
   Json doc = good;
-  doc["allocator_costs"]["tcmalloc"]["line_splits"][0]["high_share"] = 1.5;
-  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/0/high_share", "0.000000)..1");
-  doc = good;
-  doc["allocator_costs"]["tcmalloc"]["line_splits"][1]["high_share"] = 0.1;  // below its low 0.25
-  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/1/high_share", "low_share");
-  doc = good;
-  doc["allocator_costs"]["tcmalloc"]["line_splits"][0]["low_share"] = -0.1;
-  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/0/low_share", "0..1");
-  doc = good;
-  doc["allocator_costs"]["tcmalloc"]["line_splits"][0]["request_bytes"] = 0;
-  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/0/request_bytes", "");
-  doc = good;
-  doc["allocator_costs"]["tcmalloc"]["line_splits"][1]["request_bytes"] = 24;
-  expect_error(doc, "/allocator_costs/tcmalloc/line_splits/1", "one line split per request_bytes");
-  doc = good;
   doc["allocator_costs"]["tcmalloc"]["line_splits"] = "half";
   expect_error(doc, "/allocator_costs/tcmalloc/line_splits", "list");
 }

@@ -175,20 +175,18 @@ TEST(DependentMissTest, BadGridsAreNamedByTheirPointer) {
   doc = good;
   doc["dependent_misses"]["extra"] = 1;
   expect_error(doc, "/dependent_misses/extra", "");
-  doc = good;
-  doc["dependent_misses"]["points"][2]["second_miss_ns"] = 40;  // at one point only
-  expect_error(doc, "/dependent_misses/points/2", "every point or at none");
-  doc = good;
-  for (Json& p : doc["dependent_misses"]["points"]) p["second_miss_ns"] = 40;
-  doc["dependent_misses"]["points"][1]["second_miss_ns"] = -3;
-  expect_error(doc, "/dependent_misses/points/1/second_miss_ns", ">= 0");
-  doc = good;
-  doc["dependent_misses"]["points"][0]["split_head_ns"] = 5;  // at one point only
-  expect_error(doc, "/dependent_misses/points/1", "split_head_ns at every point or at none");
-  doc = good;
-  for (Json& p : doc["dependent_misses"]["points"]) p["split_miss_ns"] = 5;
-  doc["dependent_misses"]["points"][2]["split_miss_ns"] = -1;
-  expect_error(doc, "/dependent_misses/points/2/split_miss_ns", ">= 0");
+  // Each optional figure (second miss, split head, split miss): at one point only (point 2: the
+  // first point that disagrees with point 0), then at every point with one negative.
+  for (const OptionalMissFigure& f : kOptionalMissFigures) {
+    const std::string name = f.name;
+    doc = good;
+    doc["dependent_misses"]["points"][2][name] = 40;
+    expect_error(doc, "/dependent_misses/points/2", name + " at every point or at none");
+    doc = good;
+    for (Json& p : doc["dependent_misses"]["points"]) p[name] = 40;
+    doc["dependent_misses"]["points"][1][name] = -3;
+    expect_error(doc, "/dependent_misses/points/1/" + name, ">= 0");
+  }
   doc = good;
   doc["dependent_misses"] = 3;
   expect_error(doc, "/dependent_misses", "dependent-miss grid");
