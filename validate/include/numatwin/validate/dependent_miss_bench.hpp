@@ -38,8 +38,7 @@
 // each taken >= 0 (a negative difference is noise). The work unit alone, with no memory access:
 //   work_unit_ns = (min_r t(8 units per item) - min_r t(0 units)) / (8 M)   (over M items).
 // Run time: about 5 R x sum_k M k x 4 w values x (25..40 ns an item) + R x 16 M x (the misses),
-// 11.5 s with the defaults on this project's 2026 VM (`--dependent-misses-only`, 17:15 UTC
-// 2026-11-27; 3.5 s with the three passes before the split ones).
+// 11.5 s with the defaults on this project's 2026 VM (`--dependent-misses-only`, 2026-11-27).
 // The translation of the buffer's pages (whatever the process gets: the buffer is not advised
 // either way) is in the misses as measured.
 #pragma once
