@@ -65,10 +65,7 @@ std::string dependent_miss_table(const model::DependentMissGrid& grid) {
     std::vector<std::string> row = {fmt::format("k = {:g}", k)};
     for (double w : ws) {
       std::string cell = fmt::format("{:.1f}", model::dependent_miss_ns(grid, k, w));
-      for (const model::OptionalMissFigure* f : present) {
-        for (const model::DependentMissPoint& p : grid.points)
-          if (p.items_per_miss == k && p.work_units == w) cell += fmt::format(" / {:.1f}", *(p.*(f->field)));
-      }
+      for (const model::OptionalMissFigure* f : present) cell += fmt::format(" / {:.1f}", *model::dependent_figure_ns(grid, k, w, f->field));
       row.push_back(cell);
     }
     table.add_row(row);

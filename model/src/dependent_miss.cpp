@@ -63,25 +63,21 @@ double dependent_miss_ns(const DependentMissGrid& grid, double items_per_miss, d
   return lookup(grid, items_per_miss, work_units, [](const DependentMissPoint& p) { return p.miss_ns; });
 }
 
-namespace {
-
-std::optional<double> optional_lookup(const DependentMissGrid& grid, double items_per_miss, double work_units,
-                                      std::optional<double> DependentMissPoint::*field) {
+std::optional<double> dependent_figure_ns(const DependentMissGrid& grid, double items_per_miss, double work_units,
+                                          std::optional<double> DependentMissPoint::*field) {
   if (grid.points.empty() || !std::all_of(grid.points.begin(), grid.points.end(), [&](const DependentMissPoint& p) { return (p.*field).has_value(); }))
     return std::nullopt;
   return lookup(grid, items_per_miss, work_units, [&](const DependentMissPoint& p) { return *(p.*field); });
 }
 
-}  // namespace
-
 std::optional<double> dependent_second_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units) {
-  return optional_lookup(grid, items_per_miss, work_units, &DependentMissPoint::second_miss_ns);
+  return dependent_figure_ns(grid, items_per_miss, work_units, &DependentMissPoint::second_miss_ns);
 }
 std::optional<double> dependent_split_head_ns(const DependentMissGrid& grid, double items_per_miss, double work_units) {
-  return optional_lookup(grid, items_per_miss, work_units, &DependentMissPoint::split_head_ns);
+  return dependent_figure_ns(grid, items_per_miss, work_units, &DependentMissPoint::split_head_ns);
 }
 std::optional<double> dependent_split_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units) {
-  return optional_lookup(grid, items_per_miss, work_units, &DependentMissPoint::split_miss_ns);
+  return dependent_figure_ns(grid, items_per_miss, work_units, &DependentMissPoint::split_miss_ns);
 }
 
 void check_dependent_miss_grid(const DependentMissGrid& grid) {

@@ -23,7 +23,8 @@ TEST(LineSplitBenchTest, ABlockSpansTwoLinesWhenItsOffsetPlusItsSizePassesTheLin
   EXPECT_FALSE(spans_two_lines(0x1000, 64));  // a whole aligned line
   EXPECT_TRUE(spans_two_lines(0x1010, 64));
   EXPECT_TRUE(spans_two_lines(0x1000, 65));
-  EXPECT_THROW((void)spans_two_lines(0x1000, 0), std::invalid_argument);
+  EXPECT_FALSE(spans_two_lines(0x1030, 0));  // nothing to span
+  static_assert(spans_two_lines(0x1030, 24) && !spans_two_lines(0x1020, 24));
 }
 
 TEST(LineSplitBenchTest, ARunsShareIsOnePeriodOfItsOffsets) {

@@ -16,11 +16,6 @@ constexpr std::uintptr_t kLine = 64;
 constexpr std::size_t kShiftBytes = 40;  // an odd number of 16-byte granules with an 8-byte header
 }  // namespace
 
-bool spans_two_lines(std::uintptr_t address, std::size_t request_bytes) {
-  if (request_bytes < 1) throw std::invalid_argument("line split: a request of 0 bytes");
-  return (address % kLine) + request_bytes > kLine;
-}
-
 double run_split_share(std::uintptr_t phase, std::uintptr_t stride, std::size_t request_bytes) {
   if (stride < 1) throw std::invalid_argument("line split: a stride of 0 bytes");
   if (request_bytes < 1) throw std::invalid_argument("line split: a request of 0 bytes");

@@ -124,14 +124,14 @@ std::optional<SplitNodes> split_node_cost(const WorkloadSpec& spec, const std::o
   const double q = probes_with_deeper_nodes(build_records);
   const double k = std::max(1.0, 1.0 / std::max(1e-9, q));
   const std::optional<double> split_miss = model::dependent_split_miss_ns(*grid, k, w);
+  if (!split_miss || !model::dependent_split_head_ns(*grid, k, w)) return std::nullopt;  // the grid has not measured them
   SplitNodes out{split->low_share, split->high_share, 0.5 * (split->low_share + split->high_share), 0.0};
   if (out.share <= 0.0) return out;
   const double first_visits = expected_overflow_nodes(build_records) / std::max(1.0, build_records);
-  const std::optional<double> split_head = model::dependent_split_head_ns(*grid, std::max(1.0, 1.0 / (out.share * first_visits)), w);
-  if (!split_miss || !split_head) return std::nullopt;
+  const double split_head = *model::dependent_split_head_ns(*grid, std::max(1.0, 1.0 / (out.share * first_visits)), w);
   const std::optional<double> second = model::dependent_second_miss_ns(*grid, k, w);
   const double behind = second ? std::max(0.0, *second - model::dependent_miss_ns(*grid, k, w)) : 0.0;
-  out.ns_per_probe = out.share * (first_visits * *split_head + dependent_node_visits(build_records) * *split_miss + q * behind);
+  out.ns_per_probe = out.share * (first_visits * split_head + dependent_node_visits(build_records) * *split_miss + q * behind);
   return out;
 }
 

@@ -74,6 +74,10 @@ double dependent_miss_ns(const DependentMissGrid& grid, double items_per_miss, d
 // The second miss's cost, looked up the same way; nullopt when the grid did not measure it.
 std::optional<double> dependent_second_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units);
 
+// Any optional figure of the points, looked up the same way; nullopt when the grid did not
+// measure it. The named ones below call it.
+std::optional<double> dependent_figure_ns(const DependentMissGrid& grid, double items_per_miss, double work_units,
+                                          std::optional<double> DependentMissPoint::*field);
 // The split figures, looked up the same way; nullopt when the grid did not measure them.
 std::optional<double> dependent_split_head_ns(const DependentMissGrid& grid, double items_per_miss, double work_units);
 std::optional<double> dependent_split_miss_ns(const DependentMissGrid& grid, double items_per_miss, double work_units);
