@@ -78,12 +78,14 @@ TEST(DependentMissPlanTest, TheGridChangesTheJoinWhereTheLayoutFigureDidNot) {
   // prediction below was the same and the ratio 0 / 0.
   // The deeper nodes that miss, |S| D (1 - h), cost 40 ns (the layout figure) without the grid;
   // with a flat grid of 200 or 360 ns they cost that instead: the two differences are
-  // |S| D (1 - h) x 160 and x 320 ns, ratio 0.5.
+  // |S| D (1 - h) x 160 and x 320 ns, ratio 0.5, once the grid's work unit (1 ns) is taken off:
+  // with the grid the chained loops pay their extra finalisers, (2 |S| + |R|) x 1 ns = 0.006 s.
   const model::Topology t = one_node_two_cores();
   const WorkloadSpec s = chained_join();
+  const double hashes = (2.0 * 2e6 + 2e6) * 1e-9;
   const double none = with_grid(t, s, std::nullopt);
-  const double d200 = with_grid(t, s, flat(200.0)) - none;
-  const double d360 = with_grid(t, s, flat(360.0)) - none;
+  const double d200 = with_grid(t, s, flat(200.0)) - none - hashes;
+  const double d360 = with_grid(t, s, flat(360.0)) - none - hashes;
   EXPECT_GT(d200, 0.0);
   EXPECT_NEAR(d200 / d360, 0.5, 1e-6);
   // At most every deeper node missing: |S| D x 160 ns = 2e6 x 0.4001194 x 160e-9 = 0.128 s.
@@ -103,20 +105,39 @@ TEST(DependentMissPlanTest, JoinReadsTheGridAtItsOwnK) {
   EXPECT_NEAR((pk - p100) / (p400 - p100), 0.656044, 1e-5);
 }
 
-TEST(DependentMissPlanTest, JoinReadsTheGridAtItsOwnWork) {
-  // A grid that grows in w only: 100 ns at w = 0, 500 ns at w = 4. The probe's core time is
-  // (scan + join cycles) / f = (1 + 3) cycles / f; with the work unit set to 4 / f / 3 ns the
-  // probe does w = 3 units: miss_ns = 100 + 3 / 4 x 400 = 400 ns, three quarters of the way.
+TEST(DependentMissPlanTest, JoinReadsTheGridAtItsThreeFinalisers) {
+  // A grid that grows in w only: 100 ns at w = 0, 500 ns at w = 4. The probe's w is the three
+  // splitmix64 finalisers validate's chained_probe computes per probe (the grid's unit), whatever
+  // the operator costs' core cycles: miss_ns = 100 + 3 / 4 x 400 = 400 ns, three quarters of the
+  // way, with scan + join = 1 + 3 cycles and with 1 + 11. Fails on the session-31 model, whose w
+  // was (scan + join cycles) / f in units: with the unit at (4 cycles / f) / 3 the first case gave
+  // 0.75 too, the second w = 9 (clamped to 4): 1.
   const model::Topology t = one_node_two_cores();
-  WorkloadSpec s = chained_join();
-  s.costs.scan_cycles_per_tuple = 1.0;
-  s.costs.join_cycles_per_tuple = 3.0;
-  const double probe_ns = 4.0 / t.nodes[0].frequency_ghz;
-  const double unit = probe_ns / 3.0;
-  const double p100 = with_grid(t, s, grid(100.0, 100.0, 100.0, 100.0, unit));
-  const double p500 = with_grid(t, s, grid(500.0, 500.0, 500.0, 500.0, unit));
-  const double pw = with_grid(t, s, grid(100.0, 500.0, 100.0, 500.0, unit));
-  EXPECT_NEAR((pw - p100) / (p500 - p100), 0.75, 1e-6);
+  const double unit = 4.0 / t.nodes[0].frequency_ghz / 3.0;
+  for (const double join_cycles : {3.0, 11.0}) {
+    WorkloadSpec s = chained_join();
+    s.costs.scan_cycles_per_tuple = 1.0;
+    s.costs.join_cycles_per_tuple = join_cycles;
+    const double p100 = with_grid(t, s, grid(100.0, 100.0, 100.0, 100.0, unit));
+    const double p500 = with_grid(t, s, grid(500.0, 500.0, 500.0, 500.0, unit));
+    const double pw = with_grid(t, s, grid(100.0, 500.0, 100.0, 500.0, unit));
+    EXPECT_NEAR((pw - p100) / (p500 - p100), 0.75, 1e-6) << "join cycles " << join_cycles;
+  }
+}
+
+TEST(DependentMissPlanTest, TheChainedLoopsPayTheirExtraFinalisers) {
+  // The join cycles come from the preallocated loop, one multiply hash per tuple; the chained
+  // probe computes three finalisers and its build two, so with the grid the plan adds
+  // (3 - 1) units per probe and (2 - 1) per build tuple of core time. One thread, flat grids of
+  // the same miss cost with a work unit of 1 and of 3 ns: the prediction moves by
+  // (2 |S| + |R|) x (3 - 1) ns = (2 x 2e6 + 2e6) x 2e-9 s = 0.012 s.
+  const model::Topology t = one_node_two_cores();
+  const WorkloadSpec s = chained_join();
+  model::DependentMissGrid one = flat(100.0);
+  model::DependentMissGrid three = flat(100.0);
+  one.work_unit_ns = 1.0;
+  three.work_unit_ns = 3.0;
+  EXPECT_NEAR(with_grid(t, s, three) - with_grid(t, s, one), 0.012, 1e-9);
 }
 
 // A flat grid of `first` ns with a flat second miss of `second` ns.

@@ -108,19 +108,19 @@ double probes_with_deeper_nodes(double build_records) {
   return std::max(0.0, lambda - 2.0 + 2.0 * e + lambda * e) / lambda;
 }
 
-std::optional<GridMiss> grid_miss(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double core_ns_per_item) {
+std::optional<GridMiss> grid_miss(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double work_units) {
   if (!grid || grid->points.empty()) return std::nullopt;
   const double k = std::max(1.0, items_per_miss);
-  const double w = std::max(0.0, core_ns_per_item) / grid->work_unit_ns;
+  const double w = std::max(0.0, work_units);
   return GridMiss{model::dependent_miss_ns(*grid, k, w), model::dependent_second_miss_ns(*grid, k, w)};
 }
 
 std::optional<SplitNodes> split_node_cost(const WorkloadSpec& spec, const std::optional<model::DependentMissGrid>& grid,
-                                          double build_records, double core_ns_per_probe) {
+                                          double build_records, double work_units) {
   if (!grid || grid->points.empty() || !spec.allocator_costs) return std::nullopt;
   const model::LineSplitPoint* split = model::line_split_at(&*spec.allocator_costs, static_cast<std::int64_t>(kOverflowNodeBytes));
   if (split == nullptr) return std::nullopt;
-  const double w = std::max(0.0, core_ns_per_probe) / grid->work_unit_ns;
+  const double w = std::max(0.0, work_units);
   const double q = probes_with_deeper_nodes(build_records);
   const double k = std::max(1.0, 1.0 / std::max(1e-9, q));
   const std::optional<double> split_miss = model::dependent_split_miss_ns(*grid, k, w);

@@ -16,6 +16,10 @@
 // costs in sim/allocation_costs.hpp): the table is B buckets of 32 bytes (a key occupies
 // 32 B / lambda of it, lambda = |R| / B) and the dataset "overflow nodes" holds the M nodes, 32
 // bytes each (their size class) times the allocator's overhead ratio.
+//   hashes   the chained loops hash with the splitmix64 finaliser, three per probe and two per
+//            build tuple, where the join cycles (from the preallocated loop) hold one multiply
+//            hash: with the grid, (3 - 1) and (2 - 1) x its work_unit_ns more core time per probe
+//            and build tuple (allocation_costs.hpp);
 //   build    as above over the buckets, plus per worker M / n node writes (a write stream: an
 //            allocator hands a thread's same-sized objects out of the same pages, one after the
 //            other) and the mallocs' time M / n x malloc_ns(T, 24);
@@ -28,8 +32,8 @@
 //            figures, h x llc_hit_ns + (1 - h) x the measured dependent read, node_read_cost,
 //            its translation included; or, when the topology has the dependent-miss grid
 //            (/dependent_misses), h x llc_hit_ns + (1 - h) x miss_ns(k, w) at the probe's own
-//            k = 1 / q probes per probe with a deeper node and w = its core time (scan + join
-//            cycles) in work units, allocation_costs.hpp; when the grid has its second-miss figure,
+//            k = 1 / q probes per probe with a deeper node and w = its three splitmix64 finalisers
+//            (the grid's unit), allocation_costs.hpp; when the grid has its second-miss figure,
 //            the D - q nodes behind another in the same probe cost second_miss_ns(k, w) instead;
 //            nodes across two lines add split_node_cost per probe, allocation_costs.hpp),
 //            D from allocation_costs.hpp; both over the M nodes (the LLC hit ratio h of uniform
@@ -86,14 +90,24 @@ void plan_per_bucket(OperatorBuilder& b) {
   const AllocationSeconds alloc = per_bucket_allocation(b.spec(), n);
   const double deeper = dependent_node_visits(d.build_records);
   DependentCost deep = node_read_cost(b.spec(), n);
-  const double probe_core_ns = (c.scan_cycles_per_tuple + c.join_cycles_per_tuple) / b.frequency_hz(0) * 1e9;
   const double first_deeper = probes_with_deeper_nodes(d.build_records);
   const double probes_per_deep = 1.0 / std::max(1e-9, first_deeper);
+  // The chained loops' finalisers beyond the preallocated loop's one hash (allocation_costs.hpp),
+  // at the grid's measured work unit; without the grid no unit is measured and none is added.
+  const std::optional<model::DependentMissGrid>& miss_grid = b.topology().dependent_misses;
+  const double unit_ns = miss_grid && !miss_grid->points.empty() ? miss_grid->work_unit_ns : 0.0;
+  const double probe_hash_ns = (kChainedProbeFinalisers - 1.0) * unit_ns;
+  const double build_hash_ns = (kChainedBuildFinalisers - 1.0) * unit_ns;
+  if (unit_ns > 0.0) {
+    b.note("chained loops' hashes: 3 splitmix64 finalisers per probe, 2 per build tuple, " + std::to_string(unit_ns).substr(0, 5) +
+           " ns each (the grid's work unit); beyond the preallocated loop's one hash: +" + std::to_string(probe_hash_ns).substr(0, 5) +
+           " ns per probe, +" + std::to_string(build_hash_ns).substr(0, 5) + " ns per build tuple");
+  }
   // With the grid's second-miss figure, the D - q nodes behind another in the same probe cost it
   // and the q first ones miss_ns; without it all D cost miss_ns.
   double behind = 0.0;
   double behind_ns = 0.0;
-  if (const std::optional<GridMiss> grid = grid_miss(b.topology().dependent_misses, probes_per_deep, probe_core_ns)) {
+  if (const std::optional<GridMiss> grid = grid_miss(miss_grid, probes_per_deep, kChainedProbeFinalisers)) {
     deep = DependentCost{true, grid->first_ns};
     if (grid->second_ns) {
       behind = std::max(0.0, deeper - first_deeper);
@@ -102,10 +116,9 @@ void plan_per_bucket(OperatorBuilder& b) {
              std::to_string(behind_ns).substr(0, 6) + " ns per LLC miss, the grid's second miss");
     }
     b.note("deeper chain nodes: " + std::to_string(grid->first_ns).substr(0, 6) + " ns per LLC miss from the dependent-miss grid at k = " +
-           std::to_string(probes_per_deep).substr(0, 4) + " probes per probe with one, w = " +
-           std::to_string(probe_core_ns / b.topology().dependent_misses->work_unit_ns).substr(0, 4) + " work units");
+           std::to_string(probes_per_deep).substr(0, 4) + " probes per probe with one, w = 3 work units (the probe's finalisers)");
   }
-  const std::optional<SplitNodes> split = split_node_cost(b.spec(), b.topology().dependent_misses, d.build_records, probe_core_ns);
+  const std::optional<SplitNodes> split = split_node_cost(b.spec(), miss_grid, d.build_records, kChainedProbeFinalisers);
   if (split) {
     b.note("overflow nodes across two 64-byte lines: " + std::to_string(100.0 * split->share).substr(0, 4) + " % (allocbench: " +
            std::to_string(100.0 * split->low_share).substr(0, 4) + ".." + std::to_string(100.0 * split->high_share).substr(0, 4) +
@@ -151,6 +164,7 @@ void plan_per_bucket(OperatorBuilder& b) {
       b.table_loop(tp, w, r.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, b.spread_of("hash table"), tuples,
                    build_hit, true, c.join_cycles_per_tuple, -1, build_shared, build_own, n > 1);
       b.table_page_walks(tp, table.size_bytes, tuples, model::BufferKind::kPlaced, Phase::kUpdateTable);
+      if (build_hash_ns > 0.0) tp.ops.emplace_back(Compute{tuples * build_hash_ns * 1e-9, Phase::kUpdateTable});
       OperatorBuilder::write_stream(tp, b.spread_of("overflow nodes"), node_count / n / kBatches * 32.0);
       tp.ops.emplace_back(Compute{alloc.allocate_s / n / kBatches, Phase::kUpdateTable});
       b.maybe_os_move(tp);
@@ -160,6 +174,7 @@ void plan_per_bucket(OperatorBuilder& b) {
       const double tuples = d.records / n / kBatches;
       b.table_loop(tp, w, s.chunk(w, n), tuples * d.tuple_bytes, tuples * c.scan_cycles_per_tuple, b.spread_of("hash table"), tuples,
                    probe_hit, false, c.join_cycles_per_tuple, -1, 0.0, probe_own);
+      if (probe_hash_ns > 0.0) tp.ops.emplace_back(Compute{tuples * probe_hash_ns * 1e-9, Phase::kProbeTable});
       b.table_loop(tp, w, {}, 0.0, 0.0, b.spread_of("overflow nodes"), tuples * node_count / d.build_records, node_hit, false, 0.0, -1, 0.0,
                    node_own);
       if (deep.measured) {  // measured (the grid or the allocator's dependent read), its translation included

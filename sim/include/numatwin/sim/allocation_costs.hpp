@@ -71,10 +71,20 @@
 //           Charging them one at a time (a full dependent miss with its page walk each) was tried
 //           on 2026-11-27 and predicted the join 24-52 % too slow: the core overlaps that serial
 //           miss with the next probes' work (docs/allocators.md);
-//       w = the probe's modelled core time per probe, (scan + join cycles per tuple) / f, in the
-//           grid's work units (grid_miss);
-//   - a MEDIAN tail write beyond the header's line that misses costs miss_ns(1, w) (one per value:
-//     k = 1, the brief's reading of "short items"), w = (scan + hash cycles per tuple) / f.
+//       w = the probe's independent work in the grid's own unit, counted from the code: the grid's
+//           work unit is one splitmix64 finaliser, and validate's chained_probe computes three per
+//           probe (bucket_of for its own key and for its two prefetches, d and d / 2 probes
+//           ahead): w = kChainedProbeFinalisers = 3. The rest of a probe (a streamed tuple, a
+//           prefetched line, a compare) is what the grid's item does at w = 0 (docs/chained-probe.md,
+//           session 32). Until session 31, w was the preallocated join's core time per probe
+//           ((scan + join cycles) / f, 1.76 ns = 1.46 units on the 2026-11-27 17:47 calibration):
+//           a time, where the grid's window argument counts work in flight;
+//   - the finalisers' own time: the operator costs' join cycles come from the preallocated loop,
+//     which hashes each key once with a multiply (Fibonacci hashing); the chained loops hash with
+//     the finaliser, three times per probe and twice per build tuple (its own bucket and its
+//     prefetch's), so the plan adds (3 - 1) x work_unit_ns per probe and (2 - 1) x work_unit_ns
+//     per build tuple of core time (the loop's own hash stands for the preallocated loop's one);
+//   - MEDIAN's tails, writes, do not read the grid (the layout bench's write figures below).
 //
 // Nodes across two lines (session 31; docs/chained-probe.md): when the allocator's entry has its
 // measured line-split range at the node's request size (24 B; model/allocator_costs.hpp) and the
@@ -122,13 +132,18 @@ double dependent_node_visits(double build_records);    // D above
 AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers);
 double probes_with_deeper_nodes(double build_records);  // q above
 
-// miss_ns(k, w) and second_miss_ns(k, w) from the grid with w = core_ns_per_item / work_unit_ns
-// (k taken >= 1); nullopt without a grid, `second` nullopt when the grid did not measure it.
+// Splitmix64 finalisers (the grid's work unit) that validate's chained loops compute per probe
+// and per build tuple (ChainedTable::bucket_of: the item's own bucket and its prefetches').
+inline constexpr double kChainedProbeFinalisers = 3.0;
+inline constexpr double kChainedBuildFinalisers = 2.0;
+
+// miss_ns(k, w) and second_miss_ns(k, w) from the grid at w = work_units (k taken >= 1, w >= 0);
+// nullopt without a grid, `second` nullopt when the grid did not measure it.
 struct GridMiss {
   double first_ns = 0.0;
   std::optional<double> second_ns;
 };
-std::optional<GridMiss> grid_miss(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double core_ns_per_item);
+std::optional<GridMiss> grid_miss(const std::optional<model::DependentMissGrid>& grid, double items_per_miss, double work_units);
 
 // The split-node term above; nullopt when the allocator's entry has no line split at 24 B or the
 // grid lacks the split figures.
@@ -139,7 +154,7 @@ struct SplitNodes {
   double ns_per_probe = 0.0;  // per LLC-missing node visit's worth: multiply by (1 - h) per probe
 };
 std::optional<SplitNodes> split_node_cost(const WorkloadSpec& spec, const std::optional<model::DependentMissGrid>& grid,
-                                          double build_records, double core_ns_per_probe);
+                                          double build_records, double work_units);
 
 // A dependent access's cost per LLC miss from the allocator's layout figures; measured false:
 // the allocator's entry has none (the plans keep one miss at a time and its page walk).
