@@ -31,7 +31,9 @@
 //                per-group table); each inside a lock taken with a locked fetch_or and released
 //                with a store, as the kernels' concurrent tables lock a slot (the locked
 //                instruction waits for the stores before it: the previous grow's copy is not
-//                left to drain behind the next) -> t_shared over R' objects (R' ~ R)
+//                left to drain behind the next) -> t_shared over R' objects (R' ~ R); run
+//                last, after the reuse pass (before it, it doubled glibc's reuse figure at
+//                2 threads, and the join that reads that figure never reallocs across threads)
 //   (the other objects stay allocated: they are the footprint the samples are scattered in).
 // Derivation (derive_layout_costs; m = 1 - min(1, llc_bytes / (T F)), the share of a random access
 // over every thread's objects that misses an LLC of llc_bytes):
