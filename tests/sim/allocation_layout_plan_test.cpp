@@ -192,6 +192,33 @@ TEST(AllocationLayoutPlanTest, ATailThatHitsCostsNoMoreThanOneThatMisses) {
   EXPECT_NEAR(predicted_s(t, at14) - predicted_s(t, at10), 6e6 * 4e-9, 1e-9);
 }
 
+TEST(AllocationLayoutPlanTest, TheSelectWaitsForEachBlocksFirstLine) {
+  // The select reaches each group's block through its slot, with no prefetch ahead: per worker
+  // G / n dependent reads of one line, the share 1 - h' of them one line in flight. 2 workers,
+  // 2e6 groups: each worker's plan has, in the sort/merge phase, one read of 1e6 x (1 - h') x 64
+  // bytes at one line in flight, h' the append's hit ratio (the plan's note). Fails on the
+  // session-31 model, whose select had no transfer at one line in flight.
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec s = per_group_median(2, 2e7, 2e6);
+  s.allocator_costs = costs(0, 0, 0, 0);
+  PlanReport report;
+  const Plan plan = build_operator_plan(t, s, &report);
+  double hit = -1.0;
+  const std::string prefix = "group entries and block tails (append): LLC hit ratio ";
+  for (const std::string& n : report.notes)
+    if (n.rfind(prefix, 0) == 0) hit = std::stod(n.substr(prefix.size()));
+  ASSERT_GE(hit, 0.0);
+  ASSERT_LT(hit, 0.99);
+  ASSERT_EQ(plan.threads.size(), 2u);
+  for (const ThreadPlan& tp : plan.threads) {
+    double bytes = 0.0;
+    for (const Op& op : tp.ops)
+      if (const auto* tr = std::get_if<Transfer>(&op); tr && tr->phase == Phase::kSortMerge && tr->lines_in_flight == 1.0) bytes += tr->bytes;
+    // The note rounds h' to 4 decimals: 1e6 x 64 x 5e-5 bytes of slack.
+    EXPECT_NEAR(bytes, 1e6 * (1.0 - hit) * 64.0, 1e6 * 64.0 * 5e-5);
+  }
+}
+
 TEST(AllocationLayoutPlanTest, BasisSaysWhenTheLayoutFiguresAreMissing) {
   WorkloadSpec s = chained_join();
   s.allocator = "testalloc";

@@ -54,7 +54,10 @@
 //   select    each worker reads its slice and its groups' blocks (the values dataset holds the
 //             blocks' bytes, as allocation_costs.hpp counts them, times the allocator's overhead
 //             ratio), selects each median as above, and frees the blocks (the free and
-//             remote-free time of allocation_costs.hpp).
+//             remote-free time of allocation_costs.hpp). The kernel reaches a block through its
+//             slot and prefetches none ahead, so per group the block's first line is a dependent
+//             access (LLC hit h' as in the append, the misses one at a time:
+//             OperatorBuilder::dependent_accesses) with its page's translation, G / n per worker.
 // There is no count or offsets step: nothing is laid out in advance.
 //
 // Pages (model/tlb.hpp, OperatorBuilder::page_walks): every table update, run-tail write and block
@@ -173,6 +176,12 @@ void plan_per_group(OperatorBuilder& b) {
     OperatorBuilder::scan(tp, slice, slice_entries * c.entry_bytes, 0.0);
     OperatorBuilder::scan(tp, b.spread_of("values"), b.dataset("values").size_bytes / n, cycles, -1, Phase::kReadInput,
                           Phase::kSortMerge, 1.0);
+    // The kernel reaches each group's block through its slot and prefetches no block ahead: the
+    // block's first line is a dependent miss the selection waits for, one at a time, with its
+    // page's translation (the block's other lines stream behind it, in the scan above).
+    const double slice_groups = d.keys.groups / n;
+    b.dependent_accesses(tp, b.spread_of("values"), slice_groups, append.llc, false, Phase::kSortMerge);
+    b.page_walks(tp, heap_bytes, slice_groups, 1.0, model::BufferKind::kAllocatorHeap, Phase::kSortMerge);
     tp.ops.emplace_back(Compute{alloc.free_s / n, Phase::kOther});
   }
 }
