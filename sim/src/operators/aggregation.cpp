@@ -178,7 +178,8 @@ void plan_per_group(OperatorBuilder& b) {
                           Phase::kSortMerge, 1.0);
     // The kernel reaches each group's block through its slot and prefetches no block ahead: the
     // block's first line is a dependent miss the selection waits for, one at a time, with its
-    // page's translation (the block's other lines stream behind it, in the scan above).
+    // page's translation. The scan above still streams every line of the blocks, this first one
+    // too: 64 bytes per group are counted twice (1/16 of a 1 KiB block).
     const double slice_groups = d.keys.groups / n;
     b.dependent_accesses(tp, b.spread_of("values"), slice_groups, append.llc, false, Phase::kSortMerge);
     b.page_walks(tp, heap_bytes, slice_groups, 1.0, model::BufferKind::kAllocatorHeap, Phase::kSortMerge);

@@ -99,7 +99,8 @@ void plan_per_bucket(OperatorBuilder& b) {
   const double probe_hash_ns = (kChainedProbeFinalisers - 1.0) * unit_ns;
   const double build_hash_ns = (kChainedBuildFinalisers - 1.0) * unit_ns;
   if (unit_ns > 0.0) {
-    b.note("chained loops' hashes: 3 splitmix64 finalisers per probe, 2 per build tuple, " + std::to_string(unit_ns).substr(0, 5) +
+    b.note("chained loops' hashes: " + std::to_string(static_cast<int>(kChainedProbeFinalisers)) + " splitmix64 finalisers per probe, " +
+           std::to_string(static_cast<int>(kChainedBuildFinalisers)) + " per build tuple, " + std::to_string(unit_ns).substr(0, 5) +
            " ns each (the grid's work unit); beyond the preallocated loop's one hash: +" + std::to_string(probe_hash_ns).substr(0, 5) +
            " ns per probe, +" + std::to_string(build_hash_ns).substr(0, 5) + " ns per build tuple");
   }
@@ -116,7 +117,8 @@ void plan_per_bucket(OperatorBuilder& b) {
              std::to_string(behind_ns).substr(0, 6) + " ns per LLC miss, the grid's second miss");
     }
     b.note("deeper chain nodes: " + std::to_string(grid->first_ns).substr(0, 6) + " ns per LLC miss from the dependent-miss grid at k = " +
-           std::to_string(probes_per_deep).substr(0, 4) + " probes per probe with one, w = 3 work units (the probe's finalisers)");
+           std::to_string(probes_per_deep).substr(0, 4) + " probes per probe with one, w = " +
+           std::to_string(static_cast<int>(kChainedProbeFinalisers)) + " work units (the probe's finalisers)");
   }
   const std::optional<SplitNodes> split = split_node_cost(b.spec(), miss_grid, d.build_records, kChainedProbeFinalisers);
   if (split) {
