@@ -113,6 +113,8 @@ AllocatorCostAt allocator_cost_at(const AllocatorCosts* costs, int threads, doub
   // threads (at one thread every block is the thread's own).
   out.has_reuse = measured_in_row(layout, &AllocatorLayoutPoint::reuse_malloc_ns);
   if (out.has_reuse) out.reuse_malloc_ns = interpolate(layout, cls, &AllocatorLayoutPoint::reuse_malloc_ns);
+  out.has_block_read = measured_in_row(layout, &AllocatorLayoutPoint::block_read_ns);
+  if (out.has_block_read) out.block_read_ns = interpolate(layout, cls, &AllocatorLayoutPoint::block_read_ns);
   out.has_shared = threads > 1 && layout.front()->threads > 1 && measured_in_row(layout, &AllocatorLayoutPoint::shared_realloc_ns);
   out.shared_realloc_ns = out.has_shared ? interpolate(layout, cls, &AllocatorLayoutPoint::shared_realloc_ns) : out.scattered_realloc_ns;
   return out;
@@ -149,7 +151,7 @@ void check_allocator_costs(const AllocatorCosts& costs) {
     if (p.threads < 1) throw std::invalid_argument(at + ": threads must be >= 1");
     if (!power_of_two(p.size_bytes)) throw std::invalid_argument(at + ": size_bytes must be a power of two");
     for (double v : {p.scattered_realloc_ns, p.scattered_free_ns, p.dependent_write_ns, p.dependent_read_ns, p.shared_realloc_ns,
-                     p.locked_write_ns, p.reuse_malloc_ns}) {
+                     p.locked_write_ns, p.reuse_malloc_ns, p.block_read_ns}) {
       if (!(v >= 0.0) || !std::isfinite(v)) throw std::invalid_argument(at + ": times must be numbers >= 0");
     }
     if (!seen.insert({p.threads, p.size_bytes}).second)

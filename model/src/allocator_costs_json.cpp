@@ -35,10 +35,11 @@ AllocatorCostPoint read_point(const JsonReader& r, std::set<std::pair<int, std::
 AllocatorLayoutPoint read_layout_point(const JsonReader& r, std::set<std::pair<int, std::int64_t>>& seen) {
   r.expect_object(
       "a layout point {\"threads\", \"size_bytes\", \"scattered_realloc_ns\", \"scattered_free_ns\", \"dependent_write_ns\", "
-      "\"dependent_read_ns\", optional \"shared_realloc_ns\", \"locked_write_ns\", \"reuse_malloc_ns\"}");
+      "\"dependent_read_ns\", optional \"shared_realloc_ns\", \"locked_write_ns\", \"reuse_malloc_ns\", "
+      "\"block_read_ns\"}");
   r.allow_only(
       {"threads", "size_bytes", "scattered_realloc_ns", "scattered_free_ns", "dependent_write_ns", "dependent_read_ns", "shared_realloc_ns",
-       "locked_write_ns", "reuse_malloc_ns"});
+       "locked_write_ns", "reuse_malloc_ns", "block_read_ns"});
   AllocatorLayoutPoint p;
   p.threads = r.field("threads").small_integer(1);
   const JsonReader size = r.field("size_bytes");
@@ -52,6 +53,7 @@ AllocatorLayoutPoint read_layout_point(const JsonReader& r, std::set<std::pair<i
   if (r.has("shared_realloc_ns")) p.shared_realloc_ns = non_negative(r.field("shared_realloc_ns"));
   if (r.has("locked_write_ns")) p.locked_write_ns = non_negative(r.field("locked_write_ns"));
   if (r.has("reuse_malloc_ns")) p.reuse_malloc_ns = non_negative(r.field("reuse_malloc_ns"));
+  if (r.has("block_read_ns")) p.block_read_ns = non_negative(r.field("block_read_ns"));
   if (!seen.insert({p.threads, p.size_bytes}).second)
     r.fail("expected one layout point per (threads, size_bytes); this one repeats threads " + std::to_string(p.threads) +
            ", size_bytes " + std::to_string(p.size_bytes));
@@ -142,6 +144,7 @@ nlohmann::ordered_json allocator_costs_json(const std::vector<AllocatorCosts>& c
         if (p.shared_realloc_ns > 0.0) layout.back()["shared_realloc_ns"] = p.shared_realloc_ns;
         if (p.locked_write_ns > 0.0) layout.back()["locked_write_ns"] = p.locked_write_ns;
         if (p.reuse_malloc_ns > 0.0) layout.back()["reuse_malloc_ns"] = p.reuse_malloc_ns;
+        if (p.block_read_ns > 0.0) layout.back()["block_read_ns"] = p.block_read_ns;
       }
       out[c.allocator]["layout_points"] = layout;
     }

@@ -197,6 +197,19 @@ TEST(AllocatorLayoutCostsTest, ReuseMallocStandsInForMallocOnlyWhereTheRowMeasur
   EXPECT_DOUBLE_EQ(at.malloc_ns, 10.0);  // the hot figure is untouched
 }
 
+TEST(AllocatorLayoutCostsTest, BlockReadIsMeasuredOnlyWhereTheWholeRowHasIt) {
+  AllocatorCosts c = with_shared();
+  EXPECT_FALSE(allocator_cost_at(&c, 1, 64).has_block_read);
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 1, 64).block_read_ns, 0.0);
+  c.layout[0].block_read_ns = 200.0;
+  EXPECT_FALSE(allocator_cost_at(&c, 1, 64).has_block_read);  // the 128 B point of the row lacks it
+  c.layout[1].block_read_ns = 400.0;
+  const AllocatorCostAt at = allocator_cost_at(&c, 1, 64);  // halfway in log2 between 32 and 128
+  EXPECT_TRUE(at.has_block_read);
+  EXPECT_DOUBLE_EQ(at.block_read_ns, 300.0);
+  EXPECT_FALSE(allocator_cost_at(&c, 2, 64).has_block_read);  // the 2-thread row did not measure it
+}
+
 TEST(AllocatorLayoutCostsTest, OptionalFiguresAreWrittenOnlyWhereMeasured) {
   Topology t = small_machine();
   t.allocator_costs = {with_shared()};
@@ -215,6 +228,19 @@ TEST(AllocatorLayoutCostsTest, OptionalFiguresAreWrittenOnlyWhereMeasured) {
   const Json reuse = Json::parse(topology_to_json_text(t));
   EXPECT_DOUBLE_EQ(reuse["allocator_costs"]["glibc"]["layout_points"][3]["reuse_malloc_ns"].get<double>(), 321.0);
   EXPECT_EQ(parse_topology(reuse.dump(), "m.json").allocator_costs, t.allocator_costs);
+  EXPECT_FALSE(reuse["allocator_costs"]["glibc"]["layout_points"][3].contains("block_read_ns"));
+  t.allocator_costs[0].layout[3].block_read_ns = 456.0;
+  const Json block = Json::parse(topology_to_json_text(t));
+  EXPECT_DOUBLE_EQ(block["allocator_costs"]["glibc"]["layout_points"][3]["block_read_ns"].get<double>(), 456.0);
+  EXPECT_EQ(parse_topology(block.dump(), "m.json").allocator_costs, t.allocator_costs);
+  Json bad_block = block;
+  bad_block["allocator_costs"]["glibc"]["layout_points"][3]["block_read_ns"] = "fast";
+  try {
+    parse_topology(bad_block.dump(), "m.json");
+    ADD_FAILURE() << "a block_read_ns that is not a number was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.json_pointer(), "/allocator_costs/glibc/layout_points/3/block_read_ns") << e.what();
+  }
   Json bad = doc;
   bad["allocator_costs"]["glibc"]["layout_points"][2]["shared_realloc_ns"] = -5;
   try {

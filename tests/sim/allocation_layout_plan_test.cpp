@@ -219,6 +219,49 @@ TEST(AllocationLayoutPlanTest, TheSelectWaitsForEachBlocksFirstLine) {
   }
 }
 
+TEST(AllocationLayoutPlanTest, TheSelectReadsEachBlockWholeWhereMeasured) {
+  // With block_read_ns measured at every size, each of a worker's G / n groups whose block misses
+  // the LLC (1 - x, x the plan's note) adds it to the select: 2 workers, 2e6 groups of k = 10
+  // values each (sequential keys), blocks of 32 x 2^r(10) = 128 bytes. Raising the figure from
+  // 100 to 300 ns at every size adds 1e6 x (1 - x) x 200 ns to each worker's select, and both
+  // run at once. The first line is then no longer its own one-line-in-flight read.
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec s = per_group_median(2, 2e7, 2e6);
+  const auto with_block_read = [](double ns) {
+    model::AllocatorCosts c = costs(0, 0, 0, 0);
+    for (model::AllocatorLayoutPoint& p : c.layout) p.block_read_ns = ns;
+    return c;
+  };
+  s.allocator_costs = with_block_read(100.0);
+  PlanReport report;
+  const Plan plan = build_operator_plan(t, s, &report);
+  double x = -1.0;
+  const std::string prefix = "value blocks (selection, each read whole before the next): LLC hit ratio ";
+  for (const std::string& n : report.notes)
+    if (n.rfind(prefix, 0) == 0) x = std::stod(n.substr(prefix.size()));
+  ASSERT_GE(x, 0.0);
+  ASSERT_LT(x, 0.99);
+  for (const ThreadPlan& tp : plan.threads)
+    for (const Op& op : tp.ops)
+      if (const auto* tr = std::get_if<Transfer>(&op)) EXPECT_FALSE(tr->phase == Phase::kSortMerge && tr->lines_in_flight == 1.0);
+  WorkloadSpec slower = s;
+  slower.allocator_costs = with_block_read(300.0);
+  // The note rounds x to 4 decimals: 1e6 x 200 ns x 5e-5 of slack.
+  EXPECT_NEAR(predicted_s(t, slower) - predicted_s(t, s), 1e6 * (1.0 - x) * 200e-9, 1e6 * 200e-9 * 5e-5 + 1e-9);
+  // The figure at the group's block class: block_read_ns = the class's bytes gives 128 ns.
+  model::AllocatorCosts by_size = costs(0, 0, 0, 0);
+  for (model::AllocatorLayoutPoint& p : by_size.layout) p.block_read_ns = static_cast<double>(p.size_bytes);
+  s.allocator_costs = by_size;
+  EXPECT_TRUE(block_read_cost(s, 2).measured);
+  EXPECT_DOUBLE_EQ(block_read_cost(s, 2).ns, 128.0);
+  // Uniform keys: the mean over the group sizes; with one figure at every size, that figure.
+  s.data.keys.distribution = KeyDistribution::kUniform;
+  s.allocator_costs = with_block_read(250.0);
+  EXPECT_NEAR(block_read_cost(s, 2).ns, 250.0, 1e-6);
+  s.allocator_costs = costs(0, 0, 0, 0);
+  EXPECT_FALSE(block_read_cost(s, 2).measured);
+}
+
 TEST(AllocationLayoutPlanTest, BasisSaysWhenTheLayoutFiguresAreMissing) {
   WorkloadSpec s = chained_join();
   s.allocator = "testalloc";

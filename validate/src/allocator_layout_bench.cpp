@@ -44,6 +44,7 @@ void dependent_passes(std::size_t size, std::size_t objects, std::size_t accesse
       *sh.failed = true;
       break;
     }
+    std::memset(p, 0, size);
   }
   const bool ok = !*sh.failed;
   const std::size_t lines = size / 64;
@@ -103,6 +104,25 @@ void dependent_passes(std::size_t size, std::size_t objects, std::size_t accesse
     sink += reinterpret_cast<const std::uint64_t*>(obj[seq[i]][1])[3];
   }
   t.dependent_read_s = now_s() - start;
+  // Block reads: each object read whole, the next one's index waiting for this one's sum.
+  volatile std::uint64_t hidden_zero = 0;
+  const std::uint64_t z = hidden_zero;
+  const std::size_t words = size / 8;
+  const std::size_t blocks = ok ? std::max<std::size_t>(1, accesses / 4) : 0;
+  const auto block_chain = [&](auto&& index) {
+    std::uint64_t sum = 0;
+    sh.sync->arrive_and_wait();
+    const double begin = now_s();
+    for (std::size_t i = 0; i < blocks; ++i) {
+      const std::uint64_t* p = obj[index(i) + (sum & z)];
+      for (std::size_t k = 0; k < words; ++k) sum += p[k];
+    }
+    sink += sum;
+    return now_s() - begin;
+  };
+  t.block_read_s = block_chain([&](std::size_t i) { return seq[i]; });
+  t.block_hot_s = block_chain([&](std::size_t i) { return seq[i & 7]; });
+  t.blocks = static_cast<double>(blocks);
   t.accesses = static_cast<double>(accesses);
   for (std::uint64_t* p : obj) std::free(p);
   if (sink == 1) t.accesses += 0.0;  // keeps the reads
@@ -233,6 +253,7 @@ LayoutCosts derive_layout_costs(const LayoutTimings& t, double footprint_bytes, 
   LayoutCosts c;
   c.dependent_write_ns = std::max(0.0, t.dependent_write_s - t.base_write_s) / t.accesses / miss * 1e9;
   c.dependent_read_ns = std::max(0.0, t.dependent_read_s - t.base_read_s) / t.accesses / miss * 1e9;
+  if (t.blocks > 0.0) c.block_read_ns = std::max(0.0, t.block_read_s - t.block_hot_s) / t.blocks / miss * 1e9;
   if (t.reuse_malloc_s > 0.0) c.reuse_malloc_ns = t.reuse_malloc_s / t.sampled * 1e9;
   if (t.locked_write_s > 0.0) c.locked_write_ns = std::max(0.0, t.locked_write_s - t.dependent_write_s) / t.accesses / miss * 1e9;
   c.scattered_realloc_ns = std::max(0.0, t.realloc_s - t.touch_s) / t.sampled * 1e9;
@@ -255,7 +276,7 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
       const std::size_t objects = std::max<std::size_t>(64, static_cast<std::size_t>(o.bytes_per_thread / static_cast<double>(s)));
       // Two disjoint samples when there is a shared pass (threads > 1).
       const std::size_t sampled = std::min(threads > 1 ? objects / 2 : objects, o.max_sampled);
-      std::vector<double> dw, dr, sr, sf, shr, lw, rm;
+      std::vector<double> dw, dr, sr, sf, shr, lw, rm, br;
       for (int rep = 0; rep < o.repetitions; ++rep) {
         const auto t_count = static_cast<std::size_t>(threads);
         std::vector<LayoutTimings> per_thread(t_count);
@@ -284,6 +305,7 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
           mean.shared_realloc_ns += c.shared_realloc_ns / threads;
           mean.locked_write_ns += c.locked_write_ns / threads;
           mean.reuse_malloc_ns += c.reuse_malloc_ns / threads;
+          mean.block_read_ns += c.block_read_ns / threads;
         }
         dw.push_back(mean.dependent_write_ns);
         dr.push_back(mean.dependent_read_ns);
@@ -292,9 +314,10 @@ std::vector<model::AllocatorLayoutPoint> run_allocator_layout_bench(const Alloca
         shr.push_back(mean.shared_realloc_ns);
         lw.push_back(mean.locked_write_ns);
         rm.push_back(mean.reuse_malloc_ns);
+        br.push_back(mean.block_read_ns);
       }
       points.push_back({threads, s, median(sr), median(sf), median(dw), median(dr), threads > 1 ? median(shr) : 0.0, median(lw),
-                        median(rm)});
+                        median(rm), median(br)});
     }
   }
   return points;

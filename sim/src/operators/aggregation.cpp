@@ -55,9 +55,13 @@
 //             blocks' bytes, as allocation_costs.hpp counts them, times the allocator's overhead
 //             ratio), selects each median as above, and frees the blocks (the free and
 //             remote-free time of allocation_costs.hpp). The kernel reaches a block through its
-//             slot and prefetches none ahead, so per group the block's first line is a dependent
-//             access (LLC hit h' as in the append, the misses one at a time:
-//             OperatorBuilder::dependent_accesses) with its page's translation, G / n per worker.
+//             slot and prefetches none ahead, and its selection's mispredicted compares keep the
+//             core from running ahead into the next block: when the allocator's entry has the
+//             measured block read (allocation_costs.hpp: block_read_cost), each of the G / n
+//             groups whose block misses the LLC (a share 1 - min(1, usable LLC / heap bytes))
+//             adds it on top of the selection's compute (session 33); without it, the block's
+//             first line is a dependent access (LLC hit h' as in the append, the misses one at a
+//             time: OperatorBuilder::dependent_accesses) with its page's translation.
 // There is no count or offsets step: nothing is laid out in advance.
 //
 // Pages (model/tlb.hpp, OperatorBuilder::page_walks): every table update, run-tail write and block
@@ -176,13 +180,23 @@ void plan_per_group(OperatorBuilder& b) {
     OperatorBuilder::scan(tp, slice, slice_entries * c.entry_bytes, 0.0);
     OperatorBuilder::scan(tp, b.spread_of("values"), b.dataset("values").size_bytes / n, cycles, -1, Phase::kReadInput,
                           Phase::kSortMerge, 1.0);
-    // The kernel reaches each group's block through its slot and prefetches no block ahead: the
-    // block's first line is a dependent miss the selection waits for, one at a time, with its
-    // page's translation. The scan above still streams every line of the blocks, this first one
-    // too: 64 bytes per group are counted twice (1/16 of a 1 KiB block).
     const double slice_groups = d.keys.groups / n;
-    b.dependent_accesses(tp, b.spread_of("values"), slice_groups, append.llc, false, Phase::kSortMerge);
-    b.page_walks(tp, heap_bytes, slice_groups, 1.0, model::BufferKind::kAllocatorHeap, Phase::kSortMerge);
+    const DependentCost block = block_read_cost(b.spec(), n);
+    if (block.measured) {
+      // The selection reads each block whole before it reaches the next (allocation_costs.hpp):
+      // the measured block read, for the blocks that miss the LLC, on top of the compute. A block
+      // is in the LLC by the usable LLC's share of the heap.
+      const double in_llc = std::min(1.0, b.usable_llc_bytes(b.node_of(w)) / std::max(1.0, heap_bytes));
+      if (w == 0) b.note_hit("value blocks (selection, each read whole before the next)", in_llc);
+      tp.ops.emplace_back(Compute{slice_groups * (1.0 - in_llc) * block.ns * 1e-9, Phase::kSortMerge});
+    } else {
+      // Without the figure: the kernel reaches each group's block through its slot and prefetches
+      // no block ahead: the block's first line is a dependent miss the selection waits for, one
+      // at a time, with its page's translation. The scan above still streams every line of the
+      // blocks, this first one too: 64 bytes per group are counted twice (1/16 of a 1 KiB block).
+      b.dependent_accesses(tp, b.spread_of("values"), slice_groups, append.llc, false, Phase::kSortMerge);
+      b.page_walks(tp, heap_bytes, slice_groups, 1.0, model::BufferKind::kAllocatorHeap, Phase::kSortMerge);
+    }
     tp.ops.emplace_back(Compute{alloc.free_s / n, Phase::kOther});
   }
 }

@@ -179,6 +179,31 @@ DependentCost node_read_cost(const WorkloadSpec& spec, int workers) {
   return DependentCost{c.has_dependent, c.dependent_read_ns};
 }
 
+DependentCost block_read_cost(const WorkloadSpec& spec, int workers) {
+  const model::AllocatorCosts* costs = costs_of(spec);
+  const auto at = [&](double k) {
+    return model::allocator_cost_at(costs, workers, kFirstBlockBytes * std::ldexp(1.0, group_reallocs(k)));
+  };
+  const double lambda = spec.data.records / spec.data.keys.groups;
+  DependentCost out;
+  out.measured = at(std::max(1.0, std::round(lambda))).has_block_read;
+  if (!out.measured) return out;
+  if (spec.data.keys.distribution != KeyDistribution::kUniform) {
+    out.ns = at(std::max(1.0, std::round(lambda))).block_read_ns;
+    return out;
+  }
+  // The mean over the groups that hold a value: Poisson(lambda) given k >= 1, as per_group_allocation.
+  const double top = lambda + 12.0 * std::sqrt(lambda) + 30.0;
+  const double nonempty = 1.0 - std::exp(-lambda);
+  double remaining = nonempty;
+  for (double k = 1.0; k <= top && remaining > 1e-12; k += 1.0) {
+    const double p = std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
+    remaining -= p;
+    out.ns += p / nonempty * at(k).block_read_ns;
+  }
+  return out;
+}
+
 AllocationSeconds per_bucket_allocation(const WorkloadSpec& spec, int workers) {
   const model::AllocatorCosts* costs = costs_of(spec);
   const double nodes = expected_overflow_nodes(spec.data.build_records);

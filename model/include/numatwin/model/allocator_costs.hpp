@@ -38,6 +38,13 @@
 //     that runs after another freed its state (the kernels' repetitions; a database's stream of
 //     queries). glibc pops its fastbin list through the freed chunks, each pop a dependent miss.
 //     Optional (0 = not measured: malloc_ns stands in);
+//   block_read_ns(s): reading a whole object of s bytes (every word) that was reached through a
+//     pointer, where the next object is not reached until this one has been read (a selection
+//     over each group's block in turn, whose compares keep the core from running ahead into the
+//     next block): what one such read adds over the same read of an object in the core's cache,
+//     per object that misses the LLC, its first line's miss, its page's translation and the
+//     wait for the stream of its other lines included. Optional (0 = not measured: a file
+//     written before it; the caller keeps its one-line dependent access and stream);
 //   dependent_write_ns(s), dependent_read_ns(s): an access at an address read from an object's
 //     first line (prefetched ahead): what one such access adds when it misses the LLC, as the core
 //     overlaps it with the next objects' accesses (not one miss at a time); the translation of its
@@ -94,6 +101,7 @@ struct AllocatorLayoutPoint {
   double shared_realloc_ns = 0.0;  // 0: not measured (a 1-thread row, or a file written before it)
   double locked_write_ns = 0.0;    // 0: not measured (a file written before it)
   double reuse_malloc_ns = 0.0;    // 0: not measured (a file written before it)
+  double block_read_ns = 0.0;      // 0: not measured (a file written before it)
 
   bool operator==(const AllocatorLayoutPoint&) const = default;
 };
@@ -136,6 +144,8 @@ struct AllocatorCostAt {
   double locked_write_ns = 0.0;  // 0 when not measured
   double reuse_malloc_ns = 0.0;  // = malloc_ns when not measured (has_reuse false)
   bool has_reuse = false;
+  double block_read_ns = 0.0;  // 0 when not measured (has_block_read false)
+  bool has_block_read = false;
   double dependent_write_ns = 0.0;
   double dependent_read_ns = 0.0;
   bool has_dependent = false;

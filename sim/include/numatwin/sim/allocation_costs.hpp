@@ -54,7 +54,18 @@
 //     in the block grown to hold i + 1 values); with T >= 2 workers the kernel locks the group's
 //     slot per append, so each such miss adds locked_write_ns at its size too (the next lock waits
 //     for it; measured by the layout bench, 0 when not measured);
-//   - a deeper chain node that misses costs dependent_read_ns(T, 24) (node_read_cost).
+//   - a deeper chain node that misses costs dependent_read_ns(T, 24) (node_read_cost);
+//   - MEDIAN's selection reads each group's last block whole before it reaches the next group's
+//     (nth_element's compares mispredict about half the time, so the core does not run ahead
+//     into the next block): per group whose block misses the LLC, block_read_ns(T, 32 x 2^r(k))
+//     (block_read_cost: its expectation over the group sizes as for the allocator's calls, or at
+//     k = round(N / G) for other distributions), added to the selection's compute rather than
+//     overlapped with it. The bench reads the block's whole size class, the kernel its 8 (k + 1)
+//     bytes (13 of a 1 KiB block's 16 lines at k = 100). Checked by a loop outside the tree
+//     (session 33, docs/allocators.md): nth_element over scattered 1 KiB blocks took 1,370 ns a
+//     block against 1,015 ns over blocks in the core's cache, +355 ns, and the chained whole-block
+//     read alone 336 ns; at 256 B +215 ns against 231 ns. When the entry lacks the figure the plan
+//     keeps the first line as one dependent miss and streams the rest behind the compute.
 //
 // What a dependent miss costs by the independent work around it (model/dependent_miss.hpp, the
 // topology's /dependent_misses; issue 16, docs/chained-probe.md), when the topology has the grid;
@@ -164,5 +175,7 @@ struct DependentCost {
 };
 DependentCost tail_write_cost(const WorkloadSpec& spec, int workers);
 DependentCost node_read_cost(const WorkloadSpec& spec, int workers);
+// ns per group whose block misses the LLC (above); measured false without block_read_ns.
+DependentCost block_read_cost(const WorkloadSpec& spec, int workers);
 
 }  // namespace numatwin::sim

@@ -16,6 +16,14 @@
 //                        (the next lock waits for the write's miss)         -> t_lw
 //       base read:       reads word 3 of object i                        -> t_br
 //       dependent read:  reads word 3 of the object word 1 points to     -> t_dr
+//       block read:      J_b = max(1, J / 4) objects read whole (every word summed), object
+//                        seq[i] + (sum & z), z a zero the compiler cannot see: the next object
+//                        is not reached until this one's words have arrived, as a selection over
+//                        each group's block in turn (MEDIAN: the compares' mispredictions keep
+//                        the core from running ahead into the next block) -> t_blk
+//       hot block read:  the same chain over 8 objects, cycled, in the core's cache -> t_hot
+//                        (the objects are zero-filled when allocated, so every line is a page
+//                        of their own, never the kernel's shared zero page)
 //   scattered calls: K objects of s / 2 bytes (filled), R = min(K, max_sampled) of them taken in
 //     three independent random orders:
 //       touch:   read each one's word 0                                   -> t_touch
@@ -39,6 +47,7 @@
 // over every thread's objects that misses an LLC of llc_bytes):
 //   dependent_write_ns = max(0, t_dw - t_bw) / J / m      (per LLC miss of the dependent access)
 //   dependent_read_ns  = max(0, t_dr - t_br) / J / m
+//   block_read_ns      = max(0, t_blk - t_hot) / J_b / m  (per object that misses the LLC)
 //   locked_write_ns    = max(0, t_lw - t_dw) / J / m      (what the lock adds, per LLC miss of the write)
 //   reuse_malloc_ns    = t_reuse / R
 //   scattered_realloc_ns = max(0, t_realloc - t_touch) / R  (the read is the kernel's, not the call's)
@@ -63,6 +72,9 @@ struct LayoutTimings {
   double locked_write_s = 0.0;  // 0: not run
   double base_read_s = 0.0;
   double dependent_read_s = 0.0;
+  double blocks = 0.0;          // J_b (0: the block passes were not run)
+  double block_read_s = 0.0;
+  double block_hot_s = 0.0;
   double sampled = 0.0;  // R
   double touch_s = 0.0;
   double realloc_s = 0.0;
@@ -80,6 +92,7 @@ struct LayoutCosts {
   double shared_realloc_ns = 0.0;  // 0 when there was no shared pass
   double locked_write_ns = 0.0;    // 0 when the locked pass was not run
   double reuse_malloc_ns = 0.0;    // 0 when the reuse pass was not run
+  double block_read_ns = 0.0;      // 0 when the block passes were not run
 };
 
 // The derivation above; footprint_bytes = T F. Throws std::invalid_argument for accesses or
