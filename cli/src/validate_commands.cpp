@@ -29,6 +29,7 @@
 #include "numatwin/validate/run_support.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
 #include "interrupt.hpp"
+#include "operator_cost_refresh.hpp"
 #include "progress.hpp"
 #include "text_table.hpp"
 #include "tlb_measure.hpp"
@@ -260,6 +261,8 @@ void register_measure(CLI::App& validate_app) {
     bool quick = false;
     bool costs_only = false;
     bool tlb_only = false;
+    std::string topology;
+    std::string out_topology;
     bool json = false;
     bool no_likwid = false;
     double seconds = 0.0;
@@ -274,6 +277,13 @@ void register_measure(CLI::App& validate_app) {
   measure->add_flag("--no-likwid", o->no_likwid, "Do not probe likwid-perfctr nor run likwid-bench");
   measure->add_flag("--costs-only", o->costs_only,
                     "Run only the operator cost microbenchmarks (seconds): the report's operator_costs section");
+  measure->add_option("--topology", o->topology,
+                      "With --costs-only and --out-topology: measure on this calibrated topology's caches and its first node's "
+                      "CPUs and frequency (bundled name or file)");
+  measure->add_option("--out-topology", o->out_topology,
+                      "With --costs-only and --topology: write the topology again (atomically) with the operator costs measured "
+                      "now in place of its own, e.g. just before a run on a machine whose neighbours move the LLC share it "
+                      "leaves (the rest of its calibration kept)");
   measure->add_flag("--tlb-only", o->tlb_only,
                     "Run only the TLB microbenchmark (seconds): dependent random loads on 4 KiB and on 2 MiB pages, the "
                     "page walk's cost derived (the report's tlb section)");
@@ -301,6 +311,16 @@ void register_measure(CLI::App& validate_app) {
       model::write_file_atomically(out, report.dump(2) + "\n");
       std::cout << (o->json ? report.dump(2) + "\n" : tlb_text(*tlb));
       std::cerr << fmt::format("TLB measured in {:.1f} s; report written to {}\n", report["elapsed_s"].get<double>(), out);
+      return;
+    }
+    if (!o->topology.empty() || !o->out_topology.empty()) {
+      if (!o->costs_only || o->topology.empty() || o->out_topology.empty())
+        throw std::invalid_argument(
+            "--topology and --out-topology go together, and with --costs-only: the topology whose operator costs are measured "
+            "again and the file to write it to");
+      std::string report;
+      refresh_operator_costs(o->topology, o->out_topology, o->quick, interrupt.flag(), bar, report);
+      std::cout << report;
       return;
     }
     if (o->costs_only) {

@@ -40,6 +40,7 @@
 #include "numatwin/validate/topology_skeleton.hpp"
 #include "numatwin/validate/validation_report.hpp"
 #include "numatwin/validate/validation_suite.hpp"
+#include "operator_cost_refresh.hpp"
 #include "progress.hpp"
 #include "schedule_comparison.hpp"
 #include "sim_outcome.hpp"
@@ -51,12 +52,6 @@ namespace numatwin::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string host_text() {
-  const Json h = validate::host_state();
-  return fmt::format("{}; {}; THP {}; numa_balancing {}", h.value("hostname", std::string("?")), h.value("kernel", std::string("?")),
-                     h.value("thp_enabled", std::string("?")), h.value("numa_balancing", std::string("?")));
-}
 
 std::string placement_text(const validate::RealRun& run) {
   std::string cpus;
@@ -492,18 +487,9 @@ void register_suite(CLI::App& validate_app) {
     // The calibrated topology this command wrote gets the measured costs (origin "measured"), so
     // that predictions on it, and `topo transfer-costs --from` it, rest on them.
     if (o->topology.empty() && !saved && !report.derived_costs.empty()) {
-      model::Topology with_costs = t;
-      for (const validate::DerivedCost& c : report.derived_costs) {
-        const model::OperatorCostInfo* info = model::find_operator_cost(c.name);
-        if (info == nullptr) continue;  // e.g. the shuffle's cycles per element
-        // A value raised to its floor keeps its range around it (the file needs low <= value <= high).
-        const double value = std::max(c.value, info->smallest);
-        with_costs.operator_costs.push_back(model::NamedCost{
-            c.name, model::CostValue{value, std::max(info->smallest, std::min(c.low, value)), std::max(c.high, value),
-                                     model::CostOrigin::kMeasured,
-                                     "numatwin validate suite's cost microbenchmarks on " + host_text() + ": " + c.derivation}});
-      }
-      model::save_topology(with_costs, topology_file);
+      model::save_topology(
+          with_measured_operator_costs(t, report.derived_costs, "numatwin validate suite's cost microbenchmarks on " + host_text()),
+          topology_file);
     }
     // Every run's memory first: a suite that cannot finish says so before the first run.
     if (!saved)

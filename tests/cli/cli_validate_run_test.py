@@ -204,6 +204,42 @@ class ValidateRun(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("--measurements needs --topology", r.stderr)
 
+    def test_costs_measured_again_into_a_calibrated_topology(self):
+        # `validate measure --costs-only --topology T --out-topology T2`: T2 is T with every cost
+        # the microbenchmarks derive measured now (origin measured, the command in its source),
+        # a cost T had already replaced, not doubled, and the rest of T kept.
+        with open(self.host) as f:
+            host = json.load(f)
+        host["operator_costs"] = {"llc_usable_share": {"value": 0.123, "low": 0.1, "high": 0.2, "origin": "default",
+                                                       "source": "a placeholder put there by this test"}}
+        before = os.path.join(self.dir.name, "before.json")
+        with open(before, "w") as f:
+            json.dump(host, f)
+        after = os.path.join(self.dir.name, "after.json")
+        r = run("validate", "measure", "--costs-only", "--quick", "--topology", before, "--out-topology", after)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("llc_usable_share", r.stdout)  # it moved from the placeholder
+        self.assertIn(after, r.stdout)
+        with open(after) as f:
+            refreshed = json.load(f)
+        costs = refreshed["operator_costs"]
+        self.assertIn("llc_hit_ns", costs)
+        share = costs["llc_usable_share"]
+        self.assertEqual(share["origin"], "measured")
+        self.assertIn("validate measure --costs-only", share["source"])
+        self.assertNotEqual(share["source"], "a placeholder put there by this test")
+        self.assertEqual(refreshed["nodes"], host["nodes"])
+        # Each option without the other, or without --costs-only: one clear error, nothing written.
+        for args in (["--costs-only", "--topology", before], ["--topology", before, "--out-topology", after + "2"]):
+            r = run("validate", "measure", *args)
+            self.assertEqual(r.returncode, 1, r.stdout)
+            self.assertIn("--topology and --out-topology go together", r.stderr)
+            self.assertFalse(os.path.exists(after + "2"))
+        r = run("validate", "measure", "--costs-only", "--topology", os.path.join(self.dir.name, "missing.json"), "--out-topology",
+                after + "2")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("missing.json", r.stderr)
+
     def test_allocbench_reports_time_and_overhead_in_a_fresh_process(self):
         r = run("validate", "allocbench", "--allocator", "glibc", "--threads", "2", "--mib-per-thread", "8", "--rounds", "1",
                 "--json")
