@@ -204,7 +204,7 @@ TEST(AllocationLayoutPlanTest, TheSelectWaitsForEachBlocksFirstLine) {
   PlanReport report;
   const Plan plan = build_operator_plan(t, s, &report);
   double hit = -1.0;
-  const std::string prefix = "group entries and block tails (append): LLC hit ratio ";
+  const std::string prefix = "group entries, block headers and tails (append): LLC hit ratio ";
   for (const std::string& n : report.notes)
     if (n.rfind(prefix, 0) == 0) hit = std::stod(n.substr(prefix.size()));
   ASSERT_GE(hit, 0.0);
@@ -216,6 +216,36 @@ TEST(AllocationLayoutPlanTest, TheSelectWaitsForEachBlocksFirstLine) {
       if (const auto* tr = std::get_if<Transfer>(&op); tr && tr->phase == Phase::kSortMerge && tr->lines_in_flight == 1.0) bytes += tr->bytes;
     // The note rounds h' to 4 decimals: 1e6 x 64 x 5e-5 bytes of slack.
     EXPECT_NEAR(bytes, 1e6 * (1.0 - hit) * 64.0, 1e6 * 64.0 * 5e-5);
+  }
+}
+
+TEST(AllocationLayoutPlanTest, TheAppendUpdatesEachValuesHeaderLine) {
+  // Every append reads its block's header (prefetched d values ahead, as the slot is) and writes
+  // the count back: per worker one random update of the heap per value, as the update of the
+  // group's slot. 2 workers, 2e7 values: each worker's append phase has, at
+  // random_lines_in_flight, 1e7 x (1 - h) x 64 bytes of slot misses and as many of header misses,
+  // h the note's hit ratio (a group's entry, header line and tail line). Until session 33 only
+  // the slot's were there.
+  const model::Topology t = one_node_two_cores();
+  WorkloadSpec s = per_group_median(2, 2e7, 2e6);
+  s.allocator_costs = costs(0, 0, 0, 0);
+  PlanReport report;
+  const Plan plan = build_operator_plan(t, s, &report);
+  double hit = -1.0;
+  const std::string prefix = "group entries, block headers and tails (append): LLC hit ratio ";
+  for (const std::string& n : report.notes)
+    if (n.rfind(prefix, 0) == 0) hit = std::stod(n.substr(prefix.size()));
+  ASSERT_GE(hit, 0.0);
+  ASSERT_LT(hit, 0.99);
+  ASSERT_EQ(plan.threads.size(), 2u);
+  for (const ThreadPlan& tp : plan.threads) {
+    double bytes = 0.0;
+    for (const Op& op : tp.ops)
+      if (const auto* tr = std::get_if<Transfer>(&op);
+          tr && tr->phase == Phase::kUpdateTable && tr->lines_in_flight == s.costs.random_lines_in_flight && !tr->write_spread.empty())
+        bytes += tr->bytes;
+    // The note rounds h to 4 decimals: 2 x 1e7 x 64 x 5e-5 bytes of slack.
+    EXPECT_NEAR(bytes, 2.0 * 1e7 * (1.0 - hit) * 64.0, 2.0 * 1e7 * 64.0 * 5e-5);
   }
 }
 

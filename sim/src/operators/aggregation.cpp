@@ -36,8 +36,12 @@
 //
 // MEDIAN with --allocation per-group (the kernel: validate/allocating_kernels.hpp), two steps:
 //   append    one pass over the input as the scatter above (a lookup and update of the group's
-//             entry and a write at its block's tail, footprint f' = f + S), except that a tail
-//             beyond the block header's line (allocation_costs.hpp: the share of such values) is a
+//             entry and a write at its block's tail), and per value an update of the block's
+//             header line (prefetched d values ahead as the slot is, read for the tail's address,
+//             the count written back: a random update of the heap, as a table loop's, LLC hit h';
+//             until session 33 it was left out). A group holds its entry, its header line and,
+//             for the share b of values past the header's line, its tail line: footprint
+//             f' = f + S (1 + b). A tail beyond the block header's line (allocation_costs.hpp: b) is a
 //             dependent access (its address needs the header): LLC hit h' as above, the misses one
 //             at a time (OperatorBuilder::dependent_accesses), or, when the allocator's entry
 //             has its layout figures, h' x min(llc_hit_ns, w) + (1 - h') x w, w the measured
@@ -149,11 +153,17 @@ void plan_per_group(OperatorBuilder& b) {
   const double slice_entries = 2.0 * d.keys.groups / n;
   for (int w = 0; w < n; ++w) {
     ThreadPlan& tp = b.thread_plan(w);
-    const PassHits append = pass_hits(b, w, 2.0 * c.entry_bytes + b.line_bytes());
-    if (w == 0) b.note_hit("group entries and block tails (append)", append.llc);
+    // While it fills, a group holds its entry, its block's header line and, for the values past
+    // the header's line, its tail line.
+    const double beyond = share_beyond_header_line(b.spec());
+    const PassHits append = pass_hits(b, w, 2.0 * c.entry_bytes + b.line_bytes() * (1.0 + beyond));
+    if (w == 0) b.note_hit("group entries, block headers and tails (append)", append.llc);
     update_pass(b, w, append, false, alloc.allocate_s / n);
-    const double tails = d.records / n * share_beyond_header_line(b.spec());
+    const double tails = d.records / n * beyond;
     const std::vector<model::NodeShare> blocks = b.spread_of("values");
+    // The header line: prefetched d values ahead as the slot is, read for the tail's address and
+    // written (the count) on every append: a random update of the heap per value.
+    b.table_loop(tp, w, {}, 0.0, 0.0, blocks, d.records / n, append.llc, true, 0.0, -1, 0.0, append.own, false);
     const DependentCost tail = tail_write_cost(b.spec(), n);
     if (tail.measured) {  // the allocator's measured dependent write, its translation included
       // A tail that hits the LLC is a buffered write as one that misses: it costs no more than
