@@ -271,9 +271,13 @@ TEST(AllocationLayoutPlanTest, TheSelectReadsEachBlockWholeWhereMeasured) {
     if (n.rfind(prefix, 0) == 0) x = std::stod(n.substr(prefix.size()));
   ASSERT_GE(x, 0.0);
   ASSERT_LT(x, 0.99);
-  for (const ThreadPlan& tp : plan.threads)
-    for (const Op& op : tp.ops)
-      if (const auto* tr = std::get_if<Transfer>(&op)) EXPECT_FALSE(tr->phase == Phase::kSortMerge && tr->lines_in_flight == 1.0);
+  for (const ThreadPlan& tp : plan.threads) {
+    for (const Op& op : tp.ops) {
+      if (const auto* tr = std::get_if<Transfer>(&op)) {
+        EXPECT_FALSE(tr->phase == Phase::kSortMerge && tr->lines_in_flight == 1.0);
+      }
+    }
+  }
   WorkloadSpec slower = s;
   slower.allocator_costs = with_block_read(300.0);
   // The note rounds x to 4 decimals: 1e6 x 200 ns x 5e-5 of slack.
