@@ -184,30 +184,36 @@ TEST(AllocatorLayoutCostsTest, LockedWriteIsLookedUpAsTheOtherLayoutFigures) {
   EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 2, 64).locked_write_ns, 0.0);   // that row did not measure it
 }
 
-TEST(AllocatorLayoutCostsTest, ReuseMallocStandsInForMallocOnlyWhereTheRowMeasuredIt) {
+// An optional layout figure (`field` in the points, `value` and `has` in the lookup): measured only
+// where every point of the row has it, `unmeasured` otherwise; looked up halfway in log2 size between
+// the 32 B point (set to `at_32`) and the 128 B point (`at_128`) at 64 B.
+void expect_measured_only_where_the_row_has_it(double AllocatorLayoutPoint::*field, double AllocatorCostAt::*value,
+                                               bool AllocatorCostAt::*has, double unmeasured, double at_32, double at_128) {
   AllocatorCosts c = with_shared();
-  EXPECT_FALSE(allocator_cost_at(&c, 1, 32).has_reuse);
-  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 1, 32).reuse_malloc_ns, 10.0);  // = malloc_ns
+  EXPECT_FALSE(allocator_cost_at(&c, 1, 64).*has);
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 1, 64).*value, unmeasured);
+  c.layout[0].*field = at_32;
+  EXPECT_FALSE(allocator_cost_at(&c, 1, 64).*has);  // the 128 B point of the row lacks it
+  c.layout[1].*field = at_128;
+  const AllocatorCostAt at = allocator_cost_at(&c, 1, 64);
+  EXPECT_TRUE(at.*has);
+  EXPECT_DOUBLE_EQ(at.*value, 0.5 * (at_32 + at_128));
+  EXPECT_FALSE(allocator_cost_at(&c, 2, 64).*has);  // the 2-thread row did not measure it
+}
+
+TEST(AllocatorLayoutCostsTest, ReuseMallocStandsInForMallocOnlyWhereTheRowMeasuredIt) {
+  // Unmeasured, malloc_ns (10 ns at every size of with_shared()) stands in.
+  expect_measured_only_where_the_row_has_it(&AllocatorLayoutPoint::reuse_malloc_ns, &AllocatorCostAt::reuse_malloc_ns,
+                                            &AllocatorCostAt::has_reuse, 10.0, 150.0, 50.0);
+  AllocatorCosts c = with_shared();
   c.layout[0].reuse_malloc_ns = 150.0;
-  EXPECT_FALSE(allocator_cost_at(&c, 1, 32).has_reuse);  // the 128 B point of the row lacks it
   c.layout[1].reuse_malloc_ns = 50.0;
-  const AllocatorCostAt at = allocator_cost_at(&c, 1, 64);  // halfway in log2 between 32 and 128
-  EXPECT_TRUE(at.has_reuse);
-  EXPECT_DOUBLE_EQ(at.reuse_malloc_ns, 100.0);
-  EXPECT_DOUBLE_EQ(at.malloc_ns, 10.0);  // the hot figure is untouched
+  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 1, 64).malloc_ns, 10.0);  // the hot figure is untouched
 }
 
 TEST(AllocatorLayoutCostsTest, BlockReadIsMeasuredOnlyWhereTheWholeRowHasIt) {
-  AllocatorCosts c = with_shared();
-  EXPECT_FALSE(allocator_cost_at(&c, 1, 64).has_block_read);
-  EXPECT_DOUBLE_EQ(allocator_cost_at(&c, 1, 64).block_read_ns, 0.0);
-  c.layout[0].block_read_ns = 200.0;
-  EXPECT_FALSE(allocator_cost_at(&c, 1, 64).has_block_read);  // the 128 B point of the row lacks it
-  c.layout[1].block_read_ns = 400.0;
-  const AllocatorCostAt at = allocator_cost_at(&c, 1, 64);  // halfway in log2 between 32 and 128
-  EXPECT_TRUE(at.has_block_read);
-  EXPECT_DOUBLE_EQ(at.block_read_ns, 300.0);
-  EXPECT_FALSE(allocator_cost_at(&c, 2, 64).has_block_read);  // the 2-thread row did not measure it
+  expect_measured_only_where_the_row_has_it(&AllocatorLayoutPoint::block_read_ns, &AllocatorCostAt::block_read_ns,
+                                            &AllocatorCostAt::has_block_read, 0.0, 200.0, 400.0);
 }
 
 TEST(AllocatorLayoutCostsTest, OptionalFiguresAreWrittenOnlyWhereMeasured) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "numatwin/sim/allocation_costs.hpp"
 #include "numatwin/sim/cost_basis.hpp"
@@ -58,6 +59,42 @@ WorkloadSpec chained_join() {
   s.data.records = 4000;
   s.data.keys.groups = 1000;
   return s;
+}
+
+// The ratio a plan note starting with `prefix` gives ("...: LLC hit ratio 0.7059"), -1 without it.
+double noted_ratio(const PlanReport& report, const std::string& prefix) {
+  for (const std::string& n : report.notes)
+    if (n.rfind(prefix, 0) == 0) return std::stod(n.substr(prefix.size()));
+  return -1.0;
+}
+
+// The bytes of a thread plan's transfers that `pick` accepts.
+template <class Pick>
+double transfer_bytes(const ThreadPlan& tp, Pick pick) {
+  double bytes = 0.0;
+  for (const Op& op : tp.ops)
+    if (const auto* tr = std::get_if<Transfer>(&op); tr && pick(*tr)) bytes += tr->bytes;
+  return bytes;
+}
+
+const std::string kAppendHit = "group entries, block headers and tails (append): LLC hit ratio ";
+
+// MEDIAN per group on 2 workers, 2e7 values over 2e6 groups, the layout figures of
+// costs(0, 0, 0, 0): the append's hit ratio (the plan's note) and each worker's bytes of the
+// transfers `pick` accepts.
+struct PickedBytes {
+  double hit = -1.0;
+  std::vector<double> per_worker;
+};
+template <class Pick>
+PickedBytes two_worker_median_bytes(Pick pick) {
+  WorkloadSpec s = per_group_median(2, 2e7, 2e6);
+  s.allocator_costs = costs(0, 0, 0, 0);
+  PlanReport report;
+  const Plan plan = build_operator_plan(one_node_two_cores(), s, &report);
+  PickedBytes out{noted_ratio(report, kAppendHit), {}};
+  for (const ThreadPlan& tp : plan.threads) out.per_worker.push_back(transfer_bytes(tp, [&](const Transfer& tr) { return pick(tr, s); }));
+  return out;
 }
 
 TEST(AllocationLayoutPlanTest, MedianReallocsCostTheScatteredFigure) {
@@ -198,25 +235,13 @@ TEST(AllocationLayoutPlanTest, TheSelectWaitsForEachBlocksFirstLine) {
   // 2e6 groups: each worker's plan has, in the sort/merge phase, one read of 1e6 x (1 - h') x 64
   // bytes at one line in flight, h' the append's hit ratio (the plan's note). Fails on the
   // session-31 model, whose select had no transfer at one line in flight.
-  const model::Topology t = one_node_two_cores();
-  WorkloadSpec s = per_group_median(2, 2e7, 2e6);
-  s.allocator_costs = costs(0, 0, 0, 0);
-  PlanReport report;
-  const Plan plan = build_operator_plan(t, s, &report);
-  double hit = -1.0;
-  const std::string prefix = "group entries, block headers and tails (append): LLC hit ratio ";
-  for (const std::string& n : report.notes)
-    if (n.rfind(prefix, 0) == 0) hit = std::stod(n.substr(prefix.size()));
-  ASSERT_GE(hit, 0.0);
-  ASSERT_LT(hit, 0.99);
-  ASSERT_EQ(plan.threads.size(), 2u);
-  for (const ThreadPlan& tp : plan.threads) {
-    double bytes = 0.0;
-    for (const Op& op : tp.ops)
-      if (const auto* tr = std::get_if<Transfer>(&op); tr && tr->phase == Phase::kSortMerge && tr->lines_in_flight == 1.0) bytes += tr->bytes;
-    // The note rounds h' to 4 decimals: 1e6 x 64 x 5e-5 bytes of slack.
-    EXPECT_NEAR(bytes, 1e6 * (1.0 - hit) * 64.0, 1e6 * 64.0 * 5e-5);
-  }
+  const PickedBytes picked =
+      two_worker_median_bytes([](const Transfer& tr, const WorkloadSpec&) { return tr.phase == Phase::kSortMerge && tr.lines_in_flight == 1.0; });
+  ASSERT_GE(picked.hit, 0.0);
+  ASSERT_LT(picked.hit, 0.99);
+  ASSERT_EQ(picked.per_worker.size(), 2u);
+  // The note rounds h' to 4 decimals: 1e6 x 64 x 5e-5 bytes of slack.
+  for (double bytes : picked.per_worker) EXPECT_NEAR(bytes, 1e6 * (1.0 - picked.hit) * 64.0, 1e6 * 64.0 * 5e-5);
 }
 
 TEST(AllocationLayoutPlanTest, TheAppendUpdatesEachValuesHeaderLine) {
@@ -226,27 +251,14 @@ TEST(AllocationLayoutPlanTest, TheAppendUpdatesEachValuesHeaderLine) {
   // random_lines_in_flight, 1e7 x (1 - h) x 64 bytes of slot misses and as many of header misses,
   // h the note's hit ratio (a group's entry, header line and tail line). Until session 33 only
   // the slot's were there.
-  const model::Topology t = one_node_two_cores();
-  WorkloadSpec s = per_group_median(2, 2e7, 2e6);
-  s.allocator_costs = costs(0, 0, 0, 0);
-  PlanReport report;
-  const Plan plan = build_operator_plan(t, s, &report);
-  double hit = -1.0;
-  const std::string prefix = "group entries, block headers and tails (append): LLC hit ratio ";
-  for (const std::string& n : report.notes)
-    if (n.rfind(prefix, 0) == 0) hit = std::stod(n.substr(prefix.size()));
-  ASSERT_GE(hit, 0.0);
-  ASSERT_LT(hit, 0.99);
-  ASSERT_EQ(plan.threads.size(), 2u);
-  for (const ThreadPlan& tp : plan.threads) {
-    double bytes = 0.0;
-    for (const Op& op : tp.ops)
-      if (const auto* tr = std::get_if<Transfer>(&op);
-          tr && tr->phase == Phase::kUpdateTable && tr->lines_in_flight == s.costs.random_lines_in_flight && !tr->write_spread.empty())
-        bytes += tr->bytes;
-    // The note rounds h to 4 decimals: 2 x 1e7 x 64 x 5e-5 bytes of slack.
-    EXPECT_NEAR(bytes, 2.0 * 1e7 * (1.0 - hit) * 64.0, 2.0 * 1e7 * 64.0 * 5e-5);
-  }
+  const PickedBytes picked = two_worker_median_bytes([](const Transfer& tr, const WorkloadSpec& s) {
+    return tr.phase == Phase::kUpdateTable && tr.lines_in_flight == s.costs.random_lines_in_flight && !tr.write_spread.empty();
+  });
+  ASSERT_GE(picked.hit, 0.0);
+  ASSERT_LT(picked.hit, 0.99);
+  ASSERT_EQ(picked.per_worker.size(), 2u);
+  // The note rounds h to 4 decimals: 2 x 1e7 x 64 x 5e-5 bytes of slack.
+  for (double bytes : picked.per_worker) EXPECT_NEAR(bytes, 2.0 * 1e7 * (1.0 - picked.hit) * 64.0, 2.0 * 1e7 * 64.0 * 5e-5);
 }
 
 TEST(AllocationLayoutPlanTest, TheSelectReadsEachBlockWholeWhereMeasured) {
@@ -265,18 +277,11 @@ TEST(AllocationLayoutPlanTest, TheSelectReadsEachBlockWholeWhereMeasured) {
   s.allocator_costs = with_block_read(100.0);
   PlanReport report;
   const Plan plan = build_operator_plan(t, s, &report);
-  double x = -1.0;
-  const std::string prefix = "value blocks (selection, each read whole before the next): LLC hit ratio ";
-  for (const std::string& n : report.notes)
-    if (n.rfind(prefix, 0) == 0) x = std::stod(n.substr(prefix.size()));
+  const double x = noted_ratio(report, "value blocks (selection, each read whole before the next): LLC hit ratio ");
   ASSERT_GE(x, 0.0);
   ASSERT_LT(x, 0.99);
   for (const ThreadPlan& tp : plan.threads) {
-    for (const Op& op : tp.ops) {
-      if (const auto* tr = std::get_if<Transfer>(&op)) {
-        EXPECT_FALSE(tr->phase == Phase::kSortMerge && tr->lines_in_flight == 1.0);
-      }
-    }
+    EXPECT_EQ(transfer_bytes(tp, [](const Transfer& tr) { return tr.phase == Phase::kSortMerge && tr.lines_in_flight == 1.0; }), 0.0);
   }
   WorkloadSpec slower = s;
   slower.allocator_costs = with_block_read(300.0);
