@@ -163,7 +163,7 @@ void register_allocbench(CLI::App& validate_app) {
       measure_dependent_misses(t, std::clamp(o->repetitions, 3, 9));
       TextTable table({"allocator", "malloc ns (16 B, 1 thr)", "free ns", "realloc ns (64 B)", "remote free ns", "overhead",
                        "scattered realloc / free ns (1 KiB)", "shared realloc ns (1 KiB)", "malloc after frees ns (32 B)",
-                       "dependent write / read ns (1 KiB / 32 B)", "24 B blocks across two lines"});
+                       "dependent write / read ns (1 KiB / 32 B)", "block read ns (1 KiB)", "24 B blocks across two lines"});
       for (const std::string& name : names) {
         std::cerr << "numatwin: measuring " << name << "\n";
         const std::string file = (dir / (name + "-costs.json")).string();
@@ -186,6 +186,9 @@ void register_allocbench(CLI::App& validate_app) {
                        shared_realloc_cell(costs, threads), fmt::format("{:.1f}", model::allocator_cost_at(&costs, 1, 32).reuse_malloc_ns),
                        fmt::format("{:.1f} / {:.1f}", model::allocator_cost_at(&costs, 1, 1024).dependent_write_ns,
                                    model::allocator_cost_at(&costs, 1, 32).dependent_read_ns),
+                       model::allocator_cost_at(&costs, 1, 1024).has_block_read
+                           ? fmt::format("{:.0f}", model::allocator_cost_at(&costs, 1, 1024).block_read_ns)
+                           : std::string("not measured"),
                        line_split_cell(costs, 24)});
       }
       std::filesystem::remove_all(dir);

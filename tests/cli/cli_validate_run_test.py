@@ -307,6 +307,10 @@ class ValidateRun(unittest.TestCase):
         self.assertEqual(sorted(p["size_bytes"] for p in costs["points"]), [16, 32, 64, 128, 256, 512, 1024, 4096, 16384, 65536])
         self.assertEqual({p["threads"] for p in costs["points"]}, {1})
         self.assertIn("/allocator_costs/glibc", t["provenance"]["measured"])
+        # The chained whole-object read (session 33): in the summary and, at some size at least,
+        # slower than the same chain in the core's cache.
+        self.assertIn("block read ns (1 KiB)", r.stdout)
+        self.assertTrue(any(p.get("block_read_ns", 0) > 0 for p in costs["layout_points"]), costs["layout_points"])
         grid = t["dependent_misses"]  # measured once per calibration (validate/dependent_miss_bench.hpp)
         self.assertEqual(sorted({(p["items_per_miss"], p["work_units"]) for p in grid["points"]}),
                          [(k, w) for k in (1, 2, 4, 8) for w in (0, 1, 3, 6)])
