@@ -178,17 +178,14 @@ void register_allocbench(CLI::App& validate_app) {
         merge_allocator_costs(t, costs);
         const model::AllocatorCostAt small = model::allocator_cost_at(&costs, 1, 16);
         const model::AllocatorCostAt grow = model::allocator_cost_at(&costs, 1, 64);
+        const model::AllocatorCostAt kib = model::allocator_cost_at(&costs, 1, 1024);
         table.add_row({costs.allocator, fmt::format("{:.1f}", small.malloc_ns), fmt::format("{:.1f}", small.free_ns),
                        fmt::format("{:.1f}", grow.realloc_ns), fmt::format("{:.1f}", small.remote_free_ns),
                        fmt::format("{:.3f}", costs.overhead_ratio),
-                       fmt::format("{:.0f} / {:.0f}", model::allocator_cost_at(&costs, 1, 1024).scattered_realloc_ns,
-                                   model::allocator_cost_at(&costs, 1, 1024).scattered_free_ns),
+                       fmt::format("{:.0f} / {:.0f}", kib.scattered_realloc_ns, kib.scattered_free_ns),
                        shared_realloc_cell(costs, threads), fmt::format("{:.1f}", model::allocator_cost_at(&costs, 1, 32).reuse_malloc_ns),
-                       fmt::format("{:.1f} / {:.1f}", model::allocator_cost_at(&costs, 1, 1024).dependent_write_ns,
-                                   model::allocator_cost_at(&costs, 1, 32).dependent_read_ns),
-                       model::allocator_cost_at(&costs, 1, 1024).has_block_read
-                           ? fmt::format("{:.0f}", model::allocator_cost_at(&costs, 1, 1024).block_read_ns)
-                           : std::string("not measured"),
+                       fmt::format("{:.1f} / {:.1f}", kib.dependent_write_ns, model::allocator_cost_at(&costs, 1, 32).dependent_read_ns),
+                       kib.has_block_read ? fmt::format("{:.0f}", kib.block_read_ns) : std::string("not measured"),
                        line_split_cell(costs, 24)});
       }
       std::filesystem::remove_all(dir);

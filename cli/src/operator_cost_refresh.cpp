@@ -17,6 +17,16 @@
 #include "topology_lookup.hpp"
 
 namespace numatwin::cli {
+namespace {
+
+// The entry of `costs` (a vector of NamedCost, const or not) named `name`, or nullptr.
+template <class Costs>
+auto named(Costs& costs, const std::string& name) -> decltype(&costs.front()) {
+  const auto found = std::find_if(costs.begin(), costs.end(), [&](const model::NamedCost& n) { return n.name == name; });
+  return found == costs.end() ? nullptr : &*found;
+}
+
+}  // namespace
 
 std::string host_text() {
   const nlohmann::ordered_json h = validate::host_state();
@@ -34,19 +44,17 @@ model::Topology with_measured_operator_costs(const model::Topology& topology, co
     const double value = std::max(c.value, info->smallest);
     const model::NamedCost cost{c.name, model::CostValue{value, std::max(info->smallest, std::min(c.low, value)), std::max(c.high, value),
                                                          model::CostOrigin::kMeasured, source_prefix + ": " + c.derivation}};
-    const auto same = std::find_if(out.operator_costs.begin(), out.operator_costs.end(),
-                                   [&](const model::NamedCost& n) { return n.name == c.name; });
-    if (same == out.operator_costs.end()) {
-      out.operator_costs.push_back(cost);
-    } else {
+    if (model::NamedCost* same = named(out.operator_costs, c.name)) {
       *same = cost;
+    } else {
+      out.operator_costs.push_back(cost);
     }
   }
   return out;
 }
 
-void refresh_operator_costs(const std::string& topology_name, const std::string& out, bool quick, const std::atomic<bool>* stop,
-                            const ProgressBar& bar, std::string& report) {
+std::string refresh_operator_costs(const std::string& topology_name, const std::string& out, bool quick, const std::atomic<bool>* stop,
+                                   const ProgressBar& bar) {
   const model::Topology t = find_topology(topology_name);
   const validate::HostMap host = validate::map_this_host(t);
   validate::CostBenchmarkOptions options = validate::cost_benchmark_options(t, host.node_cpus.front(), quick);
@@ -62,15 +70,15 @@ void refresh_operator_costs(const std::string& topology_name, const std::string&
   model::save_topology(refreshed, out);
   TextTable table({"cost", "in " + topology_name, "measured now", "now / before"});
   for (const model::NamedCost& c : refreshed.operator_costs) {
-    const auto before = std::find_if(t.operator_costs.begin(), t.operator_costs.end(), [&](const model::NamedCost& n) { return n.name == c.name; });
-    if (before == t.operator_costs.end()) {
+    const model::NamedCost* before = named(t.operator_costs, c.name);
+    if (before == nullptr) {
       table.add_row({c.name, "-", fmt::format("{:.4g}", c.cost.value), "-"});
     } else if (before->cost.value != c.cost.value) {
       table.add_row({c.name, fmt::format("{:.4g}", before->cost.value), fmt::format("{:.4g}", c.cost.value),
                      before->cost.value > 0.0 ? fmt::format("{:.2f}", c.cost.value / before->cost.value) : "-"});
     }
   }
-  report = table.render() + fmt::format("topology with the operator costs measured now written to {}\n", out);
+  return table.render() + fmt::format("topology with the operator costs measured now written to {}\n", out);
 }
 
 }  // namespace numatwin::cli

@@ -27,10 +27,10 @@ model::Topology with_measured_operator_costs(const model::Topology& topology, co
                                              const std::string& source_prefix);
 
 // Measures the cost microbenchmarks on `topology_name`'s caches and its first node's CPUs and
-// frequency, and writes the topology with them (atomically) to `out`. Prints to `report` the
+// frequency, and writes the topology with them (atomically) to `out`. Returns the text of the
 // costs that moved: name, the topology's value, the value measured now. Throws
 // std::runtime_error when interrupted (nothing written).
-void refresh_operator_costs(const std::string& topology_name, const std::string& out, bool quick, const std::atomic<bool>* stop,
-                            const ProgressBar& bar, std::string& report);
+std::string refresh_operator_costs(const std::string& topology_name, const std::string& out, bool quick, const std::atomic<bool>* stop,
+                                   const ProgressBar& bar);
 
 }  // namespace numatwin::cli

@@ -296,6 +296,11 @@ void register_measure(CLI::App& validate_app) {
     const InterruptScope interrupt;
     const ProgressBar bar;
     const std::string out = o->out;
+    // Checked before any branch, so that no other mode ignores them.
+    if ((!o->topology.empty() || !o->out_topology.empty()) && (!o->costs_only || o->tlb_only || o->topology.empty() || o->out_topology.empty()))
+      throw std::invalid_argument(
+          "--topology and --out-topology go together, and with --costs-only (not --tlb-only): the topology whose operator costs "
+          "are measured again and the file to write it to");
     if (o->tlb_only) {
       const double start = validate::now_seconds();
       bar.update(0, 1, 0.0, "TLB: 4 KiB and 2 MiB pages");
@@ -314,13 +319,7 @@ void register_measure(CLI::App& validate_app) {
       return;
     }
     if (!o->topology.empty() || !o->out_topology.empty()) {
-      if (!o->costs_only || o->topology.empty() || o->out_topology.empty())
-        throw std::invalid_argument(
-            "--topology and --out-topology go together, and with --costs-only: the topology whose operator costs are measured "
-            "again and the file to write it to");
-      std::string report;
-      refresh_operator_costs(o->topology, o->out_topology, o->quick, interrupt.flag(), bar, report);
-      std::cout << report;
+      std::cout << refresh_operator_costs(o->topology, o->out_topology, o->quick, interrupt.flag(), bar);
       return;
     }
     if (o->costs_only) {

@@ -162,7 +162,10 @@ void plan_per_group(OperatorBuilder& b) {
     const double tails = d.records / n * beyond;
     const std::vector<model::NodeShare> blocks = b.spread_of("values");
     // The header line: prefetched d values ahead as the slot is, read for the tail's address and
-    // written (the count) on every append: a random update of the heap per value.
+    // written (the count) on every append: a random update of the heap per value. Not charged:
+    // the transfer when another worker modified the header line last (the slot's update charges
+    // it for the slot's line only; it is (T - 1) / T of the private hit share, small beside the
+    // misses).
     b.table_loop(tp, w, {}, 0.0, 0.0, blocks, d.records / n, append.llc, true, 0.0, -1, 0.0, append.own, false);
     const DependentCost tail = tail_write_cost(b.spec(), n);
     if (tail.measured) {  // the allocator's measured dependent write, its translation included

@@ -22,8 +22,8 @@
 //                        each group's block in turn (MEDIAN: the compares' mispredictions keep
 //                        the core from running ahead into the next block) -> t_blk
 //       hot block read:  the same chain over 8 objects, cycled, in the core's cache -> t_hot
-//                        (the objects are zero-filled when allocated, so every line is a page
-//                        of their own, never the kernel's shared zero page)
+//                        (the objects are zero-filled when allocated, so every page they read
+//                        is their own, never the kernel's shared zero page)
 //   scattered calls: K objects of s / 2 bytes (filled), R = min(K, max_sampled) of them taken in
 //     three independent random orders:
 //       touch:   read each one's word 0                                   -> t_touch
