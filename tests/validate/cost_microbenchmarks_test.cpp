@@ -289,7 +289,7 @@ TEST(CostMicrobenchmarkSlowTest, QuickRunVerifiesEveryLoopAndGivesPlausibleCosts
   options.repetitions = 3;
   const CostTimings t = run_cost_microbenchmarks(options);
   for (const char* name :
-       {"chase_private", "chase_llc", "chase_memory", "random_memory", "histogram", "count_plain",
+       {"chase_private", "chase_llc", "chase_memory", "walk_private", "walk_memory", "random_memory", "histogram", "count_plain",
         "count_atomic", "count_llc", "index_probe", "join_build", "join_probe", "group_update",
         "radix_scatter", "partition_build", "partition_probe", "sort_16", "sort_256", "sort_tuples", "merge",
         "consumer_sum", "count_private", "count_stream", "filter", "filter_stream"}) {

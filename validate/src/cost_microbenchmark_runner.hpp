@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -97,6 +98,56 @@ class Runner {
       ns.push_back(per_pass[passes / 2]);
     }
     record(name, unit, loop, ns);
+    return true;
+  }
+
+  // One of the passes that time_interleaved() times together.
+  struct Interleaved {
+    std::string name;
+    std::string unit;
+    std::string loop;
+    double units_per_pass = 1.0;
+    std::function<double()> pass;  // one pass; returns the seconds of its timed part
+    std::function<void()> warm;    // optional: brings the item's data back before its repetition
+  };
+
+  // Times `items` in interleaved rounds: a round runs each item in turn for one repetition (its
+  // warm-up and an untimed pass, then as many passes as fill the target time, their median). Each
+  // timing is the median over the rounds, so the timings of a sweep sample the same stretch of
+  // time: on a VM whose LLC is shared with other tenants, what they leave moves within seconds,
+  // and a sweep measured size after size (each in ~15 ms at --quick) saw a different LLC at each
+  // size. Rounds: options.repetitions, or more until they span at least `window_s` seconds (at
+  // most 400). Returns false when stopped before the first round.
+  bool time_interleaved(std::vector<Interleaved>& items, double window_s) {
+    if (stopped() || items.empty()) return false;
+    if (options_.progress) options_.progress(done_, total_, items.front().name);
+    std::vector<std::size_t> passes(items.size());
+    double round_s = 0.0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const double warm_s = timed([&] {
+        if (items[i].warm) items[i].warm();
+        (void)items[i].pass();
+      });
+      const double first = std::max(items[i].pass(), 1e-7);
+      passes[i] = static_cast<std::size_t>(std::clamp(std::ceil(target_s_ / first), 1.0, 1e6));
+      round_s += warm_s + first * static_cast<double>(passes[i] + 1);
+    }
+    const int rounds = std::clamp(static_cast<int>(std::ceil(window_s / std::max(round_s, 1e-9))),
+                                  std::max(1, options_.repetitions), std::max(400, options_.repetitions));
+    std::vector<std::vector<double>> ns(items.size());
+    std::vector<double> per_pass;
+    for (int r = 0; r < rounds && !(r > 0 && stopped()); ++r) {
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        if (items[i].warm) items[i].warm();  // the previous item's data has pushed this one's out
+        (void)items[i].pass();
+        per_pass.resize(passes[i]);
+        for (double& x : per_pass) x = items[i].pass() * 1e9 / items[i].units_per_pass;
+        const auto middle = per_pass.begin() + static_cast<std::ptrdiff_t>(passes[i] / 2);
+        std::nth_element(per_pass.begin(), middle, per_pass.end());
+        ns[i].push_back(*middle);
+      }
+    }
+    for (std::size_t i = 0; i < items.size(); ++i) record(items[i].name, items[i].unit, items[i].loop, ns[i]);
     return true;
   }
 

@@ -78,30 +78,63 @@ std::uint64_t random_walk(const std::uint64_t* lines_data, std::uint64_t lines, 
   return x;
 }
 
-void time_random_walk(Runner& run, const std::string& name, const Buffer& buffer,
-                      std::size_t bytes) {
+// One random walk (random_walk above) over the first `bytes` of `buffer`, as a pass of
+// Runner::time_interleaved: 8192 loads a pass, steps never repeated. Every line of the buffer
+// holds a random value at its start (init_random_lines: the same for every footprint).
+struct RandomWalk {
+  const std::uint64_t* words;
+  std::uint64_t lines;
+  std::uint64_t x = 1;
+  std::uint64_t step = 0;
+  static constexpr std::size_t kSteps = 8192;
+
+  double operator()() {
+    const double seconds = timed([&] { x = random_walk(words, lines, x, step, kSteps); });
+    step += kSteps;
+    // Nothing to verify (the walk computes nothing but its own path); its last value is kept
+    // live so that the loads cannot be dropped.
+    asm volatile("" : : "r"(x));
+    return seconds;
+  }
+};
+
+void init_random_lines(const Buffer& buffer) {
   constexpr std::size_t kWordsPerLine = kCacheLineBytes / sizeof(std::uint64_t);
-  const std::uint64_t lines = std::max<std::size_t>(64, bytes / kCacheLineBytes);
   auto* words = buffer.as<std::uint64_t>();
   std::uint64_t seed = kSeed;
-  for (std::uint64_t l = 0; l < lines; ++l) {  // a random value at the start of every line
+  for (std::uint64_t l = 0; l < buffer.bytes() / kCacheLineBytes; ++l) {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     words[l * kWordsPerLine] = seed >> 11;
   }
-  const std::size_t steps = 8192;
-  std::uint64_t x = 1;
-  std::uint64_t step = 0;
-  run.time(name, "load",
-           "dependent loads of independently drawn random lines of " +
-               std::to_string(lines * kCacheLineBytes / 1024) + " KiB",
-           static_cast<double>(steps), [&] {
-             const double seconds = timed([&] { x = random_walk(words, lines, x, step, steps); });
-             step += steps;
-             return seconds;
-           });
-  // Nothing to verify (the walk computes nothing but its own path); its last value is kept live
-  // so that the loads cannot be dropped.
-  asm volatile("" : : "r"(x));
+}
+
+// The LLC sweep (cost_microbenchmarks.hpp: walk_private, walk_K, walk_memory) in interleaved
+// rounds over at least `window_s` seconds, so that every footprint sees the same neighbours.
+void time_random_walks(Runner& run, const Buffer& buffer, const std::vector<std::pair<std::string, std::size_t>>& walks,
+                       std::size_t llc_bytes, double window_s) {
+  const std::uint64_t llc_lines = llc_bytes / kCacheLineBytes;
+  init_random_lines(buffer);
+  std::vector<RandomWalk> state;
+  state.reserve(walks.size());
+  std::vector<Runner::Interleaved> items;
+  for (const auto& [name, bytes] : walks) {
+    const std::uint64_t lines = std::max<std::size_t>(64, std::min(bytes, buffer.bytes()) / kCacheLineBytes);
+    state.push_back(RandomWalk{buffer.as<std::uint64_t>(), lines});
+    RandomWalk* walk = &state.back();
+    // Before each repetition, random loads over three times the lines the LLC can keep of the
+    // footprint (min(footprint, LLC)), untimed: the walk's hit ratio settles only by walking
+    // (reading or rewriting the footprint in order left a 4 MiB walk at 24-51 ns for its first
+    // 50 passes against 14 ns after, on this project's build VM, 2026-11-28: the AMD L3 there
+    // fills from the L2's victims), and the walk before it (a larger one) has pushed it out.
+    const std::uint64_t warm_passes = (3 * std::min<std::uint64_t>(lines, llc_lines) + RandomWalk::kSteps - 1) / RandomWalk::kSteps;
+    const auto warm = [walk, warm_passes] {
+      for (std::uint64_t p = 0; p < warm_passes; ++p) (void)(*walk)();
+    };
+    items.push_back({name, "load",
+                     "dependent loads of independently drawn random lines of " + std::to_string(lines * kCacheLineBytes / 1024) + " KiB",
+                     static_cast<double>(RandomWalk::kSteps), [walk] { return (*walk)(); }, warm});
+  }
+  run.time_interleaved(items, window_s);
 }
 
 }  // namespace
@@ -184,10 +217,10 @@ CostTimings run_cost_microbenchmarks(const CostBenchmarkOptions& o) {
       // the memory-sized buffer (cost_microbenchmarks.hpp: llc_usable_share).
       const std::size_t small = std::max<std::size_t>(4096, private_bytes / 2);
       const Buffer buffer(memory_bytes);
-      time_random_walk(run, "walk_private", buffer, small);
-      for (const std::size_t bytes : sweep)
-        time_random_walk(run, "walk_" + std::to_string(bytes >> 10), buffer, bytes);
-      time_random_walk(run, "walk_memory", buffer, memory_bytes);
+      std::vector<std::pair<std::string, std::size_t>> walks{{"walk_private", small}};
+      for (const std::size_t bytes : sweep) walks.emplace_back("walk_" + std::to_string(bytes >> 10), bytes);
+      walks.emplace_back("walk_memory", memory_bytes);
+      time_random_walks(run, buffer, walks, llc, o.llc_window_s >= 0.0 ? o.llc_window_s : (o.quick ? 1.0 : 20.0));
       run.result.memory_bytes = static_cast<double>(memory_bytes);
     }
     {

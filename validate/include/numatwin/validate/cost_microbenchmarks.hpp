@@ -35,7 +35,13 @@
 //                   model's hit ratio assumes; a cyclic chase is not that, LRU never hits a cycle
 //                   longer than the cache) over half the private cache, over F = LLC x 2^k,
 //                   k = -4..1 (those >= 2 x private cache; K: F in KiB) and over chase_memory's
-//                   footprint: how much of the LLC a random working set keeps
+//                   footprint: how much of the LLC a random working set keeps. These run in
+//                   interleaved rounds (each round one repetition of every footprint, the median
+//                   over the rounds; rounds: 5, or more until they span llc_window_s, 3 s and
+//                   1 s at quick), so that every footprint sees the same neighbours: on a VM
+//                   sharing its host's LLC, one after the other at --quick (~15 ms each) the
+//                   walks over 4 MiB took 90.3, 20.6 and 14.1 ns in three runs within 30 s
+//                   (2026-11-27) and the usable share fitted 0.068-0.196
 //   random_memory   the hash join's probe loop (hash_join_probe) over an empty table filling the
 //                   chase_memory buffer, fresh keys each pass: one independent random line per
 //                   tuple, kPrefetchDistance of them prefetched ahead; ns per tuple
@@ -227,6 +233,7 @@ struct CostBenchmarkOptions {
   bool quick = false;            // short timings (~3 ms): checks the mechanics in about a second
   int repetitions = 5;           // timed repetitions after a warm-up; the median is used
   double seconds_per_timing = 0.0;  // one repetition; 0: 0.03 s (quick: 0.003 s)
+  double llc_window_s = -1.0;    // the LLC sweep's rounds span at least this; < 0: 3 s (quick: 1 s)
   double private_cache_bytes = 512.0 * 1024;  // the core's own (largest private) cache
   double llc_bytes = 32.0 * 1024 * 1024;      // the node's last-level cache
   std::vector<int> cpus;         // usable CPUs: the loops run on the first, the ping-pong uses two
