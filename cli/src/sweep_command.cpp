@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/file_io.hpp"
@@ -95,59 +97,77 @@ void register_sweep_command(CLI::App& app) {
           "local_access_ratio,busiest_resource,busiest_mean_utilisation\n";
       TextTable table(with_rate_columns({"threads", "groups/partition", "variant"}, operators,
                                         {operators ? "Mtuples/s 90 %" : "GB/s 90 %", "LAR", "busiest resource"}));
+      // The points in batches of whole thread counts: a batch's simulations run in parallel
+      // (they are independent; the samples of each row's interval are drawn in parallel inside),
+      // then its rows are written in order. Batches, not the whole sweep at once: a result holds
+      // per-step utilisations, threads x resources floats (about 0.3 MB at 384 threads).
+      struct SweepJob {
+        int n = 0;
+        double groups_per_partition = 0.0;
+        sim::WorkloadSpec spec;
+        std::optional<Outcome> outcome;
+      };
+      std::vector<SweepJob> batch;
+      const auto write_batch = [&] {
+        parallel_for(batch.size(), [&](std::size_t i) { batch[i].outcome.emplace(simulate(t, batch[i].spec, false)); });
+        for (const SweepJob& job : batch) {
+          const int n = job.n;
+          const sim::WorkloadSpec& s = job.spec;
+          const Outcome& outcome = *job.outcome;
+          Json row = summary_json(outcome);
+          if (partitioned) row["groups_per_partition"] = job.groups_per_partition;
+          if (sort_merge) {
+            row["sort_merge_phases"] = sim::sort_merge_phases_name(s.sort_merge_phases);
+            row["phases"] = phases_json(outcome.result);
+            const char* order = s.algorithm == sim::ShuffleAlgorithm::kScheduled ? "designed" : s.algorithm == sim::ShuffleAlgorithm::kRing ? "ring" : "naive";
+            sort_merge_points.push_back({n, order, outcome.result});
+          }
+          std::vector<double> sample_times;
+          std::vector<double> sample_rates;
+          if (drawn > 0) {
+            sim::IntervalOptions options;
+            options.samples = drawn;
+            const std::vector<sim::WorkloadSpec> drawn_specs = sim::cost_samples(s, basis, uncertain, options);
+            sample_times.assign(drawn_specs.size(), 0.0);
+            sample_rates.assign(drawn_specs.size(), 0.0);
+            parallel_for(drawn_specs.size(), [&](std::size_t k) {
+              const sim::SimulationResult r = simulate(t, drawn_specs[k], false).result;
+              sample_times[k] = r.time_s;
+              sample_rates[k] = headline_rate(drawn_specs[k], r);
+            });
+            const sim::Interval rate = sim::interval_of(sample_rates);
+            row["rate_interval"] = Json{{"median", rate.median}, {"p5", rate.low}, {"p95", rate.high}};
+          }
+          times.add(n, label(s), job.groups_per_partition, outcome.result.time_s, sample_times);
+          rows.push_back(row);
+          csv_text += fmt::format("{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6f},{},{:.6f}\n", n,
+                                  partitioned ? fmt::format("{:g}", job.groups_per_partition) : std::string(),
+                                  sim::workload_kind_name(s.kind), partitioned ? sim::strategy_name(s.strategy) : std::string(),
+                                  sim::algorithm_name(s.algorithm), sim::sync_name(s.sync), outcome.result.time_s,
+                                  outcome.input_gbps(), outcome.input_mtuples_per_s(), outcome.memory_traffic_gbps(),
+                                  outcome.result.local_access_ratio(),
+                                  model::csv_field(row["busiest_resource"].get<std::string>()),
+                                  row["busiest_mean_utilisation"].get<double>());
+          table.add_row(with_rates({std::to_string(n), partitioned ? fmt::format("{:g}", job.groups_per_partition) : "-", label(s)},
+                                   outcome, operators,
+                                   {row.contains("rate_interval")
+                                        ? fmt::format("{:.4g} - {:.4g}", row["rate_interval"]["p5"].get<double>(),
+                                                      row["rate_interval"]["p95"].get<double>())
+                                        : "-",
+                                    fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)}));
+        }
+        batch.clear();
+      };
       for (int n : parse_thread_range(*range, t.total_hardware_threads())) {
         for (double per_partition : group_counts) {
           sim::WorkloadSpec base = o->spec(t, n);
           if (per_partition > 0.0) base.data.keys.groups = per_partition * n;
           const std::vector<sim::WorkloadSpec> runs = sort_merge ? sort_merge_variants(t, base) : sim::algorithm_variants(base);
-          const double groups_per_partition = base.data.keys.groups / n;
-          for (std::size_t v = 0; v < runs.size(); ++v) {
-            const sim::WorkloadSpec& s = runs[v];
-            const Outcome outcome = simulate(t, s, false);
-            Json row = summary_json(outcome);
-            if (partitioned) row["groups_per_partition"] = groups_per_partition;
-            if (sort_merge) {
-              row["sort_merge_phases"] = sim::sort_merge_phases_name(s.sort_merge_phases);
-              row["phases"] = phases_json(outcome.result);
-              const char* order = s.algorithm == sim::ShuffleAlgorithm::kScheduled ? "designed" : s.algorithm == sim::ShuffleAlgorithm::kRing ? "ring" : "naive";
-              sort_merge_points.push_back({n, order, outcome.result});
-            }
-            std::vector<double> sample_times;
-            std::vector<double> sample_rates;
-            if (drawn > 0) {
-              sim::IntervalOptions options;
-              options.samples = drawn;
-              const std::vector<sim::WorkloadSpec> drawn_specs = sim::cost_samples(s, basis, uncertain, options);
-              sample_times.assign(drawn_specs.size(), 0.0);
-              sample_rates.assign(drawn_specs.size(), 0.0);
-              parallel_for(drawn_specs.size(), [&](std::size_t k) {
-                const sim::SimulationResult r = simulate(t, drawn_specs[k], false).result;
-                sample_times[k] = r.time_s;
-                sample_rates[k] = headline_rate(drawn_specs[k], r);
-              });
-              const sim::Interval rate = sim::interval_of(sample_rates);
-              row["rate_interval"] = Json{{"median", rate.median}, {"p5", rate.low}, {"p95", rate.high}};
-            }
-            times.add(n, label(s), groups_per_partition, outcome.result.time_s, sample_times);
-            rows.push_back(row);
-            csv_text += fmt::format("{},{},{},{},{},{},{:.9g},{:.6g},{:.6g},{:.6g},{:.6f},{},{:.6f}\n", n,
-                                    partitioned ? fmt::format("{:g}", groups_per_partition) : std::string(),
-                                    sim::workload_kind_name(s.kind), partitioned ? sim::strategy_name(s.strategy) : std::string(),
-                                    sim::algorithm_name(s.algorithm), sim::sync_name(s.sync), outcome.result.time_s,
-                                    outcome.input_gbps(), outcome.input_mtuples_per_s(), outcome.memory_traffic_gbps(),
-                                    outcome.result.local_access_ratio(),
-                                    model::csv_field(row["busiest_resource"].get<std::string>()),
-                                    row["busiest_mean_utilisation"].get<double>());
-            table.add_row(with_rates({std::to_string(n), partitioned ? fmt::format("{:g}", groups_per_partition) : "-", label(s)},
-                                     outcome, operators,
-                                     {row.contains("rate_interval")
-                                          ? fmt::format("{:.4g} - {:.4g}", row["rate_interval"]["p5"].get<double>(),
-                                                        row["rate_interval"]["p95"].get<double>())
-                                          : "-",
-                                      fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)}));
-          }
+          for (const sim::WorkloadSpec& s : runs) batch.push_back(SweepJob{n, base.data.keys.groups / n, s, std::nullopt});
         }
+        if (batch.size() >= 32) write_batch();
       }
+      write_batch();
       // The study's question (Li et al.): up to which state does ring migration beat the ring shuffle?
       std::vector<SweepCrossover> crossovers;
       if (partitioned && group_counts.size() > 1) {
