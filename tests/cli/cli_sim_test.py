@@ -150,6 +150,22 @@ class SimCommands(unittest.TestCase):
             self.assertGreaterEqual(float(x["memory_traffic_gbps"]), float(x["input_gbps"]) * (1 - 1e-6))
         self.assertNotIn("bandwidth_gbps", rows[0])
 
+    def test_sweep_rows_come_in_order_and_match_each_count_run_alone(self):
+        # 1..5 threads x 14 variants: 70 points, simulated in parallel in batches of at least 32
+        # (whole thread counts); each row must be the one the count run alone gives, in order.
+        args = ("--topology", "skylake-4114-2s", "--bytes", "1e8", "--csv")
+        r = run("sweep", "--threads", "1:5", *args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = r.stdout.splitlines()
+        alone = [rows[0]]
+        for n in range(1, 6):
+            one = run("sweep", "--threads", str(n), *args)
+            self.assertEqual(one.returncode, 0, one.stderr)
+            self.assertEqual(one.stdout.splitlines()[0], rows[0])
+            alone += one.stdout.splitlines()[1:]
+        self.assertEqual(len(rows), 1 + 5 * 14)
+        self.assertEqual(rows, alone)
+
     def test_sweep_sort_merge_join_puts_naive_ring_and_designed_side_by_side_per_phase(self):
         r = run("sweep", "--topology", "nehalem-ex-4s", "--workload", "sort-merge-join", "--sort-merge-phases", "all",
                 "--threads", "4:8:4", "--placement", "sparse", "--records", "1.6e7", "--build-records", "1.6e5",
