@@ -190,6 +190,19 @@ TEST(CostDerivationTest, ATableTheModelGivesNoLlcHitsLeavesTheDependentLoadLaten
   EXPECT_DOUBLE_EQ(find(derive_operator_costs(t, 2.0), "llc_hit_ns").value, 20.0);  // chase_llc
 }
 
+// count_llc 15 instead of 5.6: inverting its loop gives (10 x (15 - 5) + 0.75 x 4) / 0.75 =
+// 137.3 ns, dearer than chase_memory's 100: the timings contradict the model's shares, and the
+// derivation takes chase_llc (20 ns) and says why.
+TEST(CostDerivationTest, AnLlcHitDearerThanMemoryIsNamedAndNotUsed) {
+  CostTimings t = synthetic();
+  for (CostTiming& x : t.timings)
+    if (x.name == "count_llc") x.median_ns = x.low_ns = x.high_ns = 15.0;
+  const DerivedCost llc = find(derive_operator_costs(t, 2.0), "llc_hit_ns");
+  EXPECT_DOUBLE_EQ(llc.value, 20.0);
+  EXPECT_NE(llc.derivation.find("= 137 ns, more than a memory access (chase_memory = 100 ns)"), std::string::npos)
+      << llc.derivation;
+}
+
 TEST(CostDerivationTest, TheLlcShareOfRandomLinesEntersTheLinesInFlight) {
   CostTimings t = synthetic();
   t.memory_llc_share = 0.5;
