@@ -100,7 +100,7 @@ void register_sweep_command(CLI::App& app) {
       // The points in batches of whole thread counts: a batch's simulations run in parallel
       // (they are independent; the samples of each row's interval are drawn in parallel inside),
       // then its rows are written in order. Batches, not the whole sweep at once: a result holds
-      // per-step utilisations, threads x resources floats (about 0.3 MB at 384 threads).
+      // per-step utilisations, threads x resources floats.
       struct SweepJob {
         int n = 0;
         double groups_per_partition = 0.0;

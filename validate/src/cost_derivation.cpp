@@ -322,8 +322,8 @@ std::vector<DerivedCost> derive_operator_costs(const CostTimings& timings, doubl
   const Span inverted = ((count_llc - count_plain) * lines + chase_private * (1.0 - h_own)) * (1.0 / std::max(1e-9, h_llc - h_own));
   if (h_llc - h_own > 0.05 && inverted.mid > chase_memory.mid) {
     // An LLC hit dearer than a memory access: the timings contradict the model's shares (a small
-    // h - hp magnifies the loops' difference; on a loaded host the usable share came out 0.081,
-    // h - hp 0.148, and this gave 1,168 ns against chase_memory's 141). Said, not used.
+    // h - hp magnifies the loops' difference: in a CI run on a loaded host the usable share came
+    // out 0.081, h - hp 0.148, and this gave 1,168 ns where chase_llc took 141). Said, not used.
     llc_text = fill(
         "chase_llc: inverting count_llc's loop gave (L x (count_llc - count_plain) + (1 - hp) x "
         "private_hit_ns) / (h - hp) = ({} x ({} - {}) + {} x {}) / ({} - {}) = {} ns, more than a "

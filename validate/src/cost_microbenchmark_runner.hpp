@@ -90,13 +90,8 @@ class Runner {
     const auto passes =
         static_cast<std::size_t>(std::clamp(std::ceil(target_s_ / first), 1.0, 1e6));
     std::vector<double> ns;
-    std::vector<double> per_pass(passes);
-    for (int r = 0; r < std::max(1, options_.repetitions); ++r) {
-      for (double& x : per_pass) x = pass() * 1e9 / units_per_pass;
-      std::nth_element(per_pass.begin(), per_pass.begin() + static_cast<std::ptrdiff_t>(passes / 2),
-                       per_pass.end());
-      ns.push_back(per_pass[passes / 2]);
-    }
+    std::vector<double> per_pass;
+    for (int r = 0; r < std::max(1, options_.repetitions); ++r) ns.push_back(median_pass(pass, passes, units_per_pass, per_pass));
     record(name, unit, loop, ns);
     return true;
   }
@@ -140,11 +135,7 @@ class Runner {
       for (std::size_t i = 0; i < items.size(); ++i) {
         if (items[i].warm) items[i].warm();  // the previous item's data has pushed this one's out
         (void)items[i].pass();
-        per_pass.resize(passes[i]);
-        for (double& x : per_pass) x = items[i].pass() * 1e9 / items[i].units_per_pass;
-        const auto middle = per_pass.begin() + static_cast<std::ptrdiff_t>(passes[i] / 2);
-        std::nth_element(per_pass.begin(), middle, per_pass.end());
-        ns[i].push_back(*middle);
+        ns[i].push_back(median_pass(items[i].pass, passes[i], items[i].units_per_pass, per_pass));
       }
     }
     for (std::size_t i = 0; i < items.size(); ++i) record(items[i].name, items[i].unit, items[i].loop, ns[i]);
@@ -169,6 +160,17 @@ class Runner {
   CostTimings result;
 
  private:
+  // One repetition: `passes` passes of `pass`, the median in ns per unit (`scratch` keeps the
+  // passes' times).
+  template <typename Pass>
+  static double median_pass(Pass& pass, std::size_t passes, double units_per_pass, std::vector<double>& scratch) {
+    scratch.resize(passes);
+    for (double& x : scratch) x = pass() * 1e9 / units_per_pass;
+    const auto middle = scratch.begin() + static_cast<std::ptrdiff_t>(passes / 2);
+    std::nth_element(scratch.begin(), middle, scratch.end());
+    return *middle;
+  }
+
   const CostBenchmarkOptions& options_;
   int total_;
   int done_ = 0;
