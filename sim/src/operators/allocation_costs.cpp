@@ -21,6 +21,20 @@ double free_ns(const model::AllocatorCostAt& c, int workers) {
   return (1.0 - remote) * c.free_ns + remote * c.remote_free_ns + std::max(0.0, c.scattered_free_ns - c.free_ns);
 }
 
+// Calls visit(k, P(k)) for k = 1, 2, ... under Poisson(lambda), the size of a group under uniform
+// keys (N / G values a group on average), until less than 1e-12 of the mass remains (P(k) in logs,
+// where e^-lambda underflows).
+template <typename Visit>
+void for_each_group_size(double lambda, Visit&& visit) {
+  const double top = lambda + 12.0 * std::sqrt(lambda) + 30.0;
+  double remaining = 1.0 - std::exp(-lambda);
+  for (double k = 1.0; k <= top && remaining > 1e-12; k += 1.0) {
+    const double p = std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
+    remaining -= p;
+    visit(k, p);
+  }
+}
+
 // The allocator's time for one group of k values: its malloc, reallocs and free.
 struct GroupCost {
   double allocate_ns = 0.0;
@@ -59,20 +73,14 @@ AllocationSeconds per_group_allocation(const WorkloadSpec& spec, int workers) {
   AllocationSeconds out;
   out.rests_on_defaults = costs == nullptr || costs->points.empty();
   if (spec.data.keys.distribution == KeyDistribution::kUniform) {
-    // Poisson(lambda) pmf by its recurrence P(k) = P(k - 1) lambda / k, from P(0) = e^-lambda (in
-    // logs where e^-lambda underflows).
-    const double top = lambda + 12.0 * std::sqrt(lambda) + 30.0;
-    double remaining = 1.0 - std::exp(-lambda);
-    for (double k = 1.0; k <= top && remaining > 1e-12; k += 1.0) {
-      const double p = std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
-      remaining -= p;
+    for_each_group_size(lambda, [&](double k, double p) {
       const GroupCost g = group_cost(costs, workers, k);
       out.allocate_s += groups * p * g.allocate_ns * 1e-9;
       out.free_s += groups * p * g.free_ns * 1e-9;
       out.allocations += groups * p * g.calls;
       out.frees += groups * p;
       out.bytes_held += groups * p * g.bytes;
-    }
+    });
   } else {
     const double k = std::max(1.0, std::round(lambda));
     const GroupCost g = group_cost(costs, workers, k);
@@ -193,14 +201,8 @@ DependentCost block_read_cost(const WorkloadSpec& spec, int workers) {
     return out;
   }
   // The mean over the groups that hold a value: Poisson(lambda) given k >= 1, as per_group_allocation.
-  const double top = lambda + 12.0 * std::sqrt(lambda) + 30.0;
   const double nonempty = 1.0 - std::exp(-lambda);
-  double remaining = nonempty;
-  for (double k = 1.0; k <= top && remaining > 1e-12; k += 1.0) {
-    const double p = std::exp(k * std::log(lambda) - lambda - std::lgamma(k + 1.0));
-    remaining -= p;
-    out.ns += p / nonempty * at(k).block_read_ns;
-  }
+  for_each_group_size(lambda, [&](double k, double p) { out.ns += p / nonempty * at(k).block_read_ns; });
   return out;
 }
 
