@@ -92,6 +92,7 @@ void print_comparison(const validate::KernelComparison& c) {
     std::cout << fmt::format("  {}: {:.3g} MB, pages {}\n", d.name, d.bytes / 1e6, d.pages.text());
   std::cout << "  verified: " << (m.verified ? "yes, " : "NO, ") << m.verification << "\n";
   std::cout << "  " << numa_balancing_text(m) << "\n";
+  if (!m.weighted_interleave.empty()) std::cout << "  weighted interleave: " << m.weighted_interleave << "\n";
 }
 
 // One row per order of a --schedule run: what was measured and predicted side by side.
@@ -116,6 +117,7 @@ struct RunFlags {
   std::string allocator = "glibc";
   std::string huge_pages = "on";
   std::string numa_balancing = "system";
+  std::string weighted_interleave_by = "pages";
   int repetitions = 3;
   double memory_fraction = 0.7;
 
@@ -135,6 +137,13 @@ struct RunFlags {
                     "migrations during the run are reported either way")
         ->check(CLI::IsMember({"system", "on", "off"}))
         ->capture_default_str();
+    app->add_option("--weighted-interleave-by", weighted_interleave_by,
+                    "with --memory-policy weighted-interleave:...: pages: every worker places its range's pages in the "
+                    "kernel's layout, page by page (any kernel, per-node vectors too); kernel: the kernel's own "
+                    "MPOL_WEIGHTED_INTERLEAVE (Linux 6.9 or later, one vector) with /sys/kernel/mm/mempolicy/"
+                    "weighted_interleave/nodeN set for the run (root; system-wide while it lasts) and restored")
+        ->check(CLI::IsMember({"pages", "kernel"}))
+        ->capture_default_str();
     app->add_option("--repetitions", repetitions, "Timed repetitions after one warm-up (the median is reported)")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
@@ -148,6 +157,8 @@ struct RunFlags {
     o.huge_pages = huge_pages != "off";
     o.huge_pages_setting = *model::parse_huge_pages(huge_pages);
     if (numa_balancing != "system") o.numa_balancing = numa_balancing == "on";
+    o.weighted_interleave_by = weighted_interleave_by == "kernel" ? validate::WeightedInterleaveBy::kKernel
+                                                                  : validate::WeightedInterleaveBy::kPages;
     o.memory_fraction = memory_fraction;
     o.stop = stop;
     return o;
@@ -219,6 +230,10 @@ void register_run(CLI::App& validate_app) {
                              thp.defrag.empty() ? "unknown" : thp.defrag, thp.why.empty() ? "" : " (" + thp.why + ")",
                              pages_text(t, run_pages));
     sim::WorkloadSpec spec = o->workload.spec(t, o->workload.threads);
+    if (o->flags.weighted_interleave_by == "kernel" && spec.memory.kind != sim::MemoryPolicyKind::kWeightedInterleave) {
+      throw std::invalid_argument("--weighted-interleave-by kernel needs --memory-policy weighted-interleave:NODE=W,... (the "
+                                  "run's policy is " + sim::memory_policy_name(spec.memory, t) + ")");
+    }
     const validate::HostMap host = validate::map_this_host(t);
     if (!shared_line_given) {
       std::string how;

@@ -14,6 +14,11 @@
 #include <cstring>
 #include <stdexcept>
 
+// <numaif.h> of libnuma before 2.0.18 does not name it (linux/mempolicy.h, Linux 6.9).
+#ifndef MPOL_WEIGHTED_INTERLEAVE
+#define MPOL_WEIGHTED_INTERLEAVE 6
+#endif
+
 namespace numatwin::validate {
 namespace {
 
@@ -57,8 +62,14 @@ NodeMemory::NodeMemory(std::size_t bytes, MemoryPolicyKind policy, const std::ve
   int mode = MPOL_BIND;
   if (policy == MemoryPolicyKind::kPreferred) mode = MPOL_PREFERRED;
   if (policy == MemoryPolicyKind::kInterleave) mode = MPOL_INTERLEAVE;
+  if (policy == MemoryPolicyKind::kWeightedInterleave) mode = MPOL_WEIGHTED_INTERLEAVE;
   if (mbind(p, bytes_, mode, mask.data(), static_cast<unsigned long>(max_node + 2), 0) != 0) {
-    const std::string message = errno_text("mbind to node(s) of " + std::to_string(bytes_) + " bytes");
+    const int error = errno;
+    std::string message = "mbind to node(s) of " + std::to_string(bytes_) + " bytes: " + std::strerror(error);
+    if (policy == MemoryPolicyKind::kWeightedInterleave) {
+      message = "mbind(MPOL_WEIGHTED_INTERLEAVE) of " + std::to_string(bytes_) + " bytes: " + std::strerror(error) +
+                (error == EINVAL ? " (kernels before Linux 6.9 have no weighted interleave)" : "");
+    }
     munmap(p, bytes_);
     throw std::runtime_error(message);
   }

@@ -87,7 +87,7 @@ void add_dataset(std::vector<std::unique_ptr<PlacedDataset>>& sets, const sim::W
                  std::uint64_t elements, std::size_t element_bytes, sim::DatasetKind kind) {
   sets.push_back(std::make_unique<PlacedDataset>(name, static_cast<std::size_t>(elements),
                                                  element_bytes, kind, spec.memory, host,
-                                                 options.huge_pages));
+                                                 options.huge_pages, options.weighted_interleave_by));
 }
 
 std::vector<const PlacedDataset*> views(const std::vector<std::unique_ptr<PlacedDataset>>& sets) {

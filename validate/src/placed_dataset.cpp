@@ -12,7 +12,8 @@ std::pair<std::size_t, std::size_t> PlacedDataset::chunk(std::size_t elements, i
 }
 
 PlacedDataset::PlacedDataset(std::string name, std::size_t elements, std::size_t element_bytes, sim::DatasetKind kind,
-                             const sim::MemoryPolicy& policy, const HostMap& host, bool huge_pages)
+                             const sim::MemoryPolicy& policy, const HostMap& host, bool huge_pages,
+                             WeightedInterleaveBy weighted_by)
     : name_(std::move(name)), elements_(elements), element_bytes_(element_bytes), kind_(kind), policy_(policy) {
   if (elements == 0 || element_bytes == 0) throw std::invalid_argument("dataset \"" + name_ + "\" is empty");
   const std::size_t bytes = elements * element_bytes;
@@ -33,6 +34,15 @@ PlacedDataset::PlacedDataset(std::string name, std::size_t elements, std::size_t
       memory_ = std::make_unique<NodeMemory>(bytes, MemoryPolicyKind::kLocal, std::vector<int>{}, huge_pages);
       break;
     case sim::MemoryPolicyKind::kWeightedInterleave:
+      if (weighted_by == WeightedInterleaveBy::kKernel) {
+        if (!policy.by_node.empty()) {
+          throw std::invalid_argument("dataset \"" + name_ + "\": the kernel's weighted interleave has one system-wide weight "
+                                      "vector, so per-node vectors can only be placed page by page (--weighted-interleave-by pages)");
+        }
+        memory_ = std::make_unique<NodeMemory>(bytes, MemoryPolicyKind::kWeightedInterleave, host.os_nodes(policy.global.nodes),
+                                               huge_pages);
+        break;
+      }
       // No kernel policy: initialise() has every worker place its range's pages by its node's
       // weights before anything is written (place_weighted).
       memory_ = std::make_unique<NodeMemory>(bytes, MemoryPolicyKind::kLocal, std::vector<int>{}, huge_pages);
@@ -55,7 +65,7 @@ void PlacedDataset::initialise(ThreadTeam& team, const std::function<void(int, s
     throw std::invalid_argument("dataset \"" + name_ + "\": worker ranges must be " + std::to_string(team.size() + 1) +
                                 " ascending offsets from 0 to " + std::to_string(elements_));
   }
-  if (policy_.kind == sim::MemoryPolicyKind::kWeightedInterleave) place_weighted_ranges(team, bounds);
+  if (policy_.kind == sim::MemoryPolicyKind::kWeightedInterleave && weighted_unit_bytes_ > 0) place_weighted_ranges(team, bounds);
   const bool by_loader =
       (policy_.kind == sim::MemoryPolicyKind::kFirstTouch && policy_.init == sim::InitThreads::kLoader) ||
       (policy_.kind == sim::MemoryPolicyKind::kLocalAlloc && kind_ == sim::DatasetKind::kShared);

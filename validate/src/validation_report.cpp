@@ -95,6 +95,7 @@ Json details_json(const KernelComparison& c) {
     balancing["not_measured"] = m.numa_counters_why;
   }
   out["numa_balancing"] = balancing;
+  if (!m.weighted_interleave.empty()) out["weighted_interleave"] = m.weighted_interleave;
   if (m.work_unit == "tuples") {
     out["measured_mtuples_per_s"] = m.work / m.seconds / 1e6;
     out["predicted_mtuples_per_s"] = m.work / c.predicted.seconds / 1e6;

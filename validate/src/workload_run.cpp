@@ -1,5 +1,8 @@
 #include "numatwin/validate/workload_run.hpp"
 
+#include <map>
+
+#include "numatwin/validate/kernel_interleave_weights.hpp"
 #include "numatwin/validate/operator_run.hpp"
 #include "numatwin/validate/shuffle_run.hpp"
 #include "numatwin/validate/subarray_run.hpp"
@@ -22,6 +25,20 @@ RealRun run_workload(const model::Topology& topology, const HostMap& host, const
                      const RunOptions& options) {
   std::optional<NumaBalancingSwitch> balancing;
   if (options.numa_balancing) balancing.emplace(*options.numa_balancing);  // throws before any work
+  // The kernel's weighted interleave reads the system-wide sysfs weights when a page is first
+  // touched: set them for the run (before any data is written), restore them afterwards.
+  std::optional<KernelInterleaveWeights> kernel_weights;
+  const bool weighted = spec.memory.kind == sim::MemoryPolicyKind::kWeightedInterleave;
+  if (weighted && options.weighted_interleave_by == WeightedInterleaveBy::kKernel) {
+    if (!spec.memory.by_node.empty()) {
+      throw std::invalid_argument("the kernel's weighted interleave has one system-wide weight vector, so per-node vectors can "
+                                  "only be placed page by page (--weighted-interleave-by pages)");
+    }
+    const std::vector<int> os_nodes = host.os_nodes(spec.memory.global.nodes);
+    std::map<int, int> weights;
+    for (std::size_t i = 0; i < os_nodes.size(); ++i) weights[os_nodes[i]] = spec.memory.global.weights[i];
+    kernel_weights.emplace(weights);
+  }
   std::string setting_why;
   const std::optional<std::string> setting = numa_balancing_setting(setting_why);
   std::string counters_why;
@@ -30,6 +47,12 @@ RealRun run_workload(const model::Topology& topology, const HostMap& host, const
                 : shuffle_kernel(spec.kind)              ? run_shuffle_workload(topology, host, spec, options)
                                                          : run_operator_workload(topology, host, spec, options);
   run.numa_balancing = setting ? *setting : setting_why;
+  if (kernel_weights) {
+    (void)kernel_weights->restore();
+    run.weighted_interleave = "the kernel's MPOL_WEIGHTED_INTERLEAVE (mbind), " + kernel_weights->description();
+  } else if (weighted) {
+    run.weighted_interleave = "placed page by page in the kernel's layout (no kernel policy, no sysfs weights touched)";
+  }
   const std::optional<NumaBalancingCounters> after = before ? read_numa_balancing_counters(counters_why) : std::nullopt;
   if (before && after) {
     run.numa_counters = counters_between(*before, *after);

@@ -13,7 +13,16 @@
 namespace numatwin::validate {
 
 // kLocal: no mbind, the process's default policy (first touch on the toucher's node).
-enum class MemoryPolicyKind { kBind, kPreferred, kInterleave, kLocal };
+// kWeightedInterleave: the kernel's MPOL_WEIGHTED_INTERLEAVE over the nodes (Linux 6.9 and later),
+// by the system-wide sysfs weights (kernel_interleave_weights.hpp); the mbind of a kernel without
+// it fails with EINVAL, which is reported as such.
+enum class MemoryPolicyKind { kBind, kPreferred, kInterleave, kLocal, kWeightedInterleave };
+
+// How a weighted-interleave dataset gets its layout for real: kPages, every worker places its
+// range's pages one by one in the kernel's layout (place_weighted; any kernel, per-node vectors
+// too); kKernel, mbind(MPOL_WEIGHTED_INTERLEAVE) with the sysfs weights set for the run
+// (kernel_interleave_weights.hpp; Linux 6.9 and later, one system-wide vector).
+enum class WeightedInterleaveBy { kPages, kKernel };
 
 // Anonymous pages under a memory policy, unmapped on destruction. Pages get their node when
 // first touched (`touch`).

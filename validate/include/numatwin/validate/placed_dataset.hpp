@@ -11,7 +11,11 @@
 //                                 pages of its range by the weight vector of its node (the one
 //                                 vector, or its node's), page by page as Linux lays out
 //                                 MPOL_WEIGHTED_INTERLEAVE (memory_placement.hpp: place_weighted),
-//                                 in huge pages when huge pages are on.
+//                                 in huge pages when huge pages are on;
+//   weighted-interleave, by kernel mbind(MPOL_WEIGHTED_INTERLEAVE) on the Linux nodes of the one
+//                                 vector (the caller sets the sysfs weights for the run:
+//                                 kernel_interleave_weights.hpp), then written by the workers;
+//                                 per-node vectors are an error (Linux has one vector).
 // Chunks are [w * n / W, (w + 1) * n / W) of the dataset's elements, as in the simulator.
 // The observed placement (pages per Linux node, by move_pages) is recorded after initialising.
 #pragma once
@@ -35,7 +39,8 @@ class PlacedDataset {
   // std::invalid_argument when the policy names a node this machine lacks, std::runtime_error
   // when mmap or mbind fail. `huge_pages`: madvise(MADV_HUGEPAGE), else MADV_NOHUGEPAGE.
   PlacedDataset(std::string name, std::size_t elements, std::size_t element_bytes, sim::DatasetKind kind,
-                const sim::MemoryPolicy& policy, const HostMap& host, bool huge_pages);
+                const sim::MemoryPolicy& policy, const HostMap& host, bool huge_pages,
+                WeightedInterleaveBy weighted_by = WeightedInterleaveBy::kPages);
 
   // Writes the data for the first time: init(worker, first_element, end_element) on the workers
   // that the policy makes the first toucher of each range (see the table above). Every element
@@ -69,7 +74,7 @@ class PlacedDataset {
   sim::MemoryPolicy policy_;
   std::unique_ptr<NodeMemory> memory_;
   PagePlacement placement_;
-  // weighted-interleave only: the host's nodes and the allocation unit.
+  // weighted-interleave placed page by page only: the host's nodes and the allocation unit.
   HostMap weighted_host_;
   std::size_t weighted_unit_bytes_ = 0;
 

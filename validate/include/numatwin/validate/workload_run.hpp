@@ -34,6 +34,9 @@ struct RunOptions {
   // switch it on / off for the run and restore it (numa_balancing.hpp; an error before any work
   // when it cannot be switched).
   std::optional<bool> numa_balancing;
+  // A weighted-interleave memory policy: placed page by page, or by the kernel's own policy with
+  // its sysfs weights set for the run and restored (memory_placement.hpp, WeightedInterleaveBy).
+  WeightedInterleaveBy weighted_interleave_by = WeightedInterleaveBy::kPages;
 };
 
 struct ThreadObservation {
@@ -78,6 +81,9 @@ struct RealRun {
   std::string numa_balancing;
   std::optional<NumaBalancingCounters> numa_counters;
   std::string numa_counters_why;
+  // A weighted-interleave policy: how it was laid out ("page by page ..." or the kernel's
+  // policy with the sysfs weights it ran with and what they were); empty for other policies.
+  std::string weighted_interleave;
 };
 
 // Bytes a run of `spec` allocates (inputs, tables, outputs), for the up-front memory check.
