@@ -10,7 +10,7 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /tmp && mount -t tmpfs tmpfs /tmp
 echo "QN: init at uptime $(cut -d' ' -f1 /proc/uptime)s"
 nn=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
-echo "QN: kernel sees $nn NUMA node(s), $(grep -c ^processor /proc/cpuinfo) CPU(s)"
+echo "QN: kernel $(uname -r) sees $nn NUMA node(s), $(grep -c ^processor /proc/cpuinfo) CPU(s)"
 dist=$(sed -n 's/.*qn_dist=\([0-9,]*\).*/\1/p' /proc/cmdline)
 links=$(sed -n 's/.*qn_links=\([0-9,-]*\).*/\1/p' /proc/cmdline)
 echo "$dist" | tr ',' '\n' | awk -v n="$nn" '{printf "%s%s", $1, (NR % n ? " " : "\n")}' > /tmp/expected_dist
@@ -198,8 +198,8 @@ if [ -n "$cpuless" ]; then
   cat /tmp/cl-inter.txt /tmp/cl-inter.err
   cl "interleave verified" "verified: yes" /tmp/cl-inter.txt
   cl "interleave spreads over all three" "input: .*n0: 3[234][.0-9]*%, n1: 3[234][.0-9]*%, n2: 3[234][.0-9]*%" /tmp/cl-inter.txt
-  # Weighted interleave, placed page by page by the validator (this 6.1 kernel has no
-  # MPOL_WEIGHTED_INTERLEAVE): one vector 1:3 puts a quarter of the input on n0 and three
+  # Weighted interleave, placed page by page by the validator (on any kernel; the kernel's own
+  # MPOL_WEIGHTED_INTERLEAVE is checked below, where the guest's kernel has it): one vector 1:3 puts a quarter of the input on n0 and three
   # quarters on the CPU-less node; per-node vectors (n0's threads 1:3 to n0 and the CPU-less
   # node, n1's 1:1 to n1 and it) give each worker's half its own split: 12.5 %, 25 %, 62.5 %.
   numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
@@ -215,7 +215,64 @@ if [ -n "$cpuless" ]; then
   cl "per-node weighted interleave verified" "verified: yes" /tmp/cl-wn.txt
   cl "per-node weighted interleave: each worker's half by its node's vector" \
     "input: .*pages n0: 12\.[45][0-9]*%, n1: 2[45][.0-9]*%, n$cpuless: 62\.[45][0-9]*%" /tmp/cl-wn.txt
+  if [ ! -d /sys/kernel/mm/mempolicy/weighted_interleave ]; then
+    # A kernel before 6.9: the kernel's own policy is refused before any work, with the reason.
+    numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
+      --workload count --records 2e5 --groups 1000 --huge-pages off --weighted-interleave-by kernel \
+      --memory-policy "weighted-interleave:n0=1,n$cpuless=3" >/tmp/cl-wk.txt 2>/tmp/cl-wk.err
+    rc=$?
+    tail -n 1 /tmp/cl-wk.err
+    if [ "$rc" != 0 ] && grep -q "has no weighted interleave (MPOL_WEIGHTED_INTERLEAVE came with Linux 6.9)" /tmp/cl-wk.err; then
+      echo "QN: cpuless: the kernel's weighted interleave on kernel $(uname -r) is refused with the reason: ok"
+    else echo "QN: cpuless: FAIL (--weighted-interleave-by kernel on $(uname -r): exit $rc)"; ok=1; fi
+  fi
   echo "QN: CPULESS_EXIT=$ok at uptime $(cut -d' ' -f1 /proc/uptime)s"
+fi
+if grep -q qn_wi_kernel=1 /proc/cmdline; then
+  # The kernel's own MPOL_WEIGHTED_INTERLEAVE (Linux 6.9 and later; this guest boots Debian's
+  # bookworm-backports kernel): the validator sets /sys/kernel/mm/mempolicy/weighted_interleave/
+  # nodeN for the run, mbinds the data, and puts the weights back. 1:3 and 3:1 over n0 and the
+  # CPU-less node must land 25 % / 75 % and 75 % / 25 % of the input, +-1 %, page by page (move_pages);
+  # a per-node vector, which Linux cannot express, must be refused with the reason.
+  wdir=/sys/kernel/mm/mempolicy/weighted_interleave
+  echo "QN: --- the kernel's weighted interleave, kernel $(uname -r)"
+  wok=0
+  wi() {  # wi LABEL PATTERN FILE
+    if grep -q "$2" "$3"; then echo "QN: wi-kernel: $1: ok"; else echo "QN: wi-kernel: $1: FAIL ($2 not in $3)"; wok=1; fi
+  }
+  if [ ! -d "$wdir" ]; then
+    echo "QN: wi-kernel: FAIL ($wdir is missing in kernel $(uname -r))"
+    wok=1
+  else
+    cl_node=$(echo "$cpuless" | cut -d, -f1)
+    before="$(cat "$wdir/node0") $(cat "$wdir/node$cl_node")"
+    echo "QN: wi-kernel: sysfs weights before: node0 node$cl_node = $before; $(ls "$wdir" | tr '\n' ' ')"
+    cpu_nodes=$(grep -c '^processor' /proc/cpuinfo)
+    for split in "1 3 2[45] 7[45]" "3 1 7[45] 2[45]"; do
+      set -- $split
+      f=/tmp/wik-$1-$2.txt
+      numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
+        --workload count --records 2e6 --groups 1000 --huge-pages off --weighted-interleave-by kernel \
+        --memory-policy "weighted-interleave:n0=$1,n$cl_node=$2" >"$f" 2>/tmp/wik.err || { echo "QN: wi-kernel: $1:$2: FAIL (exit status)"; wok=1; }
+      cat "$f"
+      tail -n 3 /tmp/wik.err
+      wi "$1:$2 verified" "verified: yes" "$f"
+      wi "$1:$2 by the kernel's policy" "weighted interleave: the kernel's MPOL_WEIGHTED_INTERLEAVE (mbind), sysfs .*restored after the run" "$f"
+      wi "$1:$2 puts the input's pages by weight (+-1 %)" "input: .*pages n0: $3[.0-9]*%, n$cl_node: $4[.0-9]*%" "$f"
+      after="$(cat "$wdir/node0") $(cat "$wdir/node$cl_node")"
+      if [ "$after" = "$before" ]; then echo "QN: wi-kernel: $1:$2 sysfs weights restored ($after): ok"
+      else echo "QN: wi-kernel: $1:$2: FAIL (sysfs weights $after after the run, $before before)"; wok=1; fi
+    done
+    numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
+      --workload count --records 2e5 --groups 1000 --huge-pages off --weighted-interleave-by kernel \
+      --memory-policy "weighted-interleave:n0[n0=1,n$cl_node=3];n1[n1=1,n$cl_node=1]" >/tmp/wik-node.txt 2>/tmp/wik-node.err
+    rc=$?
+    tail -n 1 /tmp/wik-node.err
+    if [ "$rc" != 0 ] && grep -q "one system-wide weight vector" /tmp/wik-node.err; then
+      echo "QN: wi-kernel: a per-node vector is refused with the reason: ok"
+    else echo "QN: wi-kernel: FAIL (a per-node vector with --weighted-interleave-by kernel: exit $rc)"; wok=1; fi
+  fi
+  echo "QN: WIKERNEL_EXIT=$wok at uptime $(cut -d' ' -f1 /proc/uptime)s"
 fi
 if grep -q qn_sortmerge=1 /proc/cmdline; then
   # The whole sort-merge join (P-MPSM, all four phases) run for real across the nodes, one worker
