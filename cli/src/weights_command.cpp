@@ -111,6 +111,12 @@ void register_weights_command(CLI::App& app) {
       mask += (mask.empty() ? "" : ",") + std::to_string(n);
     }
 
+    // The same workload run for real under the recommended vector, by the kernel's own policy
+    // (validate run restores the sysfs weights afterwards).
+    const std::string check_command = fmt::format(
+        "numatwin validate run --topology {} --workload {} --threads {} --memory-policy '{}' --weighted-interleave-by kernel",
+        o->topology, o->workload, spec.threads, sim::memory_policy_name(rows.front().policy, t));
+
     if (*json || !out->empty()) {
       Json j;
       j["machine"] = t.name;
@@ -131,6 +137,7 @@ void register_weights_command(CLI::App& app) {
       }
       j["policies"] = list;
       j["sysfs"] = sysfs;
+      j["validate_command"] = check_command;
       const std::string text = j.dump(2) + "\n";
       if (out->empty()) {
         std::cout << text;
@@ -170,6 +177,9 @@ void register_weights_command(CLI::App& app) {
                  "set_mempolicy(MPOL_WEIGHTED_INTERLEAVE) with that node mask instead)\n";
     std::cout
         << "  the weights are system-wide: every process using weighted interleave gets them.\n";
+    std::cout << "\nto measure it on that machine, with its calibrated topology (the same workload flags as here; "
+                 "the sysfs weights are set for the run and put back):\n  "
+              << check_command << "\n";
   });
 }
 

@@ -7,6 +7,7 @@ usage: cli_flows_test.py NUMATWIN_BINARY
 import csv
 import io
 import json
+import shlex
 import os
 import subprocess
 import sys
@@ -181,6 +182,17 @@ class PolicyCommands(unittest.TestCase):
             self.assertLessEqual(by["numatwin, one vector"]["time_s"], by[other]["time_s"] * (1 + 1e-9))
         self.assertTrue(by["numatwin, one vector"]["policy"].startswith("weighted-interleave:"))
         self.assertTrue(all(line.startswith("echo ") and "/weighted_interleave/node" in line for line in d["sysfs"]))
+        # The command that measures the recommendation for real names its vector and the kernel's
+        # policy, and validate run parses it: here it stops at the topology (skylake-4114-2s is not
+        # this machine), not at an option.
+        check = d["validate_command"]
+        self.assertIn("--memory-policy '" + by["numatwin, one vector"]["policy"] + "'", check)
+        self.assertIn("--weighted-interleave-by kernel", check)
+        words = shlex.split(check)
+        self.assertEqual(words[:3], ["numatwin", "validate", "run"])
+        r = run(*words[1:], "--join-algorithm", "radix", "--records", "1e4", "--build-records", "1e3")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("this machine", r.stderr.strip().splitlines()[-1])
         text = run(*args)
         self.assertEqual(text.returncode, 0, text.stderr)
         self.assertIn("numactl --weighted-interleave=", text.stdout)

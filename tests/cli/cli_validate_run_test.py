@@ -107,6 +107,27 @@ class ValidateRun(unittest.TestCase):
         else:
             self.assertIn("(jemalloc allocator", r.stdout)
 
+    def test_weighted_interleave_by_the_kernel_or_a_clear_error(self):
+        base = ["validate", "run", "--topology", self.host, "--workload", "count", "--records", "2e5", "--groups", "1000",
+                "--threads", "1", "--repetitions", "1", "--weighted-interleave-by", "kernel"]
+        r = run(*base)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("needs --memory-policy weighted-interleave", r.stderr)
+        r = run(*base, "--memory-policy", "weighted-interleave:n0[n0=1]")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("one system-wide weight vector", r.stderr)
+        # One node, weight 1: the kernel's policy puts every page on it. Weight 1 is the kernel's
+        # default, so the system-wide weight is normally left as it is.
+        r = run(*base, "--memory-policy", "weighted-interleave:n0=1")
+        if os.path.isdir("/sys/kernel/mm/mempolicy/weighted_interleave"):
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("weighted interleave: the kernel's MPOL_WEIGHTED_INTERLEAVE (mbind)", r.stdout)
+            self.assertIn("input: ", r.stdout)
+            self.assertIn("pages n0: 100%", r.stdout)
+        else:
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("has no weighted interleave", r.stderr)
+
     def test_topology_of_another_machine_is_refused(self):
         r = run("validate", "run", "--topology", "nehalem-ex-4s", "--workload", "count", "--records", "1e5")
         self.assertEqual(r.returncode, 1)
