@@ -1,5 +1,7 @@
 #include "text_table.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -38,6 +40,14 @@ std::string TextTable::render() const {
   std::string out = line(header_, true);
   for (const auto& row : rows_) out += line(row, false);
   return out;
+}
+
+std::string rounded_bytes_text(std::int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (b >= 1024.0 * 1024.0 * 1024.0) return fmt::format("{:.1f} GiB", b / (1024.0 * 1024.0 * 1024.0));
+  if (b >= 1024.0 * 1024.0) return fmt::format("{:.1f} MiB", b / (1024.0 * 1024.0));
+  if (b >= 1024.0) return fmt::format("{:.0f} KiB", b / 1024.0);
+  return fmt::format("{} B", bytes);
 }
 
 }  // namespace numatwin::cli
