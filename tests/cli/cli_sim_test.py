@@ -36,6 +36,34 @@ class SimCommands(unittest.TestCase):
         self.assertAlmostEqual(d["memory_traffic_gbps"], d["bytes_moved"] / d["time_s"] / 1e9, places=6)
         self.assertNotIn("bandwidth_gbps", d)
 
+    def test_predict_piece_samples_draws_hashed_piece_sizes(self):
+        # 12.8 GB of 8-byte elements over 16 threads: m = 1.6e9 / 256 = 6.25e6 elements per piece,
+        # sd = sqrt((15 / 16) / 6.25e6) = 0.0003873.
+        args = ["predict", "--topology", "xeon-e7-4850v4-4s", "--workload", "shuffle", "--algorithm", "ring",
+                "--sync", "loose", "--threads", "16", "--placement", "sparse", "--piece-samples", "3"]
+        r = run(*args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        u = d["uneven_pieces"]
+        self.assertAlmostEqual(u["elements_per_piece"], 6.25e6, delta=1e-3)
+        self.assertAlmostEqual(u["relative_sd"], 0.0003873, delta=1e-7)
+        self.assertEqual(u["draws"], 3)
+        self.assertEqual(len(u["time_s"]), 3)
+        self.assertAlmostEqual(u["even_time_s"], d["time_s"], delta=1e-12 * d["time_s"])
+        self.assertLessEqual(u["min_time_s"], u["mean_time_s"])
+        self.assertLessEqual(u["mean_time_s"], u["max_time_s"])
+        text = run(*args)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("uneven pieces (hashing 6250000 elements into each piece: sd 0.0387 %), 3 draws", text.stdout)
+        # Without the option a shuffle says what its figure rests on; an operator cannot take it.
+        plain = run(*args[:-2])
+        self.assertIn("and on pieces of equal size", plain.stdout)
+        self.assertNotIn("uneven pieces (", plain.stdout)
+        r = run("predict", "--topology", "xeon-e7-4850v4-4s", "--workload", "count", "--piece-samples", "3")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--piece-samples is for the shuffles", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
     def test_predict_names_the_machine_figures_that_are_placeholders(self):
         # A discovered skeleton measures no bandwidth or latency: predict must say its figures rest
         # on placeholders (text and JSON); a shipped machine with every figure sourced lists none.
