@@ -39,33 +39,9 @@
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
 #include "numatwin/sim/thread_placement.hpp"
-
-namespace {
+#include "loose_fluid_plan.hpp"
 
 using namespace numatwin;
-
-// The stationary fluid plan of a loose shuffle (the model above): one spread transfer per thread.
-sim::Plan fluid_plan(const model::Topology& t, const sim::WorkloadSpec& spec, const sim::Plan& exact) {
-  const std::vector<sim::PlacedThread> placed = sim::place_threads(t, spec.threads, spec.placement);
-  std::map<model::NodeIndex, int> producers;
-  for (const sim::PlacedThread& p : placed) ++producers[p.node];
-  std::vector<model::NodeShare> spread;
-  for (const auto& [node, count] : producers) spread.push_back({node, static_cast<double>(count) / spec.threads});
-  sim::Plan fluid;
-  fluid.threads.resize(exact.threads.size());
-  for (std::size_t th = 0; th < exact.threads.size(); ++th) {
-    fluid.threads[th].core = exact.threads[th].core;
-    sim::Transfer tr = std::get<sim::Transfer>(exact.threads[th].ops.front());  // the first piece's costs
-    tr.read_node = -1;
-    tr.step = -1;
-    tr.read_spread = spread;
-    tr.bytes = spec.total_bytes / spec.threads;
-    fluid.threads[th].ops.emplace_back(std::move(tr));
-  }
-  return fluid;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 5) {
@@ -73,21 +49,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const model::Topology t = model::load_topology(argv[1]);
-  const std::string order = argv[2];
-  sim::WorkloadSpec spec;
-  spec.kind = sim::WorkloadKind::kShuffle;
-  spec.sync = sim::SyncMode::kLoose;
-  spec.algorithm = order == "naive"  ? sim::ShuffleAlgorithm::kNaive
-                   : order == "ring" ? sim::ShuffleAlgorithm::kRing
-                                     : sim::ShuffleAlgorithm::kCoordinatedRandom;
-  spec.total_bytes = std::stod(argv[3]);
+  sim::WorkloadSpec spec = bench::loose_shuffle(argv[2], std::stod(argv[3]));
   const sim::SimulationOptions options{.record_timeline = false, .time_only = false};
   std::printf("threads,exact_s,exact_events,fluid_s,fluid_events,fluid_vs_exact_pct\n");
   for (int i = 4; i < argc; ++i) {
     spec.threads = std::stoi(argv[i]);
     const sim::Plan exact = sim::build_shuffle_plan(t, spec);
     const sim::SimulationResult e = sim::Simulation(t).run(exact, options);
-    const sim::SimulationResult f = sim::Simulation(t).run(fluid_plan(t, spec, exact), options);
+    const sim::SimulationResult f = sim::Simulation(t).run(bench::fluid_plan(t, spec, exact), options);
     std::printf("%d,%.9g,%lld,%.9g,%lld,%+.2f\n", spec.threads, e.time_s, static_cast<long long>(e.events), f.time_s,
                 static_cast<long long>(f.events), 100.0 * (f.time_s / e.time_s - 1.0));
     std::fflush(stdout);

@@ -26,30 +26,11 @@
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/simulation.hpp"
 #include "numatwin/sim/thread_placement.hpp"
+#include "loose_fluid_plan.hpp"
 
 namespace {
 
 using namespace numatwin;
-
-sim::Plan fluid_plan(const model::Topology& t, const sim::WorkloadSpec& spec, const sim::Plan& exact) {
-  const std::vector<sim::PlacedThread> placed = sim::place_threads(t, spec.threads, spec.placement);
-  std::map<model::NodeIndex, int> producers;
-  for (const sim::PlacedThread& p : placed) ++producers[p.node];
-  std::vector<model::NodeShare> spread;
-  for (const auto& [node, count] : producers) spread.push_back({node, static_cast<double>(count) / spec.threads});
-  sim::Plan fluid;
-  fluid.threads.resize(exact.threads.size());
-  for (std::size_t th = 0; th < exact.threads.size(); ++th) {
-    fluid.threads[th].core = exact.threads[th].core;
-    sim::Transfer tr = std::get<sim::Transfer>(exact.threads[th].ops.front());
-    tr.read_node = -1;
-    tr.step = -1;
-    tr.read_spread = spread;
-    tr.bytes = spec.total_bytes / spec.threads;
-    fluid.threads[th].ops.emplace_back(std::move(tr));
-  }
-  return fluid;
-}
 
 sim::Plan perturbed(const sim::Plan& exact, double piece_sd, double skew_s, std::uint64_t seed) {
   sim::Plan p = exact;
@@ -82,12 +63,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const model::Topology t = model::load_topology(argv[1]);
-  const std::string order = argv[2];
-  sim::WorkloadSpec spec;
-  spec.kind = sim::WorkloadKind::kShuffle;
-  spec.sync = sim::SyncMode::kLoose;
-  spec.algorithm = order == "ring" ? sim::ShuffleAlgorithm::kRing : sim::ShuffleAlgorithm::kCoordinatedRandom;
-  spec.total_bytes = std::stod(argv[3]);
+  sim::WorkloadSpec spec = bench::loose_shuffle(argv[2], std::stod(argv[3]));
   const double piece_sd = std::stod(argv[4]);
   const double skew_s = std::stod(argv[5]);
   const int seeds = std::stoi(argv[6]);
@@ -97,7 +73,7 @@ int main(int argc, char** argv) {
     spec.threads = std::stoi(argv[i]);
     const sim::Plan exact = sim::build_shuffle_plan(t, spec);
     const double e = sim::Simulation(t).run(exact, options).time_s;
-    const double f = sim::Simulation(t).run(fluid_plan(t, spec, exact), options).time_s;
+    const double f = sim::Simulation(t).run(bench::fluid_plan(t, spec, exact), options).time_s;
     double sum = 0.0;
     double lo = 1e300;
     double hi = 0.0;

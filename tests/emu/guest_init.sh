@@ -174,6 +174,18 @@ if grep -q qn_schedule=1 /proc/cmdline; then
   echo "QN: --- $shipped shipped machines' schedules run"
   echo "QN: SCHEDULE_EXIT=$sok at uptime $(cut -d' ' -f1 /proc/uptime)s"
 fi
+# refused PREFIX LABEL POLICY PATTERN: `validate run --weighted-interleave-by kernel` with POLICY
+# must fail before any work with PATTERN in its error; prints the verdict, returns 1 when not.
+refused() {
+  numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$(grep -c '^processor' /proc/cpuinfo)" \
+    --placement sparse --workload count --records 2e5 --groups 1000 --huge-pages off --weighted-interleave-by kernel \
+    --memory-policy "$3" >/tmp/refused.txt 2>/tmp/refused.err
+  rc=$?
+  tail -n 1 /tmp/refused.err
+  if [ "$rc" != 0 ] && grep -q "$4" /tmp/refused.err; then echo "QN: $1: $2: ok"; return 0; fi
+  echo "QN: $1: FAIL ($2: exit $rc)"
+  return 1
+}
 cpuless=$(sed -n 's/.*qn_cpuless=\([0-9,]*\).*/\1/p' /proc/cmdline)
 if [ -n "$cpuless" ]; then
   # A node with memory and no CPUs (a CXL expander, HBM in flat mode): discovery keeps it as a
@@ -217,14 +229,8 @@ if [ -n "$cpuless" ]; then
     "input: .*pages n0: 12\.[45][0-9]*%, n1: 2[45][.0-9]*%, n$cpuless: 62\.[45][0-9]*%" /tmp/cl-wn.txt
   if [ ! -d /sys/kernel/mm/mempolicy/weighted_interleave ]; then
     # A kernel before 6.9: the kernel's own policy is refused before any work, with the reason.
-    numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
-      --workload count --records 2e5 --groups 1000 --huge-pages off --weighted-interleave-by kernel \
-      --memory-policy "weighted-interleave:n0=1,n$cpuless=3" >/tmp/cl-wk.txt 2>/tmp/cl-wk.err
-    rc=$?
-    tail -n 1 /tmp/cl-wk.err
-    if [ "$rc" != 0 ] && grep -q "has no weighted interleave (MPOL_WEIGHTED_INTERLEAVE came with Linux 6.9)" /tmp/cl-wk.err; then
-      echo "QN: cpuless: the kernel's weighted interleave on kernel $(uname -r) is refused with the reason: ok"
-    else echo "QN: cpuless: FAIL (--weighted-interleave-by kernel on $(uname -r): exit $rc)"; ok=1; fi
+    refused cpuless "the kernel's weighted interleave on kernel $(uname -r) is refused with the reason" \
+      "weighted-interleave:n0=1,n$cpuless=3" "has no weighted interleave (MPOL_WEIGHTED_INTERLEAVE came with Linux 6.9)" || ok=1
   fi
   echo "QN: CPULESS_EXIT=$ok at uptime $(cut -d' ' -f1 /proc/uptime)s"
 fi
@@ -263,14 +269,8 @@ if grep -q qn_wi_kernel=1 /proc/cmdline; then
       if [ "$after" = "$before" ]; then echo "QN: wi-kernel: $1:$2 sysfs weights restored ($after): ok"
       else echo "QN: wi-kernel: $1:$2: FAIL (sysfs weights $after after the run, $before before)"; wok=1; fi
     done
-    numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
-      --workload count --records 2e5 --groups 1000 --huge-pages off --weighted-interleave-by kernel \
-      --memory-policy "weighted-interleave:n0[n0=1,n$cl_node=3];n1[n1=1,n$cl_node=1]" >/tmp/wik-node.txt 2>/tmp/wik-node.err
-    rc=$?
-    tail -n 1 /tmp/wik-node.err
-    if [ "$rc" != 0 ] && grep -q "one system-wide weight vector" /tmp/wik-node.err; then
-      echo "QN: wi-kernel: a per-node vector is refused with the reason: ok"
-    else echo "QN: wi-kernel: FAIL (a per-node vector with --weighted-interleave-by kernel: exit $rc)"; wok=1; fi
+    refused wi-kernel "a per-node vector is refused with the reason" \
+      "weighted-interleave:n0[n0=1,n$cl_node=3];n1[n1=1,n$cl_node=1]" "one system-wide weight vector" || wok=1
   fi
   echo "QN: WIKERNEL_EXIT=$wok at uptime $(cut -d' ' -f1 /proc/uptime)s"
 fi

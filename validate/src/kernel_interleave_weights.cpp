@@ -1,5 +1,7 @@
 #include "numatwin/validate/kernel_interleave_weights.hpp"
 
+#include "kernel_files.hpp"
+
 #include <sys/utsname.h>
 
 #include <cerrno>
@@ -10,25 +12,6 @@
 
 namespace numatwin::validate {
 namespace {
-
-std::optional<std::string> first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  return line;
-}
-
-// Writes `value` and says why not (empty when it worked). The kernel reports a refused value on
-// the write itself, so the stream is flushed before it is checked.
-std::string try_write(const std::string& path, const std::string& value) {
-  std::ofstream out(path);
-  if (!out) return std::string("cannot open for writing (") + std::strerror(errno) + ")";
-  out << value << '\n';
-  out.flush();
-  if (!out) return "the kernel refused \"" + value + "\" (" + std::strerror(errno) + ")";
-  return {};
-}
 
 std::string kernel_release() {
   utsname u{};
@@ -62,10 +45,10 @@ KernelInterleaveWeights::KernelInterleaveWeights(const std::map<int, int>& weigh
                              "--weighted-interleave-by pages places the same layout page by page on any kernel");
   }
   auto_path_ = weighted_interleave_auto_file(directory_);
-  if (!auto_path_.empty()) previous_auto_ = first_line(auto_path_);
+  if (!auto_path_.empty()) previous_auto_ = read_first_line(auto_path_);
   for (const auto& [node, weight] : weights) {
     const std::string path = node_file(directory_, node);
-    const std::optional<std::string> old = first_line(path);
+    const std::optional<std::string> old = read_first_line(path);
     if (!old) {
       (void)restore();
       throw std::runtime_error(path + " is missing or unreadable: Linux node " + std::to_string(node) +
@@ -79,7 +62,7 @@ KernelInterleaveWeights::KernelInterleaveWeights(const std::map<int, int>& weigh
       throw std::runtime_error(path + ": expected a weight 1..255, read \"" + *old + "\"; weights not changed");
     }
     if (old_weight == weight) continue;
-    const std::string why = try_write(path, std::to_string(weight));
+    const std::string why = write_kernel_value(path, std::to_string(weight));
     if (!why.empty()) {
       (void)restore();
       throw std::runtime_error(path + ": " + why + "; weights not changed");
@@ -97,13 +80,13 @@ std::string KernelInterleaveWeights::restore() noexcept {
   try {
     for (const auto& [node, weight] : previous_) {
       const std::string path = node_file(directory_, node);
-      if (const std::string why = try_write(path, std::to_string(weight)); !why.empty()) {
+      if (const std::string why = write_kernel_value(path, std::to_string(weight)); !why.empty()) {
         restore_problem_ += (restore_problem_.empty() ? "" : "; ") + path + " not restored to " + std::to_string(weight) + ": " + why;
       }
     }
     // Writing a node switched the kernel to manual mode; "true" makes it derive its weights again.
     if (!written_.empty() && previous_auto_ && *previous_auto_ == "true" && !auto_path_.empty()) {
-      if (const std::string why = try_write(auto_path_, "true"); !why.empty()) {
+      if (const std::string why = write_kernel_value(auto_path_, "true"); !why.empty()) {
         restore_problem_ += (restore_problem_.empty() ? "" : "; ") + auto_path_ + " left \"false\" (manual mode): " + why +
                             (why.find("No such device") != std::string::npos
                                  ? "; the kernel has no bandwidth figures to derive weights from"

@@ -1,5 +1,7 @@
 #include "numatwin/validate/numa_balancing.hpp"
 
+#include "kernel_files.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -9,20 +11,10 @@
 namespace numatwin::validate {
 namespace {
 
-std::optional<std::string> first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  return line;
-}
-
 void write_value(const std::string& path, const std::string& value) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error(path + ": cannot open for writing (" + std::strerror(errno) + "): numa_balancing not changed");
-  out << value << '\n';
-  out.flush();
-  if (!out) throw std::runtime_error(path + ": the kernel refused \"" + value + "\" (" + std::strerror(errno) + "): numa_balancing not changed");
+  if (const std::string why = write_kernel_value(path, value); !why.empty()) {
+    throw std::runtime_error(path + ": " + why + ": numa_balancing not changed");
+  }
 }
 
 }  // namespace
@@ -63,13 +55,13 @@ NumaBalancingCounters counters_between(const NumaBalancingCounters& before, cons
 }
 
 std::optional<std::string> numa_balancing_setting(std::string& why) {
-  const std::optional<std::string> value = first_line("/proc/sys/kernel/numa_balancing");
+  const std::optional<std::string> value = read_first_line("/proc/sys/kernel/numa_balancing");
   if (!value) why = "/proc/sys/kernel/numa_balancing is missing: this kernel has no automatic NUMA balancing";
   return value;
 }
 
 NumaBalancingSwitch::NumaBalancingSwitch(bool on, std::string path) : path_(std::move(path)) {
-  const std::optional<std::string> value = first_line(path_);
+  const std::optional<std::string> value = read_first_line(path_);
   if (!value) throw std::runtime_error(path_ + " is missing or unreadable: this kernel has no automatic NUMA balancing; not changed");
   previous_ = *value;
   current_ = previous_;
