@@ -116,6 +116,11 @@ class ValidateRun(unittest.TestCase):
         r = run(*base, "--memory-policy", "weighted-interleave:n0[n0=1]")
         self.assertEqual(r.returncode, 1)
         self.assertIn("one system-wide weight vector", r.stderr)
+        # A shuffle places its buffers itself: the kernel's policy would change nothing.
+        r = run("validate", "run", "--topology", self.host, "--workload", "shuffle", "--bytes", "1e7", "--threads", "2",
+                "--repetitions", "1", "--memory-policy", "weighted-interleave:n0=1", "--weighted-interleave-by", "kernel")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("a shuffle places its buffers itself", r.stderr)
         # One node, weight 1: the kernel's policy puts every page on it. Weight 1 is the kernel's
         # default, so the system-wide weight is normally left as it is.
         r = run(*base, "--memory-policy", "weighted-interleave:n0=1")

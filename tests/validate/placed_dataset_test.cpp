@@ -54,7 +54,7 @@ TEST(PlacedDatasetTest, FirstTouchLoaderAndBindPutEveryPageOnNodeZero) {
            {"first-touch:workers", workers}, {"first-touch:loader", loader}, {"bind:0", bind}, {"interleave", interleave},
            {"localalloc", local}}) {
     for (sim::DatasetKind kind : {sim::DatasetKind::kPartitioned, sim::DatasetKind::kShared, sim::DatasetKind::kPrivate}) {
-      PlacedDataset data(name, elements, 8, kind, policy, m.host, false);
+      PlacedDataset data(name, elements, 8, kind, policy, m.host, false, WeightedInterleaveBy::kPages);
       std::vector<std::atomic<int>> writes(elements);
       std::set<int> writers;
       std::mutex mutex;
@@ -84,8 +84,8 @@ TEST(PlacedDatasetTest, RejectsAPolicyNamingAMissingNodeAndAnEmptyDataset) {
   sim::MemoryPolicy bind;
   bind.kind = sim::MemoryPolicyKind::kBind;
   bind.nodes = {static_cast<model::NodeIndex>(m.topology.nodes.size()) + 3};
-  EXPECT_THROW(PlacedDataset("x", 10, 8, sim::DatasetKind::kShared, bind, m.host, false), std::invalid_argument);
-  EXPECT_THROW(PlacedDataset("x", 0, 8, sim::DatasetKind::kShared, sim::MemoryPolicy{}, m.host, false), std::invalid_argument);
+  EXPECT_THROW(PlacedDataset("x", 10, 8, sim::DatasetKind::kShared, bind, m.host, false, WeightedInterleaveBy::kPages), std::invalid_argument);
+  EXPECT_THROW(PlacedDataset("x", 0, 8, sim::DatasetKind::kShared, sim::MemoryPolicy{}, m.host, false, WeightedInterleaveBy::kPages), std::invalid_argument);
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
 
   // Input: generated where the policy puts it; each worker's chunk split into n key partitions.
   PlacedDataset input("input", sizes.records, sizeof(Tuple), sim::DatasetKind::kPartitioned, spec.memory, host,
-                      options.huge_pages);
+                      options.huge_pages, options.weighted_interleave_by);
   auto* tuples = input.as<Tuple>();
   std::vector<std::vector<std::size_t>> offsets(un);    // offsets[p][c]: start of piece (p -> c), absolute
   std::vector<std::uint64_t> piece_count(un * un, 0);  // [p * n + c]
@@ -142,7 +142,7 @@ RealRun run_partitioned_aggregation(const model::Topology& topology, const HostM
 
   // Private tables (worker w's at chunk w) under the spec's policy; copies per node.
   PlacedDataset tables("tables", un * sizes.stride_entries, sizeof(GroupEntry), sim::DatasetKind::kPrivate, spec.memory, host,
-                       options.huge_pages);
+                       options.huge_pages, options.weighted_interleave_by);
   auto* table_data = tables.as<GroupEntry>();
   tables.initialise(team, [&](int, std::size_t begin, std::size_t end) {
     std::memset(static_cast<void*>(table_data + begin), 0, (end - begin) * sizeof(GroupEntry));

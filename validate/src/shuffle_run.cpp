@@ -61,7 +61,7 @@ std::vector<std::unique_ptr<PlacedDataset>> per_node_datasets(const std::string&
     policy.kind = sim::MemoryPolicyKind::kPreferred;
     policy.nodes = {static_cast<model::NodeIndex>(n)};
     out[n] = std::make_unique<PlacedDataset>(name + " n" + std::to_string(n), elements, element_bytes,
-                                             sim::DatasetKind::kShared, policy, host, huge_pages);
+                                             sim::DatasetKind::kShared, policy, host, huge_pages, WeightedInterleaveBy::kPages);
     std::byte* data = out[n]->data();
     out[n]->initialise(team, [&](int, std::size_t begin, std::size_t end) {
       std::memset(data + begin * element_bytes, 0, (std::min(end, elements) - begin) * element_bytes);
@@ -134,7 +134,7 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   // Producer buffers: producer p writes its own buffer (first touch: on p's node).
   sim::MemoryPolicy first_touch;  // first-touch by the workers
   PlacedDataset buffers("buffers", un * layout.stride_elements, 8, sim::DatasetKind::kPartitioned, first_touch, host,
-                        options.huge_pages);
+                        options.huge_pages, WeightedInterleaveBy::kPages);
   std::vector<std::uint64_t> expected(un * un, 0);  // expected[p * n + c]: sum of piece c of producer p
   auto* data = buffers.as<std::uint64_t>();
   buffers.initialise(team, [&](int, std::size_t begin, std::size_t end) {

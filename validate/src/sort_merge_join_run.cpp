@@ -77,7 +77,8 @@ struct Data {
              const char* name, std::uint64_t elements) {
     sets.push_back(std::make_unique<PlacedDataset>(name, static_cast<std::size_t>(elements),
                                                    sizeof(Tuple), sim::DatasetKind::kPartitioned,
-                                                   spec.memory, host, options.huge_pages));
+                                                   spec.memory, host, options.huge_pages,
+                                                   options.weighted_interleave_by));
     return sets.back()->as<Tuple>();
   }
 };

@@ -74,8 +74,10 @@ RealRun run_subarray_workload(const model::Topology& topology, const HostMap& ho
   const TeamPlan plan = plan_team(topology, host, spec);
   ThreadTeam team(plan.os_cpus);
   const std::vector<std::size_t> bounds = layout.bounds();
-  PlacedDataset array("array", layout.cells, sizeof(double), sim::DatasetKind::kPartitioned, spec.memory, host, options.huge_pages);
-  PlacedDataset result("result", layout.cells, sizeof(double), sim::DatasetKind::kPartitioned, spec.memory, host, options.huge_pages);
+  PlacedDataset array("array", layout.cells, sizeof(double), sim::DatasetKind::kPartitioned, spec.memory, host, options.huge_pages,
+                      options.weighted_interleave_by);
+  PlacedDataset result("result", layout.cells, sizeof(double), sim::DatasetKind::kPartitioned, spec.memory, host, options.huge_pages,
+                      options.weighted_interleave_by);
   double* cells = array.as<double>();
   double* out = result.as<double>();
   array.initialise(team, [&](int, std::size_t b, std::size_t e) {

@@ -30,6 +30,10 @@ RealRun run_workload(const model::Topology& topology, const HostMap& host, const
   std::optional<KernelInterleaveWeights> kernel_weights;
   const bool weighted = spec.memory.kind == sim::MemoryPolicyKind::kWeightedInterleave;
   if (weighted && options.weighted_interleave_by == WeightedInterleaveBy::kKernel) {
+    if (sim::is_shuffle_family(spec.kind)) {
+      throw std::invalid_argument("a shuffle places its buffers itself (each producer's on its own node), so no memory policy "
+                                  "applies to it and --weighted-interleave-by kernel would change nothing");
+    }
     if (!spec.memory.by_node.empty()) {
       throw std::invalid_argument("the kernel's weighted interleave has one system-wide weight vector, so per-node vectors can "
                                   "only be placed page by page (--weighted-interleave-by pages)");

@@ -39,8 +39,7 @@ class PlacedDataset {
   // std::invalid_argument when the policy names a node this machine lacks, std::runtime_error
   // when mmap or mbind fail. `huge_pages`: madvise(MADV_HUGEPAGE), else MADV_NOHUGEPAGE.
   PlacedDataset(std::string name, std::size_t elements, std::size_t element_bytes, sim::DatasetKind kind,
-                const sim::MemoryPolicy& policy, const HostMap& host, bool huge_pages,
-                WeightedInterleaveBy weighted_by = WeightedInterleaveBy::kPages);
+                const sim::MemoryPolicy& policy, const HostMap& host, bool huge_pages, WeightedInterleaveBy weighted_by);
 
   // Writes the data for the first time: init(worker, first_element, end_element) on the workers
   // that the policy makes the first toucher of each range (see the table above). Every element
