@@ -269,6 +269,14 @@ if grep -q qn_wi_kernel=1 /proc/cmdline; then
       if [ "$after" = "$before" ]; then echo "QN: wi-kernel: $1:$2 sysfs weights restored ($after): ok"
       else echo "QN: wi-kernel: $1:$2: FAIL (sysfs weights $after after the run, $before before)"; wok=1; fi
     done
+    # Another kernel's data by the same policy: the partitioned aggregation's input.
+    f=/tmp/wik-pa.txt
+    numatwin validate run --topology /tmp/skeleton.json --repetitions 1 --threads "$cpu_nodes" --placement sparse \
+      --workload partitioned-aggregation --records 2e6 --groups 1000 --huge-pages off --weighted-interleave-by kernel \
+      --memory-policy "weighted-interleave:n0=1,n$cl_node=3" >"$f" 2>/tmp/wik.err || { echo "QN: wi-kernel: aggregation: FAIL (exit status)"; wok=1; }
+    grep -E "^  (input|tables|verified|weighted interleave):" "$f"
+    tail -n 3 /tmp/wik.err
+    wi "the partitioned aggregation's input 1:3 by the kernel's policy (+-1 %)" "input: .*pages n0: 2[45][.0-9]*%, n$cl_node: 7[45][.0-9]*%" "$f"
     refused wi-kernel "a per-node vector is refused with the reason" \
       "weighted-interleave:n0[n0=1,n$cl_node=3];n1[n1=1,n$cl_node=1]" "one system-wide weight vector" || wok=1
   fi
