@@ -216,7 +216,6 @@ void register_sim_commands(CLI::App& app) {
           detail["uneven_pieces"] = Json{{"elements_per_piece", uneven->tuples_per_piece},
                                          {"relative_sd", uneven->relative_sd},
                                          {"draws", uneven->time_s.size()},
-                                         {"even_time_s", uneven->even_time_s},
                                          {"time_s", uneven->time_s},
                                          {"mean_time_s", uneven->mean_s()},
                                          {"min_time_s", uneven->min_s()},
@@ -238,7 +237,7 @@ void register_sim_commands(CLI::App& app) {
               "\nuneven pieces (hashing {:.0f} elements into each piece: sd {:.3g} %), {} draws: time {:.4g} s mean [{:.4g}, "
               "{:.4g}], {:+.1f} % against equal pieces ({:.4g} s)\n",
               uneven->tuples_per_piece, 100.0 * uneven->relative_sd, uneven->time_s.size(), uneven->mean_s(), uneven->min_s(),
-              uneven->max_s(), 100.0 * (uneven->mean_s() / uneven->even_time_s - 1.0), uneven->even_time_s);
+              uneven->max_s(), 100.0 * (uneven->mean_s() / outcome.result.time_s - 1.0), outcome.result.time_s);
         }
       }
     });

@@ -50,7 +50,6 @@ UnevenPieces uneven_pieces(const model::Topology& topology, const WorkloadSpec& 
   out.tuples_per_piece = elements / (static_cast<double>(spec.threads) * spec.threads);
   out.relative_sd = piece_relative_sd(out.tuples_per_piece, spec.threads);
   const SimulationOptions options{.record_timeline = false, .time_only = true};
-  out.even_time_s = Simulation(topology).run(plan, options).time_s;
   out.time_s.assign(static_cast<std::size_t>(draws), 0.0);
   parallel(out.time_s.size(), [&](std::size_t d) {
     out.time_s[d] = Simulation(topology).run(with_uneven_pieces(plan, out.relative_sd, d + 1), options).time_s;

@@ -90,7 +90,7 @@ TEST(UnevenPiecesTest, OnlyThePiecesChangeReproduciblyAndAsSpreadAsAsked) {
   EXPECT_NEAR(sd, 0.01, 0.001);
 }
 
-// The even time is the simulator's for the plan as built; every draw gives a time of its own.
+// Every draw gives a time of its own, and none is the even plan's by accident of seeding.
 // (How far they lie from the even time is not a property to test: the loose ring here, 12.8 GB
 // over 64 threads on the four sockets, s = 0.16 %, moved by +6.7 to +15.9 % when this test was
 // written; docs/simulation-speed.md.)
@@ -99,11 +99,13 @@ TEST(UnevenPiecesTest, DrawsNextToTheEvenPlan) {
   const WorkloadSpec spec = shuffle(WorkloadKind::kShuffle, 64, 12.8e9);
   const UnevenPieces u = uneven_pieces(t, spec, 3);
   const double even = Simulation(t).run(build_plan(t, spec), SimulationOptions{.record_timeline = false, .time_only = true}).time_s;
-  EXPECT_EQ(u.even_time_s, even);
   EXPECT_NEAR(u.tuples_per_piece, 1.6e9 / 4096.0, 1e-6);
   EXPECT_NEAR(u.relative_sd, std::sqrt((63.0 / 64.0) / (1.6e9 / 4096.0)), 1e-12);
   ASSERT_EQ(u.time_s.size(), 3U);
-  for (double s : u.time_s) EXPECT_GT(s, 0.0);
+  for (double s : u.time_s) {
+    EXPECT_GT(s, 0.0);
+    EXPECT_NE(s, even);
+  }
   EXPECT_NE(u.time_s[0], u.time_s[1]);
   EXPECT_LE(u.min_s(), u.mean_s());
   EXPECT_LE(u.mean_s(), u.max_s());

@@ -15,8 +15,8 @@
 // (Transfers of phase "read input") change; a migration's state moves keep their size.
 // Worked: 12.8 GB of 8-byte elements, 193 threads: m = 1.6e9 / 193^2 = 42,954, s = 0.48 %.
 //
-// uneven_pieces simulates `draws` such plans (seeds 1..draws, through `parallel`), time only,
-// and reports their times next to the even plan's.
+// uneven_pieces simulates `draws` such plans (seeds 1..draws, through `parallel`), time only;
+// the even plan's time is the caller's prediction (predict has simulated it already).
 #pragma once
 
 #include <cstdint>
@@ -39,7 +39,6 @@ namespace numatwin::sim {
 struct UnevenPieces {
   double tuples_per_piece = 0.0;
   double relative_sd = 0.0;
-  double even_time_s = 0.0;      // the plan as built (every piece equal)
   std::vector<double> time_s;    // one per draw, in seed order
   [[nodiscard]] double mean_s() const;
   [[nodiscard]] double min_s() const;
