@@ -18,6 +18,7 @@
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/validate/hwloc_export.hpp"
+#include "from_spec_command.hpp"
 #include "socket_family_options.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
@@ -242,6 +243,7 @@ void write_output(const std::string& text, const std::string& out_path) {
 void register_topo_commands(CLI::App& app) {
   CLI::App* topo = app.add_subcommand("topo", "Inspect, validate, export and generate machine topologies");
   topo->require_subcommand(1);
+  register_from_spec_command(*topo);
 
   {
     auto json = std::make_shared<bool>(false);
