@@ -183,7 +183,7 @@ void register_flows_command(CLI::App& app) {
                "each flow's GB/s, latency and bottleneck, every resource's load");
   cmd->add_option("--topology", *topology, "Machine name (see topo list) or topology file")->required();
   cmd->add_option("--flow", *specs,
-                  "One flow, e.g. cpus=s0:4,read=s2 or 'cpus=s1:1,copy=s1>s3,bytes=1e9' (repeat for more; grammar in README.md)")
+                  "One flow, e.g. cpus=s0:4,read=s2 or 'cpus=s1:1,copy=s1>s3,bytes=1e9' (repeat for more; grammar in docs/commands.md)")
       ->take_all();
   cmd->add_option("--flows-file", *file, "A JSON file of flows: {\"flows\": [{\"cpus\": \"s0:4\", \"read\": \"s2\"}, ...]}");
   cmd->add_flag("--json", *json, "Print JSON");
