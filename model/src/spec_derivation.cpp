@@ -151,6 +151,9 @@ class Deriver {
   }
 
   [[nodiscard]] int nodes() const { return mode_.nodes_per_socket; }
+  [[nodiscard]] double core_ghz() const {
+    return spec_.socket.base_frequency_ghz.value_or(spec_.socket.max_frequency_ghz.value_or(0.0));
+  }
   [[nodiscard]] std::optional<HbmMode> hbm_mode() const { return options_.hbm_mode ? options_.hbm_mode : spec_.hbm_mode; }
   [[nodiscard]] bool quadrants() const { return amd_; }
 
@@ -201,7 +204,7 @@ class Deriver {
         n.package = "p" + std::to_string(sk);
         n.cores = plan.cores;
         n.threads_per_core = s.threads_per_core;
-        n.frequency_ghz = s.base_frequency_ghz;
+        n.frequency_ghz = core_ghz();
         n.caches = {{1, s.l1d_bytes_per_core, 1}, {2, s.l2_bytes_per_core, 1}};
         if (amd_) {
           const DieSpec first = dies_of(s)[static_cast<std::size_t>(plan.ccds.front())];
@@ -248,6 +251,11 @@ class Deriver {
                  "D + s x " + fmt(m, 3) + " mean die steps", domain.basis + "; s: " + step.basis, tr_domain);
         }
       }
+    }
+    if (!s.base_frequency_ghz) {
+      figure("core clock", "/nodes/*/frequency_ghz", "GHz", core_ghz(), 0.5 * core_ghz(), core_ghz(),
+             "the sheet's maximum clock: it gives no base clock (range down to half: a stated guess)",
+             "the sheet's /socket/max_frequency_ghz");
     }
     figure("miss buffers per core (lines in flight at saturation)", "/nodes/*/miss_buffers_per_core", "lines",
            lines.value, lines.low, lines.high, "M: Little's law at saturation, rounded to " + std::to_string(miss_buffers_),
@@ -339,7 +347,7 @@ class Deriver {
 
   void add_memory_only_node(Node n, int host, double link_gbps, double link_latency_ns) {
     n.threads_per_core = 1;
-    n.frequency_ghz = spec_.socket.base_frequency_ghz;  // required by the format; no core uses it
+    n.frequency_ghz = core_ghz();  // required by the format; no core uses it
     const Node& h = t_.nodes[static_cast<std::size_t>(host)];
     if (h.position) n.position = Position{h.position->x, h.position->y + 250.0 + 60.0 * (cpuless_++ % 3)};
     t_.nodes.push_back(std::move(n));

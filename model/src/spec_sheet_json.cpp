@@ -137,8 +137,9 @@ SocketSpec read_socket(const Reader& r) {
   s.generation = r.field("generation").string(true);
   s.cores = count_in(r.field("cores"), 1, 1024);
   s.threads_per_core = count_in(r.field("threads_per_core"), 1, 8);
-  s.base_frequency_ghz = positive(r.field("base_frequency_ghz"), "a frequency in GHz");
+  if (r.has("base_frequency_ghz")) s.base_frequency_ghz = positive(r.field("base_frequency_ghz"), "a frequency in GHz");
   if (r.has("max_frequency_ghz")) s.max_frequency_ghz = positive(r.field("max_frequency_ghz"), "a frequency in GHz");
+  if (!s.base_frequency_ghz && !s.max_frequency_ghz) r.fail("expected base_frequency_ghz or max_frequency_ghz (or both)");
   s.l1d_bytes_per_core = bytes(r.field("l1d_bytes_per_core"));
   s.l2_bytes_per_core = bytes(r.field("l2_bytes_per_core"));
   if (r.has("l3_bytes")) s.l3_bytes = bytes(r.field("l3_bytes"));

@@ -194,7 +194,7 @@ TEST(SpecDerivationTest, EveryWrittenFigureNamesItsBasisAndARangeAroundIt) {
 }
 
 TEST(SpecDerivationTest, TheShippedSpecSheetsDeriveInTheirModes) {
-  for (const char* name : {"xeon-6980p-2s", "epyc-9354p", "xeon-platinum-8480-2s"}) {
+  for (const char* name : {"xeon-6980p-2s", "epyc-9354p", "xeon-platinum-8480-2s", "epyc-9355p", "gh200", "spr-cxl-2s"}) {
     const std::string path = std::string(NUMATWIN_SOURCE_DIR) + "/topologies/specs/" + name + ".json";
     const SpecSheet s = load_spec_sheet(path);
     EXPECT_NO_THROW(derive(s)) << name;

@@ -103,7 +103,8 @@ struct SocketSpec {
   std::string generation;  // e.g. "skylake-sp", "sapphire-rapids", "granite-rapids", "genoa", "turin"
   int cores = 0;
   int threads_per_core = 1;
-  double base_frequency_ghz = 0.0;
+  // At least one of the two; the derivation clocks the cores at the base frequency when given.
+  std::optional<double> base_frequency_ghz;
   std::optional<double> max_frequency_ghz;
   std::int64_t l1d_bytes_per_core = 0;
   std::int64_t l2_bytes_per_core = 0;
