@@ -70,6 +70,21 @@ TEST(MlcSncConsistencyTest, ABandwidthRowReadingAnotherNodeFasterIsNamed) {
       << warnings[0];
 }
 
+TEST(MlcSncConsistencyTest, AMatrixWithoutItsRowLabelsIsAnErrorNotACrash) {
+  // Built by a program, not the reader: three rows of values, no row labels.
+  MlcResults mlc;
+  mlc.file = "built.txt";
+  mlc.bandwidth_nodes = {0, 1, 2};
+  mlc.bandwidth_matrix_gbps = {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+  try {
+    check_mlc_consistency(mlc);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const model::InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "built.txt: --bandwidth_matrix: expected one row label per row (0 for 3 rows) and one value per "
+                                     "column (3 columns)");
+  }
+}
+
 TEST(MlcSncConsistencyTest, CpuLessColumnsAreNotComparedWithLocalMemory) {
   // The CXL copy: columns 2 and 3 have no row. 52.0 GB/s is below node 0's own 554.8 and 284.9 ns
   // above its 130.7, but they are another kind of memory: no rule compares them, no warning.

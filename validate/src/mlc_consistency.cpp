@@ -50,7 +50,19 @@ struct Matrix {
   [[nodiscard]] std::optional<double> local(int n) const { return at(n, n); }
 };
 
+// The shape the reader gives: one row label per row, one value per column label.
+void require_shape(const MlcResults& mlc, const char* section, const Matrix& m) {
+  bool ok = m.rows.size() == m.values.size();
+  for (const auto& row : m.values) ok = ok && row.size() == m.columns.size();
+  if (!ok) {
+    throw model::InputError(mlc.file, section, "expected one row label per row (" + std::to_string(m.rows.size()) + " for " +
+                                                   std::to_string(m.values.size()) + " rows) and one value per column (" +
+                                                   std::to_string(m.columns.size()) + " columns)");
+  }
+}
+
 void require_positive_entries(const MlcResults& mlc, const char* section, const Matrix& m) {
+  require_shape(mlc, section, m);
   for (std::size_t i = 0; i < m.values.size(); ++i) {
     for (std::size_t j = 0; j < m.values[i].size(); ++j) require_positive(mlc, entry(section, m.rows[i], m.columns[j]), m.values[i][j]);
   }

@@ -22,7 +22,8 @@
 //   4. The idle latency (--idle_latency) and every loaded latency are at least 0.95 times the
 //      lowest local latency of the matrix, and loaded latencies at least 0.95 times the idle
 //      one: a miss under load waits at least as long as an idle one.
-//   5. Every figure is finite and > 0.
+//   5. Every figure is finite and > 0, and each matrix has one row label per row and one value per
+//      column label (as the reader gives it).
 // Named (a warning), then fitted:
 //   6. Latency matrix, column j: node j's own latency is more than 5 % above another node's
 //      latency to j's memory, L[i][j] < 0.95 L[j][j]. Genuine on some sub-NUMA-clustered parts:
