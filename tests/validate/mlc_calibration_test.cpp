@@ -134,8 +134,8 @@ TEST(MlcCalibrationTest, TwoOutlyingBandwidthEntriesAreNamedAndLeftOut) {
   EXPECT_TRUE(any_contains(data.warnings, "--bandwidth_matrix [node 2 -> memory of node 0]: measured 60.5 GB/s, but the rest of its "
                                           "row (median 123.2 GB/s) and of its column (median 123.8 GB/s) imply about 123.5 GB/s (-51 %)"));
 
-  // With them left out the four healthy cross-socket entries that share their socket link fit;
-  // with them put back (the calibrator before this check) the fit is pulled off.
+  // With them left out the four other cross-socket entries fit; with them put back (the
+  // calibrator before this check) the fitted socket links are pulled down and those entries off.
   const CalibrationResult left_out = calibrate(prior, data);
   CalibrationData folded = data;
   for (std::size_t i : {0u, 2u}) {
