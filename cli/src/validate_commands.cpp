@@ -159,8 +159,10 @@ Json mlc_json(const validate::MlcResults& r) {
   return Json{{"file", r.file},
               {"version", r.version},
               {"bandwidth_nodes", r.bandwidth_nodes},
+              {"bandwidth_cpu_nodes", r.bandwidth_cpu_nodes},
               {"bandwidth_matrix_gbps", r.bandwidth_matrix_gbps},
               {"latency_nodes", r.latency_nodes},
+              {"latency_cpu_nodes", r.latency_cpu_nodes},
               {"latency_matrix_ns", r.latency_matrix_ns},
               {"idle_latency_ns", r.idle_latency_ns ? Json(*r.idle_latency_ns) : Json(nullptr)},
               {"peak_injection_gbps", r.peak_injection_gbps},
@@ -168,13 +170,15 @@ Json mlc_json(const validate::MlcResults& r) {
               {"loaded_latency", loaded}};
 }
 
-std::string matrix_block(const std::string& title, const std::vector<int>& nodes, const std::vector<std::vector<double>>& m) {
+// Rows: the nodes with CPUs; columns: every memory node (fewer rows with CPU-less nodes).
+std::string matrix_block(const std::string& title, const std::vector<int>& rows, const std::vector<int>& columns,
+                         const std::vector<std::vector<double>>& m) {
   if (m.empty()) return "";
   std::vector<std::string> header{"cpu\\mem"};
-  for (int n : nodes) header.push_back(std::to_string(n));
+  for (int n : columns) header.push_back(std::to_string(n));
   TextTable table(header);
   for (std::size_t i = 0; i < m.size(); ++i) {
-    std::vector<std::string> row{std::to_string(nodes[i])};
+    std::vector<std::string> row{std::to_string(rows[i])};
     for (double v : m[i]) row.push_back(fmt::format("{:.1f}", v));
     table.add_row(row);
   }
@@ -195,8 +199,12 @@ void register_import_mlc(CLI::App& validate_app) {
       return;
     }
     std::string out = "mlc " + (r.version.empty() ? std::string("(version unknown)") : r.version) + " output: " + r.file + "\n\n";
-    out += matrix_block("read bandwidth GB/s", r.bandwidth_nodes, r.bandwidth_matrix_gbps);
-    out += matrix_block("idle latency ns", r.latency_nodes, r.latency_matrix_ns);
+    out += matrix_block("read bandwidth GB/s", r.bandwidth_cpu_nodes, r.bandwidth_nodes, r.bandwidth_matrix_gbps);
+    out += matrix_block("idle latency ns", r.latency_cpu_nodes, r.latency_nodes, r.latency_matrix_ns);
+    for (int n : r.bandwidth_nodes.empty() ? r.latency_nodes : r.bandwidth_nodes) {
+      const auto& rows = r.bandwidth_nodes.empty() ? r.latency_cpu_nodes : r.bandwidth_cpu_nodes;
+      if (validate::mlc_index_of(rows, n) < 0) out += fmt::format("node {}: no CPUs (a column without a row): memory only\n", n);
+    }
     if (r.idle_latency_ns) out += fmt::format("idle latency: {:.1f} ns\n", *r.idle_latency_ns);
     for (const auto& [traffic, gbps] : r.peak_injection_gbps) out += fmt::format("peak injection {}: {:.1f} GB/s\n", traffic, gbps);
     for (const auto& [traffic, gbps] : r.max_bandwidth_gbps) out += fmt::format("max bandwidth {}: {:.1f} GB/s\n", traffic, gbps);
@@ -206,6 +214,8 @@ void register_import_mlc(CLI::App& validate_app) {
         table.add_row({std::to_string(p.inject_delay), fmt::format("{:.1f}", p.latency_ns), fmt::format("{:.1f}", p.bandwidth_gbps)});
       }
       out += "\nloaded latency:\n" + table.render();
+    } else {
+      out += "loaded latency: not measured (no --loaded_latency section)\n";
     }
     std::cout << out;
   });
@@ -230,6 +240,7 @@ std::string calibration_text(const validate::CalibrationResult& r, const std::st
   }
   out += points.render();
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
+  for (const std::string& warning : r.warnings) out += "warning: " + warning + "\n";
   if (!out_path.empty()) out += "wrote the calibrated topology to " + out_path + "\n";
   return out;
 }

@@ -271,6 +271,7 @@ TEST(CalibrationTest, MlcDataThatDoesNotFitTheTopologyIsAnInputError) {
   MlcResults mlc;
   mlc.file = "three.txt";
   mlc.bandwidth_nodes = {0, 1, 2};
+  mlc.bandwidth_cpu_nodes = {0, 1, 2};
   mlc.bandwidth_matrix_gbps = {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}};
   try {
     calibration_data_from_mlc(mlc, two_nodes());

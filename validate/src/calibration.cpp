@@ -466,9 +466,11 @@ CalibrationResult calibrate(const model::Topology& prior, const CalibrationData&
                         ". Held at the prior (not determined by the data): " + (held_text.empty() ? "none" : held_text) + "." +
                         (bounded_text.empty() ? "" : " Fitted but not determined by the data (kept as placeholders): " + bounded_text + ".");
   for (const std::string& note : data.notes) t.provenance.notes += " " + note + ".";
+  for (const std::string& warning : data.warnings) t.provenance.notes += " Warning: " + warning + ".";
   model::check_topology(t, "<calibrated " + t.name + ">");
   result.topology = t;
   result.notes.insert(result.notes.end(), data.notes.begin(), data.notes.end());
+  result.warnings = data.warnings;
   return result;
 }
 
@@ -505,7 +507,8 @@ Json to_json(const CalibrationResult& result) {
               {"parameters", parameters},
               {"residuals", residuals(result.residuals)},
               {"prior_residuals", residuals(result.prior_residuals)},
-              {"notes", result.notes}};
+              {"notes", result.notes},
+              {"warnings", result.warnings}};
 }
 
 }  // namespace numatwin::validate

@@ -1,6 +1,6 @@
-// Calibration data from the two kinds of measurement files besides kerncraft's
-// (kerncraft_import.cpp): Intel mlc output and `numatwin validate measure` reports. Each becomes a
-// list of points the model can predict (calibration.hpp says which and how).
+// Calibration data from `numatwin validate measure` reports (Intel mlc output: calibration_data_mlc.cpp;
+// kerncraft: kerncraft_import.cpp). Each becomes a list of points the model can predict
+// (calibration.hpp says which and how).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,7 +9,6 @@
 
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/validate/calibration.hpp"
-#include "numatwin/validate/mlc_consistency.hpp"
 
 namespace numatwin::validate {
 namespace {
@@ -22,103 +21,7 @@ std::string fixed(double value, int digits = 3) {
   return buffer;
 }
 
-std::string node_text(const model::Topology& t, int node) { return t.nodes.at(node).id; }
-
 }  // namespace
-
-CalibrationData calibration_data_from_mlc(const MlcResults& mlc, const model::Topology& topology) {
-  check_mlc_consistency(mlc);  // contradictions are named here, not absorbed by the fit
-  CalibrationData data;
-  data.source = "Intel mlc " + (mlc.version.empty() ? std::string("output") : mlc.version) + " (" + mlc.file + ")";
-  const std::vector<model::NodeIndex> numa = topology.numa_nodes();
-  auto node = [&](int mlc_node, int line_hint) -> model::NodeIndex {
-    (void)line_hint;
-    if (mlc_node < 0 || mlc_node >= static_cast<int>(numa.size())) {
-      throw model::InputError(mlc.file, "", "expected NUMA nodes 0.." + std::to_string(numa.size() - 1) + " of topology " +
-                                                topology.name + ", found node " + std::to_string(mlc_node));
-    }
-    return numa[static_cast<std::size_t>(mlc_node)];
-  };
-  for (std::size_t i = 0; i < mlc.bandwidth_matrix_gbps.size(); ++i) {
-    for (std::size_t j = 0; j < mlc.bandwidth_matrix_gbps[i].size(); ++j) {
-      const model::NodeIndex cpu = node(mlc.bandwidth_nodes[i], 0);
-      const model::NodeIndex mem = node(mlc.bandwidth_nodes[j], 0);
-      if (!topology.nodes[cpu].has_cores() || !topology.nodes[mem].has_memory()) continue;
-      CalibrationPoint p;
-      p.id = "mlc-bandwidth-" + std::to_string(mlc.bandwidth_nodes[i]) + "-" + std::to_string(mlc.bandwidth_nodes[j]);
-      p.description = "mlc --bandwidth_matrix: all threads of " + node_text(topology, cpu) + " read " + node_text(topology, mem);
-      p.metric = CalibrationMetric::kReadBandwidthGbps;
-      p.streams = {model::MeasurementStream{cpu, mem, topology.nodes[cpu].hardware_threads()}};
-      p.value = mlc.bandwidth_matrix_gbps[i][j];
-      data.points.push_back(p);
-    }
-  }
-  for (std::size_t i = 0; i < mlc.latency_matrix_ns.size(); ++i) {
-    for (std::size_t j = 0; j < mlc.latency_matrix_ns[i].size(); ++j) {
-      const model::NodeIndex cpu = node(mlc.latency_nodes[i], 0);
-      const model::NodeIndex mem = node(mlc.latency_nodes[j], 0);
-      if (!topology.nodes[cpu].has_cores() || !topology.nodes[mem].has_memory()) continue;
-      CalibrationPoint p;
-      p.id = "mlc-latency-" + std::to_string(mlc.latency_nodes[i]) + "-" + std::to_string(mlc.latency_nodes[j]);
-      p.description = "mlc --latency_matrix: idle latency from " + node_text(topology, cpu) + " to " + node_text(topology, mem);
-      p.metric = CalibrationMetric::kIdleLatencyNs;
-      p.chaser = model::MeasurementStream{cpu, mem, 1};
-      p.value = mlc.latency_matrix_ns[i][j];
-      data.points.push_back(p);
-    }
-  }
-  if (mlc.idle_latency_ns && mlc.latency_matrix_ns.empty()) {
-    CalibrationPoint p;
-    p.id = "mlc-idle-latency";
-    p.description = "mlc --idle_latency: first node, its own memory";
-    p.metric = CalibrationMetric::kIdleLatencyNs;
-    p.chaser = model::MeasurementStream{numa.at(0), numa.at(0), 1};
-    p.value = *mlc.idle_latency_ns;
-    data.points.push_back(p);
-  } else if (mlc.idle_latency_ns) {
-    data.notes.push_back("mlc --idle_latency left out: the latency matrix has the same figure");
-  }
-  std::vector<model::MeasurementStream> everyone;
-  for (model::NodeIndex n : numa) {
-    if (topology.nodes[n].has_cores() && topology.nodes[n].has_memory()) {
-      everyone.push_back(model::MeasurementStream{n, n, topology.nodes[n].hardware_threads()});
-    }
-  }
-  const auto all_reads = mlc.peak_injection_gbps.find("ALL Reads");
-  if (all_reads != mlc.peak_injection_gbps.end() && !everyone.empty()) {
-    CalibrationPoint p;
-    p.id = "mlc-peak-injection-all-reads";
-    p.description = "mlc --peak_injection_bandwidth, ALL Reads: every hardware thread reads its own node";
-    p.metric = CalibrationMetric::kReadBandwidthGbps;
-    p.streams = everyone;
-    p.value = all_reads->second;
-    data.points.push_back(p);
-  }
-  if (!mlc.peak_injection_gbps.empty()) data.notes.push_back("mlc peak injection with writes left out: the model's measurements are reads");
-  if (!mlc.max_bandwidth_gbps.empty()) data.notes.push_back("mlc --max_bandwidth left out: it repeats the peak injection bandwidths");
-  if (!mlc.loaded_latency.empty()) {
-    if (everyone.empty() || topology.nodes[everyone[0].cpu_node].hardware_threads() < 2) {
-      data.notes.push_back("mlc --loaded_latency left out: the topology's first node cannot hold a chaser and load threads");
-    } else {
-      std::vector<model::MeasurementStream> load = everyone;
-      load[0].threads -= 1;  // the chaser's hardware thread
-      for (const MlcLoadedLatencyPoint& point : mlc.loaded_latency) {
-        CalibrationPoint p;
-        p.id = "mlc-loaded-latency-" + std::to_string(point.inject_delay);
-        p.description = "mlc --loaded_latency, inject delay " + std::to_string(point.inject_delay) + ": " +
-                        fixed(point.bandwidth_gbps, 4) + " GB/s of local reads";
-        p.metric = CalibrationMetric::kLoadedLatencyNs;
-        p.chaser = model::MeasurementStream{everyone[0].cpu_node, everyone[0].memory_node, 1};
-        p.streams = load;
-        p.load_bandwidth_gbps = std::max(1e-3, point.bandwidth_gbps - 64.0 / point.latency_ns);
-        p.value = point.latency_ns;
-        data.points.push_back(p);
-      }
-    }
-  }
-  if (data.points.empty()) throw model::InputError(mlc.file, "", "expected at least one mlc figure the model can reproduce");
-  return data;
-}
 
 CalibrationData calibration_data_from_measurements(const Json& report, const model::Topology& topology, const std::string& file) {
   auto fail = [&](const std::string& pointer, const std::string& expectation) { return model::InputError(file, pointer, expectation); };

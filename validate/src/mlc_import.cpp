@@ -32,10 +32,10 @@ class Lines {
   [[nodiscard]] model::InputError error(int line, const std::string& expectation) const {
     return model::InputError(file_, "line " + std::to_string(line), expectation);
   }
-  [[nodiscard]] model::InputError truncated(const std::string& what, int started) const {
+  [[nodiscard]] model::InputError truncated(const std::string& what, int started, const std::string& detail = "") const {
     return model::InputError(file_, "line " + std::to_string(lines_.size()),
                              "truncated: the file ends inside the " + what + " section started at line " +
-                                 std::to_string(started));
+                                 std::to_string(started) + detail);
   }
 
  private:
@@ -74,9 +74,8 @@ bool starts_section(const std::string& line) {
   return line.rfind("$", 0) == 0 || line.find("Intel(R) Memory Latency Checker") != std::string::npos;
 }
 
-// A matrix section: a header "Numa node  0  1 ..." then one row per node "i  v_i0  v_i1 ...".
-void read_matrix(Lines& lines, const std::string& what, int started, double scale, std::vector<int>& nodes,
-                 std::vector<std::vector<double>>& matrix) {
+// The header "Numa node  0  1 ...": the columns, every memory node.
+void read_matrix_header(Lines& lines, const std::string& what, int started, std::vector<int>& columns) {
   while (true) {
     if (lines.done()) throw lines.truncated(what, started);
     const std::string& line = lines.next();
@@ -88,39 +87,67 @@ void read_matrix(Lines& lines, const std::string& what, int started, double scal
         if (!parse_int(w[i], node)) {
           throw lines.error(lines.line_number(), "expected node numbers in the " + what + " matrix header, found \"" + w[i] + "\"");
         }
-        nodes.push_back(node);
+        if (mlc_index_of(columns, node) >= 0) {
+          throw lines.error(lines.line_number(), "expected each node once in the " + what + " matrix header, found node " + w[i] + " twice");
+        }
+        columns.push_back(node);
       }
-      break;
+      return;
     }
   }
-  const std::size_t n = nodes.size();
-  while (matrix.size() < n) {
-    if (lines.done()) throw lines.truncated(what, started);
-    const std::string& line = lines.next();
-    const int number = lines.line_number();
-    const std::vector<std::string> w = words(line);
-    if (w.empty() || starts_section(line)) {
-      throw lines.error(number, "expected " + std::to_string(n) + " rows in the " + what + " matrix, found " +
-                                    std::to_string(matrix.size()));
+}
+
+// One row "i  v_i0  v_i1 ...": its node must be a column after the previous row's node.
+std::vector<double> read_matrix_row(const Lines& lines, const std::string& what, const std::vector<std::string>& w, double scale,
+                                    const std::vector<int>& columns, std::vector<int>& rows) {
+  const int number = lines.line_number();
+  const std::size_t n = columns.size();
+  const int after = rows.empty() ? -1 : mlc_index_of(columns, rows.back());
+  int node = 0;
+  const int at = parse_int(w[0], node) ? mlc_index_of(columns, node) : -1;
+  if (at < 0 || at <= after) {
+    throw lines.error(number, "expected a row of the " + what + " matrix starting with a node of its header" +
+                                  (rows.empty() ? std::string() : " after node " + std::to_string(rows.back())) +
+                                  " (one row per node with CPUs), found \"" + w[0] + "\"");
+  }
+  if (w.size() != n + 1) {
+    throw lines.error(number, "expected " + std::to_string(n) + " values in the " + what + " matrix row of node " +
+                                  std::to_string(node) + ", found " + std::to_string(w.size() - 1));
+  }
+  std::vector<double> row;
+  for (std::size_t j = 1; j < w.size(); ++j) {
+    double value = 0.0;
+    if (!parse_number(w[j], value) || value <= 0.0) {
+      throw lines.error(number, "expected a positive number in the " + what + " matrix, found \"" + w[j] + "\"");
     }
-    int node = 0;
-    if (!parse_int(w[0], node) || node != nodes[matrix.size()]) {
-      throw lines.error(number, "expected the row of node " + std::to_string(nodes[matrix.size()]) + " of the " + what +
-                                    " matrix, found \"" + w[0] + "\"");
+    row.push_back(value * scale);
+  }
+  rows.push_back(node);
+  return row;
+}
+
+// A matrix section: the header, then one row per node with CPUs up to a blank line or the next
+// section (mlc_import.hpp).
+void read_matrix(Lines& lines, const std::string& what, int started, double scale, std::vector<int>& columns,
+                 std::vector<int>& rows, std::vector<std::vector<double>>& matrix) {
+  read_matrix_header(lines, what, started, columns);
+  while (true) {
+    if (lines.done()) {
+      // mlc ends a matrix with a blank line; the end of the file is its end only when every
+      // column had its row.
+      if (rows.size() == columns.size()) return;
+      throw lines.truncated(what, started, " (" + std::to_string(rows.size()) + " of " + std::to_string(columns.size()) +
+                                               " rows, and no blank line after them)");
     }
-    if (w.size() != n + 1) {
-      throw lines.error(number, "expected " + std::to_string(n) + " values in the " + what + " matrix row of node " +
-                                    std::to_string(node) + ", found " + std::to_string(w.size() - 1));
-    }
-    std::vector<double> row;
-    for (std::size_t j = 1; j < w.size(); ++j) {
-      double value = 0.0;
-      if (!parse_number(w[j], value) || value <= 0.0) {
-        throw lines.error(number, "expected a positive number in the " + what + " matrix, found \"" + w[j] + "\"");
+    const std::string& line = lines.peek();
+    if (blank(line) || starts_section(line)) {
+      if (rows.empty()) {
+        throw lines.error(lines.line_number() + 1, "expected at least one row of the " + what + " matrix after its header");
       }
-      row.push_back(value * scale);
+      return;
     }
-    matrix.push_back(row);
+    lines.next();
+    matrix.push_back(read_matrix_row(lines, what, words(line), scale, columns, rows));
   }
 }
 
@@ -186,7 +213,7 @@ MlcResults parse_mlc_output(std::string_view text, const std::string& file) {
   Lines lines(text, file);
   MlcResults results;
   results.file = file;
-  static const std::regex version(R"(Intel\(R\) Memory Latency Checker - (v[0-9.]+))");
+  static const std::regex version(R"(Intel\(R\) Memory Latency Checker - (v[0-9.]+[a-z]*))");  // v3.5, v3.11b
   static const std::regex idle(R"(Each iteration took\s+([0-9.]+)\s+core clocks\s*\(\s*([0-9.]+)\s*ns\))");
   bool any = false;
   while (!lines.done()) {
@@ -197,7 +224,8 @@ MlcResults parse_mlc_output(std::string_view text, const std::string& file) {
       results.version = match[1].str();
     } else if (line.find("Measuring Memory Bandwidths between nodes") != std::string::npos) {
       if (!results.bandwidth_matrix_gbps.empty()) throw lines.error(number, "expected one bandwidth matrix, found a second");
-      read_matrix(lines, "bandwidth", number, 1.0 / 1000.0, results.bandwidth_nodes, results.bandwidth_matrix_gbps);
+      read_matrix(lines, "bandwidth", number, 1.0 / 1000.0, results.bandwidth_nodes, results.bandwidth_cpu_nodes,
+                  results.bandwidth_matrix_gbps);
       any = true;
     } else if (line.find("Measuring idle latencies") != std::string::npos) {
       // --latency_matrix prints a matrix; --idle_latency prints "Each iteration took ...".
@@ -205,7 +233,7 @@ MlcResults parse_mlc_output(std::string_view text, const std::string& file) {
       if (lines.done()) throw lines.truncated("idle latency", number);
       if (lines.peek().find("Numa node") != std::string::npos) {
         if (!results.latency_matrix_ns.empty()) throw lines.error(number, "expected one latency matrix, found a second");
-        read_matrix(lines, "latency", number, 1.0, results.latency_nodes, results.latency_matrix_ns);
+        read_matrix(lines, "latency", number, 1.0, results.latency_nodes, results.latency_cpu_nodes, results.latency_matrix_ns);
         any = true;
       }
     } else if (line.find("Each iteration took") != std::string::npos) {
@@ -229,10 +257,19 @@ MlcResults parse_mlc_output(std::string_view text, const std::string& file) {
     throw model::InputError(file, "", "expected Intel mlc output (a bandwidth or latency matrix, idle or loaded latency, "
                                       "or peak injection bandwidths), found none");
   }
-  if (!results.bandwidth_nodes.empty() && !results.latency_nodes.empty() && results.bandwidth_nodes != results.latency_nodes) {
-    throw model::InputError(file, "", "expected the bandwidth and latency matrices over the same NUMA nodes");
+  if (!results.bandwidth_nodes.empty() && !results.latency_nodes.empty() &&
+      (results.bandwidth_nodes != results.latency_nodes || results.bandwidth_cpu_nodes != results.latency_cpu_nodes)) {
+    throw model::InputError(file, "", "expected the bandwidth and latency matrices over the same NUMA nodes (columns) and "
+                                      "the same nodes with CPUs (rows)");
   }
   return results;
+}
+
+int mlc_index_of(const std::vector<int>& nodes, int node) {
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i] == node) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 MlcResults load_mlc_output(const std::filesystem::path& path) {

@@ -56,15 +56,23 @@ struct CalibrationPoint {
 struct CalibrationData {
   std::string source;  // file and kind, for provenance
   std::vector<CalibrationPoint> points;
-  std::vector<std::string> notes;  // what was left out and why
+  std::vector<std::string> notes;     // what was left out and why
+  std::vector<std::string> warnings;  // figures named as doubtful (outliers left out, SNC quirks), each naming file and entry
 };
 
 // From mlc: bandwidth matrix (all hardware threads of the CPU node, like mlc), latency matrix,
 // idle latency (when there is no matrix), peak injection "ALL Reads" (every node reading its
 // own memory), loaded latency (chaser on the first node; every other hardware thread reads its
-// node's memory, like mlc). mlc node i is the topology's i-th NUMA node. Throws
-// model::InputError naming the mlc file when the topology does not fit the data, and, before
-// anything else, when the figures contradict each other (check_mlc_consistency).
+// node's memory, like mlc). mlc node i is the topology's i-th NUMA node. A matrix's rows are the
+// nodes with CPUs and its columns every memory node: a CPU-less node (a column without a row)
+// gets memory figures (its capacity and latency are fitted) but is no initiator; the topology
+// must agree (a row for a node without cores, or a column for one without memory, is an error; a
+// node with cores that mlc gives no row is a note).
+// Before anything else the figures are checked against each other (check_mlc_consistency: refused,
+// or warnings), and the bandwidth matrix's outliers (find_bandwidth_outliers, entries alike when
+// the topology predicts them within 15 % of each other) are left out with a warning each. Without a
+// --loaded_latency sweep a note says the loaded-latency curve is not measured.
+// Throws model::InputError naming the mlc file when the topology does not fit the data.
 CalibrationData calibration_data_from_mlc(const MlcResults& mlc, const model::Topology& topology);
 
 // From a `validate measure` report: its read bandwidth points, idle latencies and loaded
@@ -112,6 +120,7 @@ struct CalibrationResult {
   int iterations = 0;
   bool converged = false;
   std::vector<std::string> notes;
+  std::vector<std::string> warnings;  // the data's (CalibrationData::warnings)
 };
 
 struct CalibrationOptions {
