@@ -167,6 +167,21 @@ class FlowsCommand(unittest.TestCase):
 class PolicyCommands(unittest.TestCase):
     """weights and predict --numa-balancing."""
 
+    def test_weights_says_which_weightings_beat_local_memory(self):
+        # xeon-max-9462-2s, radix join: the per-node vectors beat local memory, the one vector does
+        # not, so "faster than every weighting tried" would be wrong.
+        r = run("weights", "--topology", "xeon-max-9462-2s", "--workload", "hash-join", "--join-algorithm", "radix",
+                "--interval-samples", "8", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        by = {p["name"]: p["time_s"] for p in json.loads(r.stdout)["policies"]}
+        self.assertLess(by["numatwin, per node"], by["local only"])
+        self.assertLess(by["local only"], by["numatwin, one vector"])
+        text = run("weights", "--topology", "xeon-max-9462-2s", "--workload", "hash-join", "--join-algorithm", "radix",
+                   "--interval-samples", "8")
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertNotIn("faster than every weighting tried", text.stdout)
+        self.assertIn("faster than the one-vector recommendation; only numatwin, per node beats it", text.stdout)
+
     def test_weights_recommends_and_compares(self):
         args = ["weights", "--topology", "skylake-4114-2s", "--workload", "hash-join", "--join-algorithm", "radix",
                 "--threads", "10", "--interval-samples", "8"]
