@@ -15,6 +15,7 @@
 #include "numatwin/sim/operator_plan.hpp"
 #include "numatwin/sim/shuffle_plan.hpp"
 #include "numatwin/sim/migration_schedule.hpp"
+#include "numatwin/sim/scheduled_orders.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
 #include "numatwin/sim/simulation.hpp"
 #include "numatwin/sim/uneven_pieces.hpp"
@@ -289,11 +290,9 @@ void register_sim_commands(CLI::App& app) {
         if (base.kind == sim::WorkloadKind::kShuffle) {
           sim::WorkloadSpec designed = base;
           designed.algorithm = sim::ShuffleAlgorithm::kScheduled;
-          sim::ScheduleOptions options;
-          options.seed = base.seed;
           designed.producer_orders = base.algorithm == sim::ShuffleAlgorithm::kScheduled
                                          ? base.producer_orders
-                                         : sim::designed_producer_orders(t, designed, options);
+                                         : sim::scheduled_orders(t, designed).producer_orders;
           auto after = std::find_if(runs.begin(), runs.end(),
                                     [](const sim::WorkloadSpec& s) { return s.kind != sim::WorkloadKind::kShuffle; });
           for (const sim::SyncMode sync : {sim::SyncMode::kLoose, sim::SyncMode::kTight}) {

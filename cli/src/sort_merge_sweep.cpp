@@ -2,15 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/scheduled_orders.hpp"
 #include "numatwin/sim/thread_placement.hpp"
 #include "text_table.hpp"
 
 namespace numatwin::cli {
-
-std::vector<std::vector<int>> designed_sort_merge_orders(const model::Topology& topology, const sim::WorkloadSpec& spec) {
-  return sim::designed_producer_orders(topology, spec);  // the merge's fact pieces
-}
 
 std::vector<sim::WorkloadSpec> sort_merge_variants(const model::Topology& topology, const sim::WorkloadSpec& base) {
   std::vector<sim::WorkloadSpec> out;
@@ -19,7 +15,7 @@ std::vector<sim::WorkloadSpec> sort_merge_variants(const model::Topology& topolo
     sim::WorkloadSpec s = base;
     s.algorithm = a;
     s.producer_orders.clear();
-    if (a == sim::ShuffleAlgorithm::kScheduled) s.producer_orders = designed_sort_merge_orders(topology, s);
+    if (a == sim::ShuffleAlgorithm::kScheduled) s.producer_orders = sim::scheduled_orders(topology, s).producer_orders;
     out.push_back(std::move(s));
   }
   return out;

@@ -11,11 +11,6 @@
 
 namespace numatwin::cli {
 
-// The order numatwin designs for the sort-merge join's shuffles (algorithm scheduled):
-// sim::design_schedule on the spec's thread placement, with the merge's fact piece of
-// records x tuple_bytes / threads^2 as the piece size; one producer order per thread.
-std::vector<std::vector<int>> designed_sort_merge_orders(const model::Topology& topology, const sim::WorkloadSpec& spec);
-
 // The orders compared: naive, ring and the order numatwin designs for the machine (algorithm
 // scheduled; sim::design_schedule on the spec's thread placement, with the merge's fact piece of
 // records x tuple_bytes / threads^2 as the piece size), each with the base spec's sync.

@@ -7,6 +7,7 @@
 
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/sim/migration_schedule.hpp"
+#include "numatwin/sim/scheduled_orders.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
 #include "sort_merge_sweep.hpp"
 
@@ -117,25 +118,11 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.data.threads_per_chunk = threads_per_chunk;
     s.data.selectivity = selectivity;
     s.costs = sim::operator_costs_of(cost_basis(t));
-    // The scheduled order: the one numatwin designs for this machine and placement (the sort-merge
-    // join's for its merge; a shuffle's as `numatwin schedule` designs it, same seed). Tight and
-    // loose take the same orders: loose follows each thread's order without step barriers.
-    if (s.kind == sim::WorkloadKind::kSortMergeJoin && s.algorithm == sim::ShuffleAlgorithm::kScheduled)
-      s.producer_orders = designed_sort_merge_orders(t, s);
-    // A migration's scheduled order (sim/migration_schedule.hpp): the blocked order, which
-    // re-binds each thread the fewest times, when the fluid model finds it faster than the ring
-    // (with the spec's sync), else the ring; the bound is kept for predict to say which and why.
-    if ((s.kind == sim::WorkloadKind::kMigration || s.kind == sim::WorkloadKind::kMigrationAndCopy) &&
-        s.algorithm == sim::ShuffleAlgorithm::kScheduled) {
-      sim::check_workload(t, s);
-      migration_bound = sim::migration_bound(t, s, s.sync == sim::SyncMode::kLoose);
-      s.producer_orders = sim::scheduled_migration_orders(t, s, *migration_bound);
-    } else if (sim::is_shuffle_family(s.kind) && s.algorithm == sim::ShuffleAlgorithm::kScheduled) {
-      sim::check_workload(t, s);  // the design needs a placement the machine can take
-      sim::ScheduleOptions options;
-      options.seed = s.seed;
-      s.producer_orders = sim::designed_producer_orders(t, s, options);
-    }
+    // The scheduled order (sim/scheduled_orders.hpp, the same for the GUI and the suite); a
+    // migration's bound is kept for predict to say which order and why.
+    sim::ScheduledOrders orders = sim::scheduled_orders(t, s);
+    if (!orders.producer_orders.empty()) s.producer_orders = std::move(orders.producer_orders);
+    migration_bound = orders.migration_bound;
     return s;
   }
 

@@ -23,6 +23,7 @@
 #include "numatwin/gui/topology_layout.hpp"
 #include "numatwin/sim/memory_policy.hpp"
 #include "numatwin/sim/migration_schedule.hpp"
+#include "numatwin/sim/scheduled_orders.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
 #include "numatwin/sim/thread_placement.hpp"
 #include "throughput_chart.hpp"
@@ -213,13 +214,9 @@ void MainWindow::start_run(RunSlot slot) {
       // The designed order is searched here, off the GUI thread (large machines take seconds).
       // A migration's is what `numatwin predict --algorithm scheduled` runs for the form's sync
       // (sim/migration_schedule.hpp: the blocked order where the fluid model keeps it, else the ring).
+      // sim/scheduled_orders.hpp decides it for the CLI and the suite too, with the spec's seed.
       if (s.algorithm == sim::ShuffleAlgorithm::kScheduled && s.producer_orders.empty()) {
-        if (s.kind == sim::WorkloadKind::kMigration || s.kind == sim::WorkloadKind::kMigrationAndCopy) {
-          s.producer_orders =
-              sim::scheduled_migration_orders(*topology, s, sim::migration_bound(*topology, s, s.sync == sim::SyncMode::kLoose));
-        } else {
-          s.producer_orders = sim::designed_producer_orders(*topology, s);
-        }
+        s.producer_orders = sim::scheduled_orders(*topology, s).producer_orders;
       }
       return Outcome{std::make_shared<const SimulationRun>(run_simulation(topology, s)), QString()};
     } catch (const std::exception& e) {

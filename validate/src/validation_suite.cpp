@@ -1,5 +1,6 @@
 #include "numatwin/validate/validation_suite.hpp"
 
+#include "numatwin/sim/scheduled_orders.hpp"
 #include "numatwin/sim/shuffle_schedule.hpp"
 
 #include <algorithm>
@@ -117,7 +118,7 @@ std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, c
       s.algorithm = sim::ShuffleAlgorithm::kScheduled;
       s.sync = sim::SyncMode::kTight;
       s.total_bytes = shuffle_bytes;
-      s.producer_orders = sim::designed_producer_orders(topology, s);
+      s.producer_orders = sim::scheduled_orders(topology, s).producer_orders;
       add(s);
     }
     const double records = std::max(1e4, std::round(o.operator_records * o.scale));
