@@ -521,15 +521,18 @@ class Deriver {
     t_.provenance.source = "numatwin topo from-spec " + options_.source_name + " --mode " + mode;
     t_.provenance.theoretical = {"/nodes/*/cores", "/nodes/*/threads_per_core", "/nodes/*/frequency_ghz",
                                  "/nodes/*/caches", "/nodes/*/memory_capacity_bytes"};
+    std::string figures;
     for (const DerivedFigure& f : figures_) {
-      if (!f.pointer.empty()) {
-        t_.provenance.reconstructed.push_back(f.pointer + " = " + fmt(f.value) + " " + f.unit + " [" + fmt(f.low) +
-                                              ", " + fmt(f.high) + "] by " + f.rule + " (" + f.basis + ")");
-      }
+      if (f.pointer.empty()) continue;
+      const auto& r = t_.provenance.reconstructed;
+      if (std::find(r.begin(), r.end(), f.pointer) == r.end()) t_.provenance.reconstructed.push_back(f.pointer);
+      figures += " " + f.pointer + " = " + fmt(f.value) + (f.unit.empty() ? "" : " " + f.unit) + " [" + fmt(f.low) +
+                 ", " + fmt(f.high) + "] by " + f.rule + " (" + f.basis + ")" + (f.transferred ? ", TRANSFERRED" : "") + ";";
     }
     std::string notes = "DERIVED FROM A SPEC SHEET: nothing in this file was measured on this machine. Every "
                         "figure is a rule's (model/spec_rules.hpp), fitted on the measured machines each basis "
-                        "names; a generation with none of its own borrows the nearest one (said 'transferred').";
+                        "names; a generation with none of its own borrows the nearest one (said 'transferred'). "
+                        "The figures, their ranges and rules:" + figures;
     for (const auto& [pointer, source] : spec_.sources) notes += " Spec " + pointer + ": " + source + ".";
     t_.provenance.notes = notes;
   }

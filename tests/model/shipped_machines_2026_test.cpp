@@ -52,18 +52,23 @@ const Measurement& measurement(const Topology& t, const std::string& id) {
   throw std::runtime_error("no measurement " + id);
 }
 
-// ── 2 x Xeon Platinum 8480+ (datasheet inputs only; every figure predicted) ──────────────────
-// All 112 threads of socket 0 on its own memory: 56 cores x 16 lines x 64 B / (111.3 + 18.8 ns)
-// = 440.8 GB/s is what the cores could ask for, so the controller caps them at 231.5049 GB/s
-// (the predicted DDR bandwidth). Over the socket link: the link's 122.6668 GB/s (2 nodes: a
-// directory has no third node to probe). One thread alone: 16 x 64 B / 111.3 ns = 9.2004 GB/s
-// (its controller at u = 0.04 adds 18.8 x 0.04^4 = 5e-5 ns).
-TEST(ShippedMachines2026Test, Platinum8480PredictionsByHand) {
+// ── 2 x Xeon Platinum 8480+ (derived from topologies/specs/xeon-platinum-8480-2s.json) ────────
+// The spec-sheet rules (model/src/spec_rules.cpp): DDR5 0.76835 x 8 x 4800 x 8 B = 236.03712 GB/s;
+// 4 tiles in a 2 x 2 grid, memory over all four: 1 mean step, so local = (111.05 - 10.2) + 10.2 =
+// 111.05 ns; UPI 0.8595 x 4 x 16 GT/s x 2 B = 110.016 GB/s; Sapphire Rapids' 32 lines in flight,
+// so the queue at saturation is 56 x 32 x 64 B / 236.03712 GB/s - 111.05 = 374.84 ns.
+// All 112 threads of socket 0 on its own memory ask for 56 x 32 x 64 B / (111.05 + 374.84 u^4)
+// ns, which meets the controller's 236.03712 GB/s only at u = 1: the controller holds them there.
+// Over the socket link: the link's 110.016 (2 nodes: a directory has no third node to probe). One
+// thread alone: 32 x 64 B / 111.05 ns = 18.442 GB/s (its controller at u = 0.078 adds 374.84 x
+// 0.078^4 = 0.014 ns, 0.01 %).
+TEST(ShippedMachines2026Test, Platinum8480DerivedFromItsSpecSheetByHand) {
   const Topology t = shipped("xeon-platinum-8480-2s");
   EXPECT_TRUE(t.measurements.empty()) << "datasheet inputs only: nothing measured";
-  EXPECT_NEAR(read_gbps(t, "s0n0", "s0n0", 112), 231.5049, 1e-3);
-  EXPECT_NEAR(read_gbps(t, "s0n0", "s1n0", 112), 122.6668, 1e-3);
-  EXPECT_NEAR(read_gbps(t, "s0n0", "s0n0", 1), 16 * 64 / 111.3, 1e-3);
+  EXPECT_NEAR(t.performance.memory_queue_ns, 56 * 32 * 64 / 236.03712 - 111.05, 1e-6);
+  EXPECT_NEAR(read_gbps(t, "s0n0", "s0n0", 112), 236.03712, 0.05);
+  EXPECT_NEAR(read_gbps(t, "s0n0", "s1n0", 112), 110.016, 1e-3);
+  EXPECT_NEAR(read_gbps(t, "s0n0", "s0n0", 1), 32 * 64 / 111.05, 0.01);
 }
 
 // ── 2 x Xeon CPU Max 9462, HBM in flat mode ─────────────────────────────────────────────────

@@ -210,15 +210,16 @@ std::vector<Expected> expectations() {
     e.push_back(x);
   }
   // 2 x Xeon Platinum 8480+ (machines-2026.md, datasheet inputs only): 56 cores x 2 threads at
-  // 2.0 GHz, 128 GiB per socket (assumed: 8 x 16 GiB). Predicted by the transfer rule of its notes:
-  // DDR (251.8921 + 249.7019) / 2 x 4800 / 5200 = 231.5049 GB/s; 4 UPI links x 92 / 3 = 122.6668
-  // GB/s per direction; latencies carried over, 111.3 local and 111.3 + 127.3 = 238.6 remote.
+  // 2.0 GHz, 128 GiB per socket (assumed: 8 x 16 GiB). Derived from its spec sheet by
+  // `topo from-spec` (rules in model/src/spec_rules.cpp): DDR 0.76835 x 307.2 = 236.03712 GB/s;
+  // UPI 0.8595 x 4 x 16 x 2 = 110.016 GB/s per direction; local 111.05 ns (Sapphire Rapids'
+  // domain 100.85 + one mean tile step of 10.2), remote + the socket step 128.15 = 239.2.
   {
     Expected x = machine("xeon-platinum-8480-2s", 2, 0, 1, 56, 2, 2.0, 128 * kGiB, 1);
     x.hops = all_one_hop(2);
-    x.latency_ns_by_hops = {{0, 111.3}, {1, 238.6}};
-    x.local_bandwidth_gbps = 231.5049;
-    x.route_bandwidth_gbps_by_hops = {{1, 122.6668}};
+    x.latency_ns_by_hops = {{0, 111.05}, {1, 239.2}};
+    x.local_bandwidth_gbps = 236.03712;
+    x.route_bandwidth_gbps_by_hops = {{1, 110.016}};
     e.push_back(x);
   }
   // 1 x EPYC 9354P in NPS1 (machines-2026.md and the DRAMHiT lab notes): one node of 32 cores x 2
