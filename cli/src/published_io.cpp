@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "numatwin/model/file_io.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/input_json.hpp"
 #include "numatwin/sim/operator_plan.hpp"
@@ -28,14 +29,11 @@ class Loader {
   explicit Loader(PublishedData& data) : data_(&data) {}
 
   void read_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw model::InputError(path.string(), "", "cannot open the file for reading");
-    std::ostringstream text;
-    text << in.rdbuf();
+    const std::string text = model::read_input_file(path);
     file_ = path.string();
     Json document;
     try {
-      document = Json::parse(text.str());
+      document = Json::parse(text);
     } catch (const Json::parse_error& e) {
       throw model::InputError(file_, "",
                               "not valid JSON (byte " + std::to_string(e.byte) +

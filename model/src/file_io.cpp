@@ -1,11 +1,15 @@
 #include "numatwin/model/file_io.hpp"
 
+#include "numatwin/model/input_error.hpp"
+
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -55,6 +59,15 @@ std::string csv_field(std::string_view text) {
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+std::string read_input_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string(), "", "cannot open the file for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path.string(), "", "cannot read the file");
+  return text.str();
 }
 
 }  // namespace numatwin::model

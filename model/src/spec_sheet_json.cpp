@@ -1,12 +1,11 @@
 #include "numatwin/model/spec_sheet_json.hpp"
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "numatwin/model/file_io.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/input_json.hpp"
 
@@ -243,12 +242,7 @@ SpecSheet parse_spec_sheet(std::string_view json_text, const std::string& source
 }
 
 SpecSheet load_spec_sheet(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), "", "cannot open the file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path.string(), "", "cannot read the file");
-  return parse_spec_sheet(text.str(), path.string());
+  return parse_spec_sheet(read_input_file(path), path.string());
 }
 
 }  // namespace numatwin::model

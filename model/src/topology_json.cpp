@@ -481,12 +481,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
 }
 
 Topology load_topology(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), "", "cannot open the file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path.string(), "", "cannot read the file");
-  return parse_topology(text.str(), path.string());
+  return parse_topology(read_input_file(path), path.string());
 }
 
 std::string topology_to_json_text(const Topology& t) {
