@@ -117,6 +117,7 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.data.threads_per_chunk = threads_per_chunk;
     s.data.selectivity = selectivity;
     s.costs = sim::operator_costs_of(cost_basis(t));
+    sim::check_sizes(s);  // before anything computes with the sizes
     // The scheduled order: the one numatwin designs for this machine and placement (the sort-merge
     // join's for its merge; a shuffle's as `numatwin schedule` designs it, same seed). Tight and
     // loose take the same orders: loose follows each thread's order without step barriers.

@@ -440,6 +440,37 @@ class SimCommands(unittest.TestCase):
             self.assertIn(message, r.stderr, extra)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
+    def test_sizes_beyond_what_numatwin_counts_are_refused_naming_the_option(self):
+        # Issue 39 A: 1e30 records made the dataset's bytes wrap to -9223372036854775808 in the
+        # "does not fit" message. Every size-like option is refused as such, naming itself.
+        cases = [
+            (["--workload", "hash-join", "--records", "1e30"], "--records is 1e+30, beyond what numatwin can count"),
+            (["--workload", "hash-join", "--build-records", "1e30"], "--build-records is 1e+30, beyond what numatwin can count"),
+            (["--workload", "count", "--groups", "1e30"], "--groups is 1e+30, beyond what numatwin can count"),
+            (["--workload", "shuffle", "--bytes", "1e30"], "--bytes is 1e+30, beyond what numatwin can count"),
+            (["--workload", "migration", "--state-bytes", "1e30"], "--state-bytes is 1e+30, beyond what numatwin can count"),
+            # Each below 2^53 = 9.007e15, their product above it: 1e15 x 16 B.
+            (["--workload", "count", "--records", "1e15", "--tuple-bytes", "16"],
+             "--records x --tuple-bytes (the input's bytes) is 1.6e+16, beyond what numatwin can count"),
+            # 2 x 1e15 groups x 16-byte entries = 3.2e16 bytes of hash table.
+            (["--workload", "count", "--groups", "1e15"],
+             "2 x --groups x --entry-bytes (the hash table's bytes) is 3.2e+16, beyond what numatwin can count"),
+        ]
+        for extra, message in cases:
+            r = run("predict", "--topology", "nehalem-ex-4s", *extra)
+            self.assertEqual(r.returncode, 1, (extra, r.stderr))
+            self.assertIn(message, r.stderr, extra)
+            self.assertNotIn("-9223372036854775808", r.stderr, extra)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        # An int option given 1e30 is refused by the parser, naming it.
+        r = run("predict", "--topology", "nehalem-ex-4s", "--workload", "count", "--tuple-bytes", "1e30")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--tuple-bytes", r.stderr)
+        # Just inside the limit the size is counted: a machine too small says so in exact bytes.
+        r = run("predict", "--topology", "nehalem-ex-4s", "--workload", "count", "--records", "5e14", "--groups", "1e3")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("dataset \"input\" (8000000000000000 bytes) does not fit", r.stderr)
+
 
 class PartitionedAggregationRates(unittest.TestCase):
     def test_memory_traffic_and_input_are_reported_apart(self):
