@@ -184,6 +184,38 @@ class SimCommands(unittest.TestCase):
         self.assertLess(phases["finished"]["thread_s"], 1e-6 * 128 * d["time_s"])
         self.assertAlmostEqual(sum(p["thread_s"] for p in d["phases"]), 128 * d["time_s"], delta=1e-9 * 128 * d["time_s"])
 
+    def test_bottleneck_line_says_what_held_the_run_when_nothing_saturates(self):
+        # Issue 39 C: "bottleneck: none saturated (saturated)". One phrase, and what held the
+        # working threads: the simulator's limit of each transfer (a saturated resource, the miss
+        # buffers over the loaded latency, the core's own rate) and the computes (the core).
+        args = ["predict", "--topology", "xeon-platinum-8480-2s", "--workload", "hash-join", "--interval-samples", "0"]
+        r = run(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        line = [l for l in r.stdout.splitlines() if l.strip().startswith("bottleneck:")]
+        self.assertEqual(len(line), 1, r.stdout)
+        self.assertNotIn("(saturated)", line[0])
+        self.assertIn("bottleneck: no resource saturated; the working threads were held by ", line[0])
+        self.assertIn("their miss buffers (outstanding misses over the loaded latency) ", line[0])
+        d = json.loads(run(*args, "--json", "--phases").stdout)
+        self.assertEqual(d["bottleneck_resource"], "")
+        bound = d["bound_thread_s"]
+        self.assertEqual(bound["saturated_resources"], 0.0)  # nothing saturated: no transfer held by a resource
+        # Every working thread-second is held by one thing: the phases' thread-seconds but the
+        # waiting ones (a hash join has no re-binding).
+        waiting = sum(p["thread_s"] for p in d["phases"] if p["phase"] in ("barrier wait", "finished"))
+        working = sum(p["thread_s"] for p in d["phases"]) - waiting
+        self.assertAlmostEqual(bound["miss_buffers"] + bound["cores"], working, delta=1e-9 * working)
+        # The shares the line prints are those of the JSON.
+        share = 100.0 * bound["miss_buffers"] / working
+        self.assertIn("their miss buffers (outstanding misses over the loaded latency) {:.1f}%".format(share), line[0])
+        # A saturated link is named with the share of the run it was saturated.
+        r = run("predict", "--topology", "nehalem-ex-4s", "--workload", "shuffle", "--algorithm", "naive", "--threads", "32",
+                "--bytes", "1.28e9")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        line = [l for l in r.stdout.splitlines() if l.strip().startswith("bottleneck:")][0]
+        self.assertRegex(line, r"bottleneck: \S+ saturated \d+% of the run; the working threads were held by ")
+        self.assertIn("saturated resources", line)
+
     def test_sweep_csv_has_a_row_per_thread_count_and_variant(self):
         r = run("sweep", "--topology", "skylake-4114-2s", "--threads", "2:6:2", "--bytes", "1e8", "--csv")
         self.assertEqual(r.returncode, 0, r.stderr)
