@@ -91,7 +91,7 @@ std::string family_name(TopologyFamily family) {
 
 Topology generate_topology(const GeneratorParams& p) {
   if (is_socket_family(p.family)) return detail::generate_socket_family(p);
-  require(p.socket.cxl.per_socket == 0, "--cxl-per-socket applies to the socket families intel-snc and amd-nps only");
+  require(p.socket.cxl.per_socket == 0 && p.socket.cxl.by_socket.empty(), "--cxl-per-socket applies to the socket families intel-snc and amd-nps only");
   const int n = p.nodes;
   require(n >= 1 && n <= 4096, "--nodes must be between 1 and 4096");
   require(p.cores_per_node >= 1, "--cores-per-node must be >= 1");

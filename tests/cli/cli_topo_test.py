@@ -144,6 +144,35 @@ class TopoCommands(unittest.TestCase):
             self.assertIn(option, r.stderr)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1)
 
+    def test_generate_splits_cores_unevenly_and_takes_cxl_counts_per_socket(self):
+        # Issue 39 D: --snc 3 --cores-per-socket 128 was refused ("must be a multiple of --snc");
+        # real parts split 43/43/42. 12 channels: 4 per cluster, as Granite Rapids has them.
+        r = run("topo", "generate", "intel-snc", "--snc", "3", "--cores-per-socket", "128",
+                "--memory-channels-per-socket", "12")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([n["cores"] for n in json.loads(r.stdout)["nodes"]], [43, 43, 42, 43, 43, 42])
+        # Channels still split whole: 8 in 3 clusters is refused, naming the option.
+        r = run("topo", "generate", "intel-snc", "--snc", "3", "--cores-per-socket", "128")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--memory-channels-per-socket (8) must be a multiple of --snc (3)", r.stderr)
+        # Expanders on socket 0 only; the single number still means each socket.
+        r = run("topo", "generate", "intel-snc", "--cxl-per-socket", "4,0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ids = [n["id"] for n in json.loads(r.stdout)["nodes"]]
+        self.assertEqual(ids, ["s0n0", "s1n0", "s0cxl0", "s0cxl1", "s0cxl2", "s0cxl3"])
+        r = run("topo", "generate", "intel-snc", "--cxl-per-socket", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([n["id"] for n in json.loads(r.stdout)["nodes"]], ["s0n0", "s1n0", "s0cxl0", "s1cxl0"])
+        for value, message in (("4,0,1", "--cxl-per-socket lists 3 counts for 2 sockets"),
+                               ("4,x", "--cxl-per-socket \"4,x\": expected a count"),
+                               ("-1", "--cxl-per-socket \"-1\": expected a count")):
+            r = run("topo", "generate", "intel-snc", "--cxl-per-socket=" + value)
+            self.assertEqual(r.returncode, 1, (value, r.stderr))
+            self.assertIn(message, r.stderr, value)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = run("topo", "generate", "--help")
+        self.assertIn("4,0", r.stdout)
+
     def test_export_hwloc_xml_carries_the_matrix_as_memattrs(self):
         # hwloc's own lstopo reads it back (when installed: scripts/setup installs hwloc); the
         # values are checked against the model in tests/validate/hwloc_export_test.cpp.
