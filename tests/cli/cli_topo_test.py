@@ -187,6 +187,30 @@ class TopoCommands(unittest.TestCase):
         self.assertEqual(len(doc["links"]), 4096 * 12 // 2)  # 12 links per node, each entry both ways
         self.assertLess(seconds, 30.0)
 
+    def test_import_hwloc_refuses_an_object_without_its_sets(self):
+        # Issue 39 F: with the complete_cpuset of the PU with os_index 4 renamed, hwloc 2.9's
+        # reader dies with SIGSEGV (hwloc_bitmap_compare_first). The import now checks the sets
+        # first and names the file, the line, the object and the set.
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "hwloc-xml",
+                              "64intel64-heteromem.xml")
+        with open(source) as f:
+            lines = f.read().split("\n")
+        self.assertIn('<object type="PU" os_index="4" ', lines[65])
+        lines[65] = lines[65].replace(" complete_cpuset=", " xcomplete_cpuset=", 1)
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "heteromem-pu4.xml")
+            with open(bad, "w") as f:
+                f.write("\n".join(lines))
+            out = os.path.join(d, "x.json")
+            r = run("validate", "import-hwloc", bad, "--out", out)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(bad + ': line 66: object PU os_index="4" (id "obj46") has no complete_cpuset', r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertFalse(os.path.exists(out))
+            # The file as shipped imports.
+            r = run("validate", "import-hwloc", source, "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_export_hwloc_xml_carries_the_matrix_as_memattrs(self):
         # hwloc's own lstopo reads it back (when installed: scripts/setup installs hwloc); the
         # values are checked against the model in tests/validate/hwloc_export_test.cpp.
