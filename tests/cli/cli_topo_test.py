@@ -186,6 +186,12 @@ class TopoCommands(unittest.TestCase):
         self.assertEqual(len(doc["nodes"]), 4096)
         self.assertEqual(len(doc["links"]), 4096 * 12 // 2)  # 12 links per node, each entry both ways
         self.assertLess(seconds, 30.0)
+        # A fully connected machine's links grow as nodes^2: 4096 nodes took nearly 3 minutes and
+        # 6.5 GB for 8386560 link entries. The range is bounded, naming the option.
+        r = run("topo", "generate", "fully-connected", "--nodes", "1025")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("--nodes must be at most 1024 for fully-connected (every pair linked: 1025 nodes make 524800 link entries)",
+                      r.stderr)
 
     def test_import_hwloc_refuses_an_object_without_its_sets(self):
         # Issue 39 F: with the complete_cpuset of the PU with os_index 4 renamed, hwloc 2.9's
