@@ -10,7 +10,8 @@
 
 namespace numatwin::cli {
 
-// One row per phase that took time or moved bytes: thread-seconds, share of the run's
+// One row per phase that took time or moved bytes (beyond the residue of the rates' precision,
+// 1e-6 of the run: phases_text.cpp, kResidueShare; the JSON keeps every phase): thread-seconds, share of the run's
 // thread-seconds (threads x time), of which core-bound and memory-bound, and GB moved; then, when
 // the plan names stages (the whole sort-merge join's four phases), each stage's span of the run.
 std::string phases_text(const sim::SimulationResult& result);

@@ -112,7 +112,7 @@ void print_predict(const model::Topology& t, const Outcome& o, bool steps, const
   }
   if (const std::string text = placeholders_text(o); !text.empty()) std::cout << "  " << text << "\n";
   std::cout << "  busiest resource: " << busiest_text(r) << " (mean utilisation over the run)\n";
-  std::cout << "  bottleneck: " << bottleneck_text(r) << " (saturated)\n\n";
+  std::cout << "  bottleneck: " << bottleneck_line(r) << "\n\n";
   TextTable table({"resource", "capacity GB/s", "mean util %", "saturated %"});
   for (std::size_t i = 0; i < r.resources.size(); ++i) {
     table.add_row({r.resources[i].name, fmt::format("{:g}", r.resources[i].capacity_bytes_per_s / 1e9),

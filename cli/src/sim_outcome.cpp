@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "numatwin/model/energy.hpp"
 #include "numatwin/model/tlb.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
@@ -89,6 +93,8 @@ Json summary_json(const Outcome& o) {
               {"busiest_mean_utilisation", busiest >= 0 ? r.mean_utilisation[busiest] : 0.0},
               {"bottleneck_resource", r.bottleneck_resource() >= 0 ? r.resources[r.bottleneck_resource()].name : ""},
               {"bottleneck_saturated_fraction", r.bottleneck_resource() >= 0 ? r.saturated_fraction[r.bottleneck_resource()] : 0.0},
+              {"bound_thread_s",
+               {{"saturated_resources", r.bound.resource_s}, {"miss_buffers", r.bound.miss_buffers_s}, {"cores", r.bound.core_s}}},
               {"events", r.events},
               {"model_rounds", r.solver_rounds}});
   return out;
@@ -149,6 +155,31 @@ std::string busiest_text(const sim::SimulationResult& r) {
 std::string bottleneck_text(const sim::SimulationResult& r) {
   const int b = r.bottleneck_resource();
   return b < 0 ? "none saturated" : fmt::format("{} {:.0f}% of the time", r.resources[b].name, 100.0 * r.saturated_fraction[b]);
+}
+
+std::string bound_text(const sim::SimulationResult& r) {
+  const double total = r.bound.total_s();
+  if (!(total > 0.0)) return "no thread worked";
+  std::vector<std::pair<double, std::string>> parts{
+      {r.bound.miss_buffers_s, "their miss buffers (outstanding misses over the loaded latency)"},
+      {r.bound.core_s, "their cores (compute)"},
+      {r.bound.resource_s, "saturated resources"}};
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string text;
+  for (const auto& [seconds, what] : parts) {
+    const double percent = 100.0 * seconds / total;
+    if (percent < 0.05) continue;  // below what {:.1f} shows
+    text += fmt::format("{}{} {:.1f}%", text.empty() ? "" : ", ", what, percent);
+  }
+  return "the working threads were held by " + text + " of their time";
+}
+
+std::string bottleneck_line(const sim::SimulationResult& r) {
+  const int b = r.bottleneck_resource();
+  const std::string saturated =
+      b < 0 ? "no resource saturated"
+            : fmt::format("{} saturated {:.0f}% of the run", r.resources[b].name, 100.0 * r.saturated_fraction[b]);
+  return saturated + "; " + bound_text(r);
 }
 
 double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result) { return sim::headline_rate(spec, result.time_s); }

@@ -53,6 +53,12 @@ std::vector<std::string> with_rates(std::vector<std::string> before, const Outco
                                     const std::vector<std::string>& after);
 std::string busiest_text(const sim::SimulationResult& r);
 std::string bottleneck_text(const sim::SimulationResult& r);
+// What held the working threads back (SimulationResult::bound), largest share first: "the working
+// threads were held by their miss buffers (...) 85.0%, their cores (compute) 15.0% of their time".
+std::string bound_text(const sim::SimulationResult& r);
+// predict's bottleneck line: the resource saturated longest and for how long, or that none
+// saturated; then bound_text.
+std::string bottleneck_line(const sim::SimulationResult& r);
 // The headline rate: GB/s shuffled for shuffles, M input tuples/s for operators.
 double headline_rate(const sim::WorkloadSpec& spec, const sim::SimulationResult& result);
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace numatwin::cli {
 namespace {
@@ -14,6 +16,32 @@ constexpr double kGiB = 1024.0 * kMiB;
 std::int64_t bytes(double units, double unit, const std::string& name) {
   if (!(units > 0.0)) throw std::invalid_argument(name + " must be > 0");
   return static_cast<std::int64_t>(std::llround(units * unit));
+}
+
+// "--cxl-per-socket N" (each socket) or "N0,N1,..." (one per socket; the generator checks that
+// there is one per socket).
+void set_cxl_counts(model::CxlParams& cxl, const std::string& text) {
+  const std::string usage = "--cxl-per-socket \"" + text +
+                            "\": expected a count of expanders for each socket (2) or one count per socket (4,0)";
+  std::vector<int> counts;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', begin);
+    const std::string item = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 3) {
+      throw std::invalid_argument(usage);
+    }
+    counts.push_back(std::stoi(item));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  if (counts.size() == 1) {
+    cxl.per_socket = counts.front();
+    cxl.by_socket.clear();
+  } else {
+    cxl.per_socket = 0;
+    cxl.by_socket = counts;
+  }
 }
 
 }  // namespace
@@ -70,9 +98,10 @@ SocketFamilyOptions::SocketFamilyOptions(CLI::App* g) {
               [](P& p, double v) { p.socket_link_bandwidth_gbps = v; });
   add<double>(g, "--socket-link-latency-ns", "socket families: latency added by the socket link",
               [](P& p, double v) { p.socket_link_latency_ns = v; });
-  add<int>(g, "--cxl-per-socket",
-           "socket families: CXL Type-3 expanders per socket (CPU-less CXL nodes; default 0)",
-           [](P& p, int v) { p.cxl.per_socket = v; });
+  add<std::string>(g, "--cxl-per-socket",
+                   "socket families: CXL Type-3 expanders (CPU-less CXL nodes; default 0): one count for "
+                   "each socket (2), or one count per socket in socket order (4,0: four on socket 0, none on 1)",
+                   [](P& p, const std::string& v) { set_cxl_counts(p.cxl, v); });
   add<double>(g, "--cxl-capacity-gib", "CXL: capacity per expander, GiB (128)",
               [](P& p, double v) { p.cxl.capacity_bytes = bytes(v, kGiB, "--cxl-capacity-gib"); });
   add<double>(

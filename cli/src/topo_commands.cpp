@@ -359,7 +359,7 @@ void register_topo_commands(CLI::App& app) {
         "or the socket families intel-snc and amd-nps (with optional CXL expanders)");
     generate->add_option("family", *family, "Topology family")->required();
     std::vector<CLI::Option*> classic;  // options of the classic families only
-    classic.push_back(generate->add_option("--nodes", params->nodes, "NUMA nodes (sockets)")->capture_default_str());
+    classic.push_back(generate->add_option("--nodes", params->nodes, "NUMA nodes (sockets), 1 to 4096; fully-connected at most 1024")->capture_default_str());
     classic.push_back(generate->add_option("--sockets-per-chassis", params->sockets_per_chassis, "chassis family: sockets per chassis")->capture_default_str());
     classic.push_back(generate->add_option("--cores-per-node", params->cores_per_node, "Cores per node")->capture_default_str());
     CLI::Option* threads = generate->add_option("--threads-per-core", params->threads_per_core, "Hardware threads per core")->capture_default_str();

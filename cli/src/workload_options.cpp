@@ -118,6 +118,7 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.data.threads_per_chunk = threads_per_chunk;
     s.data.selectivity = selectivity;
     s.costs = sim::operator_costs_of(cost_basis(t));
+    sim::check_sizes(s);  // before anything computes with the sizes
     // The scheduled order (sim/scheduled_orders.hpp, the same for the GUI and the suite); a
     // migration's bound is kept for predict to say which order and why.
     sim::ScheduledOrders orders = sim::scheduled_orders(t, s);

@@ -2,10 +2,12 @@
 // NPS1/2/4), each optionally with CXL Type-3 expanders behind host-bridge links.
 //
 // Shape (both families), for S sockets of N nodes each:
-//   - node (s, k), k < N, is "s<s>n<k>": cores_per_socket / N cores, memory_per_socket / N bytes,
-//     memory_bandwidth_per_socket / N GB/s (an equal share of the channels), package "p<s>",
-//     memory kind DRAM. Intel's LLC is split over the N clusters (SNC partitions the LLC); AMD's
-//     L3 belongs to the CCDs, ccds_per_socket / N of them per node.
+//   - node (s, k), k < N, is "s<s>n<k>": cores_per_socket / N cores, the first
+//     cores_per_socket % N nodes one more (real SNC3 parts split 128 cores 43/43/42),
+//     memory_per_socket / N bytes, memory_bandwidth_per_socket / N GB/s (an equal share of the
+//     channels), package "p<s>", memory kind DRAM. Intel's LLC is split over the N clusters in
+//     proportion to their cores (SNC partitions the LLC, a slice per core); AMD's L3 belongs to
+//     the CCDs, ccds_per_socket / N of them per node.
 //   - die links: every pair of nodes of one package (mesh halves / IO-die quadrants), one entry of
 //     die_link_bandwidth_gbps per direction. All pairs, not a grid: the mesh and the IO die's
 //     crossbar reach a diagonal quadrant without passing through a neighbour's node (assumption).
@@ -16,7 +18,8 @@
 //     the summed bandwidth. Every socket pair is linked directly (assumption: glueless 8-socket
 //     machines route some pairs over two hops; not modelled).
 //   - CXL: expander e of socket s is "s<s>cxl<e>", a CPU-less node of memory kind CXL with no
-//     package, behind a host-bridge link to node (s, e mod N).
+//     package, behind a host-bridge link to node (s, e mod N). Each socket has cxl.per_socket
+//     expanders, or its own count from cxl.by_socket (--cxl-per-socket 4,0).
 // Worked example (the tests use it): intel-snc defaults with --snc 2: 4 nodes; s0n0 and s0n1
 // share p0; die link 251.8921 / 2 = 125.94605 GB/s; UPI 3 x 40.2247 / 2 = 60.33705 GB/s per
 // cluster pair, 120.6741 GB/s in all, the MLC cross-socket read of machines-2026.md line 11.
@@ -25,6 +28,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "numatwin/model/topology_check.hpp"
 
@@ -74,9 +78,9 @@ void check(const SocketFamilyParams& p, bool amd) {
     require(p.ccds_per_socket == 1, "--ccds-per-socket applies to amd-nps only");
   }
   require(p.cores_per_socket >= 1, "--cores-per-socket must be >= 1");
-  require(p.cores_per_socket % p.nodes_per_socket == 0,
-          "--cores-per-socket (" + std::to_string(p.cores_per_socket) + ") must be a multiple of " +
-              mode + " (" + std::to_string(p.nodes_per_socket) + ")");
+  require(p.cores_per_socket >= p.nodes_per_socket,
+          "--cores-per-socket (" + std::to_string(p.cores_per_socket) + ") must be at least " + mode +
+              " (" + std::to_string(p.nodes_per_socket) + "): every node needs a core");
   require(p.memory_channels_per_socket >= 1, "--memory-channels-per-socket must be >= 1");
   require(p.memory_channels_per_socket % p.nodes_per_socket == 0,
           "--memory-channels-per-socket (" + std::to_string(p.memory_channels_per_socket) +
@@ -100,6 +104,12 @@ void check(const SocketFamilyParams& p, bool amd) {
   require(p.socket_link_latency_ns >= 0.0, "--socket-link-latency-ns must be >= 0");
   const CxlParams& c = p.cxl;
   require(c.per_socket >= 0 && c.per_socket <= 16, "--cxl-per-socket must be between 0 and 16");
+  require(c.by_socket.empty() || static_cast<int>(c.by_socket.size()) == p.sockets,
+          "--cxl-per-socket lists " + std::to_string(c.by_socket.size()) + " counts for " +
+              std::to_string(p.sockets) + " sockets; expected one count (each socket) or one per socket");
+  for (int count : c.by_socket) {
+    require(count >= 0 && count <= 16, "--cxl-per-socket: each socket's count must be between 0 and 16");
+  }
   require(c.capacity_bytes > 0, "--cxl-capacity-gib must be > 0");
   require(!c.bandwidth_gbps || *c.bandwidth_gbps > 0.0, "--cxl-bandwidth-gbps must be > 0");
   require(!c.latency_ns || *c.latency_ns > 0.0, "--cxl-latency-ns must be > 0");
@@ -113,6 +123,27 @@ Position socket_centre(int socket, int sockets) {
   return Position{100.0 + 800.0 * (socket + 0.5) / sockets, 400.0};
 }
 
+// Cores of node k of a socket of `cores` cores in `nodes` nodes: the first cores % nodes nodes
+// take one more than cores / nodes.
+int node_cores(int cores, int nodes, int k) { return cores / nodes + (k < cores % nodes ? 1 : 0); }
+
+// "-cxl2" (each socket), "-cxl4-0" (one count per socket), "" (none): the generated name's tail.
+std::string cxl_name(const CxlParams& c) {
+  if (!c.any()) return "";
+  if (c.by_socket.empty()) return "-cxl" + std::to_string(c.per_socket);
+  std::string out = "-cxl";
+  for (std::size_t s = 0; s < c.by_socket.size(); ++s) out += (s ? "-" : "") + std::to_string(c.by_socket[s]);
+  return out;
+}
+
+// "2" or "4,0": expanders per socket, for the description and notes.
+std::string cxl_counts(const CxlParams& c) {
+  if (c.by_socket.empty()) return std::to_string(c.per_socket);
+  std::string out;
+  for (std::size_t s = 0; s < c.by_socket.size(); ++s) out += (s ? "," : "") + std::to_string(c.by_socket[s]);
+  return out;
+}
+
 }  // namespace
 
 Topology generate_socket_family(const GeneratorParams& params) {
@@ -121,28 +152,29 @@ Topology generate_socket_family(const GeneratorParams& params) {
   check(p, amd);
   const int S = p.sockets;
   const int N = p.nodes_per_socket;
-  const int cores = p.cores_per_socket / N;
+  const bool even_cores = p.cores_per_socket % N == 0;
   const double node_bandwidth = p.memory_bandwidth_per_socket_gbps / N;
   const std::string family = family_name(params.family);
   const std::string mode = (amd ? "nps" : "snc") + std::to_string(N);
 
   Topology t;
   t.name = params.name.empty()
-               ? (amd ? "amd-" : "intel-") + mode + "-" + std::to_string(S) + "s" +
-                     (p.cxl.per_socket > 0 ? "-cxl" + std::to_string(p.cxl.per_socket) : "")
+               ? (amd ? "amd-" : "intel-") + mode + "-" + std::to_string(S) + "s" + cxl_name(p.cxl)
                : params.name;
   t.coherence = params.coherence;
   t.performance = params.performance;
-  std::vector<CacheLevel> caches = {{1, p.l1_bytes, 1}, {2, p.l2_bytes, 1}};
-  if (amd) {
-    caches.push_back(
-        {3, p.llc_bytes_per_socket / p.ccds_per_socket, p.cores_per_socket / p.ccds_per_socket});
-  } else {
-    caches.push_back({3, p.llc_bytes_per_socket / N, cores});
-  }
   for (int s = 0; s < S; ++s) {
     const Position centre = socket_centre(s, S);
     for (int k = 0; k < N; ++k) {
+      const int cores = node_cores(p.cores_per_socket, N, k);
+      std::vector<CacheLevel> caches = {{1, p.l1_bytes, 1}, {2, p.l2_bytes, 1}};
+      if (amd) {
+        caches.push_back(
+            {3, p.llc_bytes_per_socket / p.ccds_per_socket, p.cores_per_socket / p.ccds_per_socket});
+      } else {
+        // A slice per core: llc / N when the cores split evenly.
+        caches.push_back({3, p.llc_bytes_per_socket * cores / p.cores_per_socket, cores});
+      }
       Node node;
       node.id = "s" + std::to_string(s) + "n" + std::to_string(k);
       node.label = "socket " + std::to_string(s) + (amd ? ", NPS" : ", SNC") + std::to_string(N) +
@@ -181,10 +213,11 @@ Topology generate_socket_family(const GeneratorParams& params) {
     }
   }
   const CxlParams& c = p.cxl;
-  const double cxl_bandwidth = c.bandwidth_gbps.value_or(0.5 * p.memory_bandwidth_per_socket_gbps /
-                                                         std::max(1, c.per_socket));
   for (int s = 0; s < S; ++s) {
-    for (int e = 0; e < c.per_socket; ++e) {
+    const int expanders = c.on_socket(s);
+    const double cxl_bandwidth = c.bandwidth_gbps.value_or(0.5 * p.memory_bandwidth_per_socket_gbps /
+                                                           std::max(1, expanders));
+    for (int e = 0; e < expanders; ++e) {
       Node node;
       node.id = "s" + std::to_string(s) + "cxl" + std::to_string(e);
       node.label = "CXL expander " + std::to_string(e) + " of socket " + std::to_string(s);
@@ -195,7 +228,7 @@ Topology generate_socket_family(const GeneratorParams& params) {
       node.local_latency_ns = c.latency_ns.value_or(p.local_latency_ns);
       node.memory_kind = MemoryKind::kCxl;
       const Position centre = socket_centre(s, S);
-      node.position = Position{centre.x + (e - (c.per_socket - 1) / 2.0) * 120.0 / S, 750.0};
+      node.position = Position{centre.x + (e - (expanders - 1) / 2.0) * 120.0 / S, 750.0};
       const int host = s * N + e % N;
       t.nodes.push_back(node);
       add_link(t, host, static_cast<int>(t.nodes.size()) - 1,
@@ -209,7 +242,7 @@ Topology generate_socket_family(const GeneratorParams& params) {
       (S > 1 ? ", " + std::to_string(p.socket_links_per_pair) + (amd ? " xGMI" : " UPI") +
                    " links per socket pair"
              : "") +
-      (c.per_socket > 0 ? ", " + std::to_string(c.per_socket) + " CXL expander(s) per socket" : "");
+      (c.any() ? ", " + cxl_counts(c) + " CXL expander(s) per socket" : "");
   t.provenance.source = "numatwin topo generate " + family +
                         " (defaults: ../shared/docs/machines-2026.md, sources in "
                         "model/src/generators_sockets.cpp)";
@@ -220,14 +253,24 @@ Topology generate_socket_family(const GeneratorParams& params) {
       std::to_string(p.memory_channels_per_socket) + " memory channels, " +
       num(p.memory_bandwidth_per_socket_gbps) + " GB/s read, " + num(p.local_latency_ns) +
       " ns local, " + std::to_string(p.llc_bytes_per_socket / kMiB) +
-      " MiB LLC, split evenly over " + std::to_string(N) + " node(s) of one package; die links " +
+      " MiB LLC, split " + (even_cores ? std::string("evenly") : "with the cores (the first nodes one core more)") +
+      " over " + std::to_string(N) + " node(s) of one package; die links " +
       num(die_bandwidth) + " GB/s, " + num(p.die_link_latency_ns) + " ns; socket links " +
       std::to_string(p.socket_links_per_pair) + " x " + num(p.socket_link_bandwidth_gbps) +
       " GB/s summed and spread over the " + std::to_string(N) + " node pair(s), " +
       num(p.socket_link_latency_ns) + " ns.";
-  if (c.per_socket > 0) {
-    notes += " CXL: " + std::to_string(c.per_socket) + " expander(s) per socket, " +
-             std::to_string(c.capacity_bytes / kGiB) + " GiB, " + num(cxl_bandwidth) +
+  if (c.any()) {
+    std::vector<std::string> figures;  // per expander, each figure once (sockets with equal counts agree)
+    for (int s = 0; s < S; ++s) {
+      if (c.on_socket(s) == 0) continue;
+      const std::string b =
+          num(c.bandwidth_gbps.value_or(0.5 * p.memory_bandwidth_per_socket_gbps / c.on_socket(s)));
+      if (std::find(figures.begin(), figures.end(), b) == figures.end()) figures.push_back(b);
+    }
+    std::string bandwidths;
+    for (const std::string& b : figures) bandwidths += (bandwidths.empty() ? "" : " or ") + b;
+    notes += " CXL: " + cxl_counts(c) + " expander(s) per socket, " +
+             std::to_string(c.capacity_bytes / kGiB) + " GiB, " + bandwidths +
              " GB/s, host-bridge link adds " + num(c.link_latency_ns) +
              " ns. Published ranges to carry (machines-2026.md): idle latency about +80 ns over "
              "DRAM (Meta, N:M interleave "

@@ -3,13 +3,23 @@
 #include <algorithm>
 #include <cassert>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
+
+#include "numatwin/sim/workload_spec.hpp"
 
 namespace numatwin::sim {
 namespace {
 
-std::string bytes_text(double bytes) { return std::to_string(static_cast<long long>(bytes)) + " bytes"; }
+// Exact below 2^53 (every size that passed check_sizes), else in %g: never a wrapped integer.
+std::string bytes_text(double bytes) {
+  if (std::abs(bytes) <= kMaxCountable) return std::to_string(static_cast<long long>(bytes)) + " bytes";
+  char text[64];
+  std::snprintf(text, sizeof text, "%g bytes", bytes);
+  return text;
+}
 
 std::string weights_text(const InterleaveWeights& w, const model::Topology& topology) {
   std::string out;
@@ -127,6 +137,10 @@ void MemoryPlacer::fill_from(model::NodeIndex node, double bytes, double& offset
 DataPlacement MemoryPlacer::place(const std::string& name, double size_bytes, DatasetKind kind, const MemoryPolicy& policy,
                                   const std::vector<double>& worker_shares) {
   if (!(size_bytes >= 0.0)) throw std::invalid_argument("dataset \"" + name + "\": size must be >= 0");
+  if (size_bytes > kMaxCountable) {
+    throw std::invalid_argument("dataset \"" + name + "\" (" + bytes_text(size_bytes) +
+                                ") is beyond what numatwin can count (at most 2^53 = 9.007e15 bytes)");
+  }
   if (!worker_shares.empty() && worker_shares.size() != worker_nodes_.size()) {
     throw std::invalid_argument("dataset \"" + name + "\": " + std::to_string(worker_shares.size()) + " worker shares for " +
                                 std::to_string(worker_nodes_.size()) + " workers");

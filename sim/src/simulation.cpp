@@ -301,12 +301,18 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
       p.thread_s += dt;
       if (th.timed) p.wall_s += wall;
       if (th.timed && th.timed_on_core) p.core_s += dt;
+      if (th.timed && th.timed_on_core) result.bound.core_s += dt;
     }
     // Advance every transfer; the ones due at `next` complete exactly.
     for (std::size_t a = 0; a < active.size(); ++a) {
       ThreadState& th = threads[active[a]];
       const auto& tr = std::get<Transfer>(plan.threads[active[a]].ops[th.op]);
       const double rate = rates->rate_bytes_per_s[a];
+      switch (rates->limits[a]) {
+        case model::StreamLimit::kResource: result.bound.resource_s += dt; break;
+        case model::StreamLimit::kMissBuffers: result.bound.miss_buffers_s += dt; break;
+        case model::StreamLimit::kRateLimit: result.bound.core_s += dt; break;
+      }
       {
         // The core works a share u of dt (rate over the core-bound rate), split between the
         // transfer's phase and the core phase it carries by their cycles; the rest is memory.

@@ -1,6 +1,8 @@
 #include "numatwin/sim/workload_spec.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
@@ -51,7 +53,35 @@ constexpr std::pair<const char*, ShuffleAlgorithm> kAlgorithms[] = {
     {"scheduled", ShuffleAlgorithm::kScheduled}};
 constexpr std::pair<const char*, SyncMode> kSyncs[] = {{"tight", SyncMode::kTight}, {"loose", SyncMode::kLoose}};
 
+// Throws when `value` (what `what` names) is not a number numatwin can count (kMaxCountable).
+void check_countable(double value, const std::string& what) {
+  if (std::isnan(value) || value <= kMaxCountable) return;  // NaN and negatives: the range checks name them
+  char text[64];
+  std::snprintf(text, sizeof text, "%g", value);
+  throw std::invalid_argument(what + " is " + text + ", beyond what numatwin can count (at most 2^53 = 9.007e15)");
+}
+
 }  // namespace
+
+void check_sizes(const WorkloadSpec& spec) {
+  const DataSpec& d = spec.data;
+  check_countable(spec.total_bytes, "--bytes");
+  check_countable(spec.state_bytes, "--state-bytes");
+  if (is_shuffle_family(spec.kind)) return;  // the data below are the operators'
+  check_countable(d.records, "--records");
+  check_countable(d.build_records, "--build-records");
+  check_countable(d.keys.groups, "--groups");
+  const double tuple = std::max(1, d.tuple_bytes);
+  const double entry = std::max(1, spec.costs.entry_bytes);
+  const double element = std::max(1, spec.element_bytes);
+  check_countable(d.records * tuple, "--records x --tuple-bytes (the input's bytes)");
+  check_countable(d.build_records * tuple, "--build-records x --tuple-bytes (the build side's bytes)");
+  check_countable(d.records * element, "--records x --element-bytes (the subarray's bytes)");
+  // The hash tables: 2 entries per group or build record (half full). Other datasets are checked
+  // where they are placed (MemoryPlacer::place).
+  check_countable(2.0 * d.keys.groups * entry, "2 x --groups x --entry-bytes (the hash table's bytes)");
+  check_countable(2.0 * d.build_records * entry, "2 x --build-records x --entry-bytes (the hash table's bytes)");
+}
 
 void check_allocation(const WorkloadSpec& spec) {
   switch (spec.allocation) {
@@ -72,6 +102,7 @@ void check_allocation(const WorkloadSpec& spec) {
 }
 
 void check_workload(const model::Topology& topology, const WorkloadSpec& spec) {
+  check_sizes(spec);
   place_threads(topology, spec.threads, spec.placement);  // throws for bad counts and CPUs
   if (!(spec.placement.os_move_probability >= 0.0 && spec.placement.os_move_probability <= 1.0)) {
     throw std::invalid_argument("--os-move-probability must be in [0, 1]");

@@ -144,6 +144,79 @@ class TopoCommands(unittest.TestCase):
             self.assertIn(option, r.stderr)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1)
 
+    def test_generate_splits_cores_unevenly_and_takes_cxl_counts_per_socket(self):
+        # Issue 39 D: --snc 3 --cores-per-socket 128 was refused ("must be a multiple of --snc");
+        # real parts split 43/43/42. 12 channels: 4 per cluster, as Granite Rapids has them.
+        r = run("topo", "generate", "intel-snc", "--snc", "3", "--cores-per-socket", "128",
+                "--memory-channels-per-socket", "12")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([n["cores"] for n in json.loads(r.stdout)["nodes"]], [43, 43, 42, 43, 43, 42])
+        # Channels still split whole: 8 in 3 clusters is refused, naming the option.
+        r = run("topo", "generate", "intel-snc", "--snc", "3", "--cores-per-socket", "128")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--memory-channels-per-socket (8) must be a multiple of --snc (3)", r.stderr)
+        # Expanders on socket 0 only; the single number still means each socket.
+        r = run("topo", "generate", "intel-snc", "--cxl-per-socket", "4,0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ids = [n["id"] for n in json.loads(r.stdout)["nodes"]]
+        self.assertEqual(ids, ["s0n0", "s1n0", "s0cxl0", "s0cxl1", "s0cxl2", "s0cxl3"])
+        r = run("topo", "generate", "intel-snc", "--cxl-per-socket", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([n["id"] for n in json.loads(r.stdout)["nodes"]], ["s0n0", "s1n0", "s0cxl0", "s1cxl0"])
+        for value, message in (("4,0,1", "--cxl-per-socket lists 3 counts for 2 sockets"),
+                               ("4,x", "--cxl-per-socket \"4,x\": expected a count"),
+                               ("-1", "--cxl-per-socket \"-1\": expected a count")):
+            r = run("topo", "generate", "intel-snc", "--cxl-per-socket=" + value)
+            self.assertEqual(r.returncode, 1, (value, r.stderr))
+            self.assertIn(message, r.stderr, value)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = run("topo", "generate", "--help")
+        self.assertIn("4,0", r.stdout)
+
+    def test_generate_the_largest_hypercube_in_seconds(self):
+        # Issue 39 E: --nodes 4096 (the top of the option's range) ran over 60 s without output:
+        # the connectivity check searched from every node, scanning every link per step (cubic).
+        # Now one search each way (nodes + links): well under the 120 s the runner allows.
+        import time
+        start = time.monotonic()
+        r = run("topo", "generate", "hypercube", "--nodes", "4096")
+        seconds = time.monotonic() - start
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(len(doc["nodes"]), 4096)
+        self.assertEqual(len(doc["links"]), 4096 * 12 // 2)  # 12 links per node, each entry both ways
+        self.assertLess(seconds, 30.0)
+        # A fully connected machine's links grow as nodes^2: 4096 nodes took nearly 3 minutes and
+        # 6.5 GB for 8386560 link entries. The range is bounded, naming the option.
+        r = run("topo", "generate", "fully-connected", "--nodes", "1025")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("--nodes must be at most 1024 for fully-connected (every pair linked: 1025 nodes make 524800 link entries)",
+                      r.stderr)
+
+    def test_import_hwloc_refuses_an_object_without_its_sets(self):
+        # Issue 39 F: with the complete_cpuset of the PU with os_index 4 renamed, hwloc 2.9's
+        # reader dies with SIGSEGV (hwloc_bitmap_compare_first). The import now checks the sets
+        # first and names the file, the line, the object and the set.
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "hwloc-xml",
+                              "64intel64-heteromem.xml")
+        with open(source) as f:
+            lines = f.read().split("\n")
+        self.assertIn('<object type="PU" os_index="4" ', lines[65])
+        lines[65] = lines[65].replace(" complete_cpuset=", " xcomplete_cpuset=", 1)
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "heteromem-pu4.xml")
+            with open(bad, "w") as f:
+                f.write("\n".join(lines))
+            out = os.path.join(d, "x.json")
+            r = run("validate", "import-hwloc", bad, "--out", out)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(bad + ': line 66: object PU os_index="4" (id "obj46") has no complete_cpuset', r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertFalse(os.path.exists(out))
+            # The file as shipped imports.
+            r = run("validate", "import-hwloc", source, "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_export_hwloc_xml_carries_the_matrix_as_memattrs(self):
         # hwloc's own lstopo reads it back (when installed: scripts/setup installs hwloc); the
         # values are checked against the model in tests/validate/hwloc_export_test.cpp.

@@ -184,6 +184,33 @@ TEST(GeneratorSocketsTest, IntelSncModesAndSocketCounts) {
   }
 }
 
+TEST(GeneratorSocketsTest, IntelSnc3SplitsCoresUnevenlyTheFirstNodesOneMore) {
+  // Issue 39 D: 128 cores in SNC3 (Granite Rapids: 12 channels, 4 per cluster) were refused as
+  // "not a multiple of --snc". 128 = 3 x 42 + 2: s0n0 and s0n1 get 43 cores, s0n2 42. The LLC
+  // goes with the cores (a slice per core): 60 MiB x 43 / 128 = 21135360 B, 60 MiB x 42 / 128 =
+  // 20643840 B; 2 x 21135360 + 20643840 = 62914560 B = 60 MiB.
+  GeneratorParams p;
+  p.family = TopologyFamily::kIntelSnc;
+  p.socket = socket_family_defaults(p.family, 3);
+  p.socket.cores_per_socket = 128;
+  p.socket.memory_channels_per_socket = 12;
+  const Topology t = generate_topology(p);
+  ASSERT_EQ(t.nodes.size(), 6u);
+  EXPECT_EQ(t.total_cores(), 256);
+  for (int s = 0; s < 2; ++s) {
+    EXPECT_EQ(t.nodes[3 * s].cores, 43);
+    EXPECT_EQ(t.nodes[3 * s + 1].cores, 43);
+    EXPECT_EQ(t.nodes[3 * s + 2].cores, 42);
+    EXPECT_EQ(t.nodes[3 * s].caches.back(), (CacheLevel{3, 21135360, 43}));
+    EXPECT_EQ(t.nodes[3 * s + 2].caches.back(), (CacheLevel{3, 20643840, 42}));
+    EXPECT_EQ(t.nodes[3 * s].memory_capacity_bytes, t.nodes[3 * s + 2].memory_capacity_bytes);  // channels split evenly
+  }
+  EXPECT_NE(t.provenance.notes.find("split with the cores (the first nodes one core more)"), std::string::npos);
+  expect_round_trip(t);
+  // An even split is what it was: 60 MiB / 2 over 16 cores each (IntelSnc2TwoSocketsByHand).
+  EXPECT_EQ(make_sockets(TopologyFamily::kIntelSnc, 2).nodes[1].caches.back(), (CacheLevel{3, 30LL << 20, 16}));
+}
+
 TEST(GeneratorSocketsTest, IntelTwoSocketSncOneIsOneSummedUpiLink) {
   // SNC1: one node per socket and one link of 3 x 40.2247 = 120.6741 GB/s each way.
   const Topology t = make_sockets(TopologyFamily::kIntelSnc, 1);
@@ -283,10 +310,11 @@ TEST(GeneratorSocketsTest, ErrorsNameTheParameter) {
   p.socket.sockets = 9;
   expect_error(p, "--sockets");
   p = intel;
-  p.socket.nodes_per_socket = 3;  // 8 channels, 32 cores: neither splits in 3
-  expect_error(p, "--cores-per-socket");
-  p.socket.cores_per_socket = 30;
+  p.socket.nodes_per_socket = 3;  // 8 channels do not split in 3 (32 cores do: 11/11/10)
   expect_error(p, "--memory-channels-per-socket");
+  p.socket.memory_channels_per_socket = 12;
+  p.socket.cores_per_socket = 2;  // a node without a core
+  expect_error(p, "--cores-per-socket");
   p = intel;
   p.socket.socket_link_bandwidth_gbps = 0.0;
   expect_error(p, "--socket-link-bandwidth-gbps");
@@ -313,6 +341,41 @@ TEST(GeneratorSocketsTest, ErrorsNameTheParameter) {
   ring.socket.cxl.per_socket = 1;
   expect_error(ring, "--cxl-per-socket");
   EXPECT_THROW(socket_family_defaults(TopologyFamily::kRing, 1), std::invalid_argument);
+}
+
+TEST(GeneratorSocketsTest, CxlExpandersCanDifferPerSocket) {
+  // --cxl-per-socket 4,0: four expanders on socket 0 (s0cxl0..3, on s0n0 as SNC1 has one node),
+  // none on socket 1. Default bandwidth: half of socket 0's DRAM over its 4 expanders,
+  // 0.5 x 251.8921 / 4 = 31.4865125 GB/s.
+  GeneratorParams p;
+  p.family = TopologyFamily::kIntelSnc;
+  p.socket = socket_family_defaults(p.family, 1);
+  p.socket.cxl.by_socket = {4, 0};
+  const Topology t = generate_topology(p);
+  ASSERT_EQ(t.nodes.size(), 2u + 4u);
+  EXPECT_EQ(t.name, "intel-snc1-2s-cxl4-0");
+  for (int e = 0; e < 4; ++e) {
+    const Node& n = t.nodes[2 + e];
+    EXPECT_EQ(n.id, "s0cxl" + std::to_string(e));
+    EXPECT_DOUBLE_EQ(n.memory_read_bandwidth_gbps, 31.4865125);
+    EXPECT_TRUE(t.find_link(0, 2 + e).has_value());
+    EXPECT_FALSE(t.find_link(1, 2 + e).has_value());
+  }
+  EXPECT_NE(t.description.find("4,0 CXL expander(s) per socket"), std::string::npos) << t.description;
+  expect_round_trip(t);
+  // One count per socket: 3 counts for 2 sockets are refused, naming the option.
+  p.socket.cxl.by_socket = {4, 0, 1};
+  expect_error(p, "--cxl-per-socket lists 3 counts for 2 sockets");
+  p.socket.cxl.by_socket = {4, 17};
+  expect_error(p, "--cxl-per-socket");
+  // A list of equal counts is the single number.
+  p.socket.cxl.by_socket = {2, 2};
+  const Topology listed = generate_topology(p);
+  p.socket.cxl.by_socket.clear();
+  p.socket.cxl.per_socket = 2;
+  const Topology each = generate_topology(p);
+  EXPECT_EQ(listed.nodes, each.nodes);
+  EXPECT_EQ(listed.links, each.links);
 }
 
 }  // namespace

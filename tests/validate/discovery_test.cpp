@@ -134,5 +134,63 @@ TEST(DiscoveryTest, MissingOrBadFilesAreInputErrorsNamingTheFile) {
   std::filesystem::remove(bad);
 }
 
+// A copy of 64intel64-heteromem.xml with `from` replaced by `to` on line `line` (1-based), written
+// to a temporary file whose path is returned.
+std::filesystem::path mutated_heteromem(int line, const std::string& from, const std::string& to) {
+  std::ifstream in(kXmlDir / "64intel64-heteromem.xml");
+  std::string text;
+  std::string out;
+  for (int n = 1; std::getline(in, text); ++n) {
+    if (n == line) {
+      const std::size_t at = text.find(from);
+      EXPECT_NE(at, std::string::npos) << "line " << line << " has no " << from;
+      if (at != std::string::npos) text.replace(at, from.size(), to);
+    }
+    out += text + "\n";
+  }
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("numatwin-heteromem-" + std::to_string(line) + "-" + to + ".xml");
+  std::ofstream(path) << out;
+  return path;
+}
+
+std::string import_error(const std::filesystem::path& path) {
+  try {
+    import_hwloc_xml(path);
+  } catch (const model::InputError& e) {
+    EXPECT_EQ(e.file(), path.string());
+    return e.what();
+  }
+  return "(imported)";
+}
+
+// Issue 39 F: hwloc 2.9 reads a 2.x/3.x file without checking that the objects carry their
+// complete sets, and dies with SIGSEGV (hwloc_bitmap_compare_first) when one does not: the
+// import names the file, the line, the object and the set instead. Line 66 is the PU with
+// os_index 4 (id obj46), line 61 the HBM node with os_index 4 (obj6), line 4 the Machine.
+TEST(DiscoveryTest, AnObjectWithoutItsSetsIsRefusedNamingLineObjectAndSet) {
+  struct Case {
+    int line;
+    std::string set;
+    std::string object;
+  };
+  const Case cases[] = {
+      {66, "complete_cpuset", "line 66: object PU os_index=\"4\" (id \"obj46\") has no complete_cpuset"},
+      {61, "complete_nodeset", "line 61: object NUMANode os_index=\"4\" (id \"obj6\") has no complete_nodeset"},
+      {4, "complete_cpuset", "line 4: object Machine os_index=\"0\" (id \"obj1\") has no complete_cpuset"},
+      // hwloc would load this one, with the Core's nodeset missing: refused all the same.
+      {65, "nodeset", "line 65: object Core os_index=\"4\" (id \"obj45\") has no nodeset"},
+  };
+  for (const Case& c : cases) {
+    const std::filesystem::path path = mutated_heteromem(c.line, " " + c.set + "=", " x" + c.set + "=");
+    const std::string message = import_error(path);
+    EXPECT_NE(message.find(path.string() + ": " + c.object), std::string::npos) << message;
+    EXPECT_NE(message.find("expected cpuset, complete_cpuset, nodeset and complete_nodeset"), std::string::npos) << message;
+    std::filesystem::remove(path);
+  }
+  // I/O objects carry no sets: a file with PCI devices and OS devices imports.
+  EXPECT_NO_THROW(import_hwloc_xml(kXmlDir / "32em64t-2n8c2t-pci-normalio.xml"));
+}
+
 }  // namespace
 }  // namespace numatwin::validate

@@ -1,4 +1,5 @@
 #include "numatwin/validate/machine_discovery.hpp"
+#include "numatwin/validate/hwloc_xml_check.hpp"
 
 #include <hwloc.h>
 #include <numa.h>
@@ -373,6 +374,7 @@ DiscoveredMachine import_hwloc_xml(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw model::InputError(path.string(), "", "cannot read the file");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  check_hwloc_xml_sets(text, path.string());  // what hwloc's reader would crash on
   // hwloc 2 reads XML format 2 only; format 3 exports (hwloc 3) differ in attributes that
   // hwloc 2 ignores, so they are read as format 2 and the note says so.
   std::string note;

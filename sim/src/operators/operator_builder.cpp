@@ -33,6 +33,7 @@ Plan OperatorBuilder::build(PlanReport* report) && {
 }
 
 void OperatorBuilder::check() const {
+  check_sizes(spec_);
   const DataSpec& d = spec_.data;
   if (!(d.records >= 1.0) || !std::isfinite(d.records)) throw std::invalid_argument("--records must be >= 1");
   if (!(d.build_records >= 1.0) || !std::isfinite(d.build_records)) throw std::invalid_argument("--build-records must be >= 1");

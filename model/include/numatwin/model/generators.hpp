@@ -27,18 +27,36 @@ enum class TopologyFamily {
 // CXL Type-3 memory expanders behind host-bridge links (socket families only). Defaults and
 // their sources: socket_family_defaults in model/src/generators_sockets.cpp.
 struct CxlParams {
-  int per_socket = 0;                                      // expanders per socket; 0: none
+  int per_socket = 0;                                      // expanders on each socket; 0: none
+  // When not empty: the expanders of each socket, one count per socket (--cxl-per-socket 4,0),
+  // in place of per_socket.
+  std::vector<int> by_socket;
   std::int64_t capacity_bytes = 128LL * 1024 * 1024 * 1024;  // per expander
   std::optional<double> bandwidth_gbps;       // per expander; nullopt: half the socket's DRAM / per_socket
   std::optional<double> latency_ns;           // the expander's local_latency_ns; nullopt: the socket's DRAM
   double link_latency_ns = 80.0;              // host-bridge link: what crossing it adds
   std::optional<double> link_bandwidth_gbps;  // host-bridge link per direction; nullopt: the expander's
 
+  // The expanders of socket `socket`: by_socket's entry, or per_socket.
+  [[nodiscard]] int on_socket(int socket) const {
+    return by_socket.empty() ? per_socket : by_socket.at(static_cast<std::size_t>(socket));
+  }
+  // Any expander on any socket.
+  [[nodiscard]] bool any() const {
+    for (int count : by_socket) {
+      if (count > 0) return true;
+    }
+    return by_socket.empty() && per_socket > 0;
+  }
+
   bool operator==(const CxlParams&) const = default;
 };
 
 // Parameters of kIntelSnc and kAmdNps. Every node of a socket gets an equal share of the
-// socket's cores, memory channels, capacity, read bandwidth and last-level cache; the nodes of
+// socket's memory channels, capacity and read bandwidth; its cores are split as evenly as they
+// go (cores_per_socket / N each, the first cores_per_socket % N nodes one more, as Intel's SNC3
+// parts split 128 cores 43/43/42) and Intel's last-level cache with them (a slice per core);
+// the nodes of
 // one socket share package "p<socket>". The member initialisers are intel-snc's defaults with
 // SNC off; socket_family_defaults gives each family's (and each mode's) defaults with sources.
 struct SocketFamilyParams {

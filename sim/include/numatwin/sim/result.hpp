@@ -55,6 +55,18 @@ struct StageSpan {
   double end_s = 0.0;
 };
 
+// What held the working threads back, in thread-seconds over the run (bandwidth_model.hpp:
+// StreamLimit): a transfer is held by a saturated resource, by its share of the core's miss
+// buffers over the loaded latency (Little's law), or by its own core-bound rate; a compute
+// (timed on the core) is the core's. Waiting threads (barriers, re-binding, finished) count in
+// none.
+struct BoundTime {
+  double resource_s = 0.0;      // a saturated memory controller or link
+  double miss_buffers_s = 0.0;  // outstanding misses over the loaded latency
+  double core_s = 0.0;          // the core's work: computes and core-bound transfers
+  [[nodiscard]] double total_s() const { return resource_s + miss_buffers_s + core_s; }
+};
+
 struct SimulationResult {
   double time_s = 0.0;
   double bytes = 0.0;        // payload of every transfer (memory traffic; a copy counts once)
@@ -72,6 +84,7 @@ struct SimulationResult {
   // The plan's named stages in time order (the whole sort-merge join's four phases); empty when
   // its barriers name none.
   std::vector<StageSpan> stages;
+  BoundTime bound;
 
   [[nodiscard]] const PhaseTime& phase(Phase p) const { return phases.at(static_cast<std::size_t>(p)); }
   [[nodiscard]] double thread_seconds() const {

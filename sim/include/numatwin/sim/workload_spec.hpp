@@ -157,6 +157,18 @@ struct WorkloadSpec {
 // operators: the spec itself.
 std::vector<WorkloadSpec> algorithm_variants(const WorkloadSpec& base);
 
+// The largest size numatwin counts: sizes (records, groups, bytes) are doubles, which hold every
+// integer up to 2^53 exactly and beyond it skip some (2^53 + 1 == 2^53 as a double); byte
+// counts leave as 64-bit integers (messages, the kernels' buffers), which 2^53 also fits.
+// 2^53 bytes are 8 PiB, far more than any machine holds.
+inline constexpr double kMaxCountable = 9007199254740992.0;  // 2^53
+
+// Every size-like field (--records, --build-records, --groups, --bytes, --state-bytes) and the
+// bytes they make with --tuple-bytes, --element-bytes and --entry-bytes is a finite number at
+// most kMaxCountable; throws std::invalid_argument naming the option otherwise. Runs before any
+// arithmetic on them (check_workload and the operators' planner call it first).
+void check_sizes(const WorkloadSpec& spec);
+
 // Checks the spec against the topology; throws std::invalid_argument with a message that names
 // the field (e.g. "--bytes must be > 0"). Operators' data sizes are checked by their planner.
 void check_workload(const model::Topology& topology, const WorkloadSpec& spec);
