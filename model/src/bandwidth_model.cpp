@@ -408,7 +408,8 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   for (int round = 1; round <= kMaxRounds; ++round) {
     bounds_at(u, bounds_);
     for (int c = 0; c < class_count; ++c) problem_.set_rate_bound(c, bounds_[c]);
-    solution = &solver_.solve(problem_);
+    // Round 1 solves the flows just added; later rounds change only their rate bounds.
+    solution = &solver_.solve(problem_, round == 1 ? MaxMinFlows::kNew : MaxMinFlows::kSameAsLast);
     result_.rounds = round;
     double worst = 0.0;
     for (int r = 0; r < resources; ++r) {

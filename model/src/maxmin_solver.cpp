@@ -34,17 +34,35 @@ void check_capacity(double capacity, const char* where, int resource) {
 }
 
 void check_rate_bound(double rate_bound, const char* where, int flow) {
-  if (std::isnan(rate_bound) || rate_bound < 0.0) {
+  if (!(rate_bound >= 0.0)) {  // NaN or negative
     throw_invalid(std::string(where) + ": flow " + std::to_string(flow) +
                   ": rate bound must be >= 0 (or +infinity for none), got " + to_text(rate_bound));
   }
 }
 
 void check_weight(double weight, const char* where, int flow) {
-  if (!std::isfinite(weight) || weight <= 0.0) {
+  if (!((weight > 0.0) & (weight < MaxMinProblem::kUnbounded))) {  // NaN, infinite or <= 0
     throw_invalid(std::string(where) + ": flow " + std::to_string(flow) +
                   ": weight must be finite and > 0, got " + to_text(weight));
   }
+}
+
+// The message for the first bad term of `uses` (add_flow found one).
+[[noreturn]] void throw_bad_term(int flow, std::span<const ResourceUse> uses, int resource_count) {
+  for (std::size_t term = 0; term < uses.size(); ++term) {
+    const ResourceUse& use = uses[term];
+    if (use.resource < 0 || use.resource >= resource_count) {
+      throw_invalid("add_flow: flow " + std::to_string(flow) + ", term " + std::to_string(term) +
+                    ": resource index " + std::to_string(use.resource) + " out of range [0, " +
+                    std::to_string(resource_count) + ")");
+    }
+    if (!std::isfinite(use.coefficient) || use.coefficient <= 0.0) {
+      throw_invalid("add_flow: flow " + std::to_string(flow) + ", term " + std::to_string(term) +
+                    " (resource " + std::to_string(use.resource) +
+                    "): coefficient must be finite and > 0, got " + to_text(use.coefficient));
+    }
+  }
+  throw_invalid("add_flow: flow " + std::to_string(flow) + ": a bad term");
 }
 
 // Event order: by level, then by index (deterministic ties). LaterEvent makes a min-heap.
@@ -83,19 +101,14 @@ int MaxMinProblem::add_flow(std::span<const ResourceUse> uses, double rate_bound
   const int flow = flow_count();
   check_rate_bound(rate_bound, "add_flow", flow);
   check_weight(weight, "add_flow", flow);
-  for (std::size_t term = 0; term < uses.size(); ++term) {
-    const ResourceUse& use = uses[term];
-    if (use.resource < 0 || use.resource >= resource_count()) {
-      throw_invalid("add_flow: flow " + std::to_string(flow) + ", term " + std::to_string(term) +
-                    ": resource index " + std::to_string(use.resource) + " out of range [0, " +
-                    std::to_string(resource_count()) + ")");
-    }
-    if (!std::isfinite(use.coefficient) || use.coefficient <= 0.0) {
-      throw_invalid("add_flow: flow " + std::to_string(flow) + ", term " + std::to_string(term) +
-                    " (resource " + std::to_string(use.resource) +
-                    "): coefficient must be finite and > 0, got " + to_text(use.coefficient));
-    }
+  // Every term checked in one pass without branches (the bandwidth model adds tens of terms per
+  // flow at every event); the message is built by a second pass only when one is bad.
+  const auto resources = static_cast<unsigned>(resource_count());
+  bool valid = true;
+  for (const ResourceUse& use : uses) {
+    valid &= (static_cast<unsigned>(use.resource) < resources) & (use.coefficient > 0.0) & (use.coefficient < kUnbounded);
   }
+  if (!valid) throw_bad_term(flow, uses, resource_count());
   const ResourceUse* own_begin = terms_.data();
   if (!uses.empty() && uses.data() >= own_begin && uses.data() < own_begin + terms_.size()) {
     // `uses` is another flow of this problem (from uses()): copy it before terms_ may reallocate.
@@ -184,46 +197,72 @@ void MaxMinProblem::check_flow(int flow, const char* where) const {
 
 // ── MaxMinSolver ────────────────────────────────────────────────────────────────────────────
 
-const MaxMinSolution& MaxMinSolver::solve(const MaxMinProblem& problem) {
-  const std::vector<double>& capacities = problem.capacities_;
+bool MaxMinSolver::prepared_for(const MaxMinProblem& problem, MaxMinFlows flows) const {
+  switch (flows) {
+    case MaxMinFlows::kNew: return false;
+    case MaxMinFlows::kSameAsLast:
+      return incidence_resources_ == problem.resource_count() && incidence_flows_ == problem.flow_count() &&
+             incidence_terms_ == problem.term_count();
+    case MaxMinFlows::kCompare: break;
+  }
+  return problem.resource_count() == prepared_resources_ && problem.flow_begin_ == prepared_flow_begin_ &&
+         problem.weights_ == prepared_weights_ && problem.terms_ == prepared_terms_;
+}
+
+void MaxMinSolver::prepare(const MaxMinProblem& problem) {
   const std::vector<int>& flow_begin = problem.flow_begin_;
   const std::vector<ResourceUse>& terms = problem.terms_;
+  const std::vector<double>& weights = problem.weights_;
+  const auto resources = static_cast<std::size_t>(problem.resource_count());
+  resource_begin_.assign(resources + 1, 0);
+  for (const ResourceUse& use : terms) ++resource_begin_[use.resource + 1];
+  for (std::size_t r = 0; r < resources; ++r) resource_begin_[r + 1] += resource_begin_[r];
+  incidence_.resize(terms.size());
+  active_terms_.assign(resources, 0);  // also the fill cursor of each resource's row
+  slope_.assign(resources, 0.0);
+  for (int f = 0; f < problem.flow_count(); ++f) {
+    const double weight = weights[f];
+    for (int k = flow_begin[f]; k < flow_begin[f + 1]; ++k) {
+      const int r = terms[k].resource;
+      incidence_[resource_begin_[r] + active_terms_[r]++] = {f, terms[k].coefficient};
+      slope_[r] += terms[k].coefficient * weight;
+    }
+  }
+  incidence_resources_ = problem.resource_count();
+  incidence_flows_ = problem.flow_count();
+  incidence_terms_ = problem.term_count();
+  initial_slope_.assign(slope_.begin(), slope_.end());
+  initial_active_terms_.assign(active_terms_.begin(), active_terms_.end());
+}
+
+const MaxMinSolution& MaxMinSolver::solve(const MaxMinProblem& problem, MaxMinFlows flows) {
+  const std::vector<double>& capacities = problem.capacities_;
+  const std::vector<int>& flow_begin = problem.flow_begin_;
   const std::vector<double>& weights = problem.weights_;
   const std::vector<double>& rate_bounds = problem.rate_bounds_;
   const int resource_count = problem.resource_count();
   const int flow_count = problem.flow_count();
   const auto resources = static_cast<std::size_t>(resource_count);
-  const auto flows = static_cast<std::size_t>(flow_count);
+  const auto flow_total = static_cast<std::size_t>(flow_count);
 
   MaxMinSolution& out = solution_;
-  out.rates.assign(flows, 0.0);
-  out.bottlenecks.assign(flows, MaxMinSolution::kNoBottleneck);
-  frozen_.assign(flows, 0);
+  out.rates.assign(flow_total, 0.0);
+  out.bottlenecks.assign(flow_total, MaxMinSolution::kNoBottleneck);
+  frozen_.assign(flow_total, 0);
 
   // Transposed incidence by counting sort; per-resource slope S_r and unfrozen term counts
-  // (kept from the last call when the flows are the same: see prepared_terms_).
-  if (resource_count != prepared_resources_ || flow_begin != prepared_flow_begin_ || weights != prepared_weights_ ||
-      terms != prepared_terms_) {
-    resource_begin_.assign(resources + 1, 0);
-    for (const ResourceUse& use : terms) ++resource_begin_[use.resource + 1];
-    for (std::size_t r = 0; r < resources; ++r) resource_begin_[r + 1] += resource_begin_[r];
-    incidence_.resize(terms.size());
-    active_terms_.assign(resources, 0);  // also the fill cursor of each resource's row
-    slope_.assign(resources, 0.0);
-    for (int f = 0; f < flow_count; ++f) {
-      const double weight = weights[f];
-      for (int k = flow_begin[f]; k < flow_begin[f + 1]; ++k) {
-        const int r = terms[k].resource;
-        incidence_[resource_begin_[r] + active_terms_[r]++] = {f, terms[k].coefficient};
-        slope_[r] += terms[k].coefficient * weight;
-      }
+  // (kept from the last call when the flows are the same: see prepared_terms_). The same inputs
+  // in the same order give the same sums, so reusing them or not gives the same bits.
+  if (!prepared_for(problem, flows)) {
+    prepare(problem);
+    if (flows == MaxMinFlows::kCompare) {
+      prepared_resources_ = resource_count;
+      prepared_flow_begin_.assign(flow_begin.begin(), flow_begin.end());
+      prepared_terms_.assign(problem.terms_.begin(), problem.terms_.end());
+      prepared_weights_.assign(weights.begin(), weights.end());
+    } else {
+      prepared_resources_ = -1;  // the copy no longer matches the incidence
     }
-    prepared_resources_ = resource_count;
-    prepared_flow_begin_.assign(flow_begin.begin(), flow_begin.end());
-    prepared_terms_.assign(terms.begin(), terms.end());
-    prepared_weights_.assign(weights.begin(), weights.end());
-    initial_slope_.assign(slope_.begin(), slope_.end());
-    initial_active_terms_.assign(active_terms_.begin(), active_terms_.end());
   } else {
     slope_.assign(initial_slope_.begin(), initial_slope_.end());
     active_terms_.assign(initial_active_terms_.begin(), initial_active_terms_.end());

@@ -5,6 +5,7 @@
 #include "numatwin/sim/shuffle_schedule.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <random>
@@ -104,10 +105,15 @@ Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spe
   Plan plan;
   plan.steps = n;
   plan.threads.resize(n);
+  // Each thread's ops are built in `ops` (kept from thread to thread) and copied out at their
+  // exact count: growing each thread's vector by doubling left up to twice the bytes the plan's
+  // n^2 transfers need (1,152 ops of a tight shuffle in room for 2,048) and copied them as it grew.
+  std::vector<Op> ops;
   for (int o = 0; o < n; ++o) {
     const int thread = outer[o];
     ThreadPlan& tp = plan.threads[thread];
     tp.core = placed[thread].core;
+    ops.clear();
     const double cycles_per_byte = spec.cycles_per_element / spec.element_bytes;
     const std::vector<int>& order = order_of.producers[o];
     const model::NodeIndex home = placed[thread].node;
@@ -116,31 +122,32 @@ Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spe
       const model::NodeIndex source = placed[order[k]].node;
       switch (spec.kind) {
         case WorkloadKind::kShuffle:
-          tp.ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
+          ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
           break;
         case WorkloadKind::kMigration:
-          if (source != here) tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds, Phase::kMigrate});
+          if (source != here) ops.emplace_back(Bind{source, spec.migration_overhead_seconds, Phase::kMigrate});
           here = source;
-          tp.ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
-          if (spec.state_bytes > 0.0) tp.ops.emplace_back(piece(home, spec.state_bytes, k, 0.0, Phase::kMoveState));
+          ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
+          if (spec.state_bytes > 0.0) ops.emplace_back(piece(home, spec.state_bytes, k, 0.0, Phase::kMoveState));
           break;
         case WorkloadKind::kMigrationAndCopy:
           if (source != here) {
             if (spec.state_bytes > 0.0) {
               Transfer copy = piece(here, spec.state_bytes, k, 0.0, Phase::kMoveState);
               copy.write_node = source;
-              tp.ops.emplace_back(std::move(copy));
+              ops.emplace_back(std::move(copy));
             }
-            tp.ops.emplace_back(Bind{source, spec.migration_overhead_seconds, Phase::kMigrate});
+            ops.emplace_back(Bind{source, spec.migration_overhead_seconds, Phase::kMigrate});
             here = source;
           }
-          tp.ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
+          ops.emplace_back(piece(source, piece_bytes, k, cycles_per_byte));
           break;
         default:
           break;
       }
-      if (spec.sync == SyncMode::kTight) tp.ops.emplace_back(Barrier{});
+      if (spec.sync == SyncMode::kTight) ops.emplace_back(Barrier{});
     }
+    tp.ops.assign(std::make_move_iterator(ops.begin()), std::make_move_iterator(ops.end()));
   }
   return plan;
 }

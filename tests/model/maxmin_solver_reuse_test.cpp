@@ -70,5 +70,45 @@ TEST(MaxMinSolverReuseTest, ChangedFlowsAreTransposedAgain) {
   for (double rate : thirds) EXPECT_DOUBLE_EQ(rate, 10.0 / 3.0);
 }
 
+
+TEST(MaxMinSolverReuseTest, WhatTheCallerSaysOfTheFlowsChangesNoBit) {
+  // The bandwidth model's pattern: new flows (kNew), then rounds with new rate bounds only
+  // (kSameAsLast); every answer equals a fresh solver's bit for bit. A kCompare after kNew
+  // transposes again (no copy was kept), and kSameAsLast on other counts transposes too.
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> capacity(1.0, 100.0);
+  std::uniform_real_distribution<double> coefficient(0.1, 3.0);
+  std::uniform_real_distribution<double> bound(0.5, 60.0);
+  std::uniform_int_distribution<int> pick(0, 9);
+  MaxMinProblem problem;
+  for (int r = 0; r < 10; ++r) problem.add_resource(capacity(rng));
+  MaxMinSolver solver;
+  const auto expect_fresh = [&](MaxMinFlows flows) {
+    const MaxMinSolution fresh = solve_max_min(problem);
+    const MaxMinSolution& got = solver.solve(problem, flows);
+    EXPECT_EQ(got.rates, fresh.rates);  // bitwise
+    EXPECT_EQ(got.bottlenecks, fresh.bottlenecks);
+    EXPECT_EQ(got.loads, fresh.loads);
+    EXPECT_EQ(got.utilisations, fresh.utilisations);
+  };
+  for (int event = 0; event < 5; ++event) {
+    problem.clear_flows();
+    for (int f = 0; f < 12 + event; ++f) {
+      std::vector<ResourceUse> uses;
+      for (int k = 0; k < 4; ++k) uses.push_back(ResourceUse{pick(rng), coefficient(rng)});
+      problem.add_flow(uses, MaxMinProblem::kUnbounded, 1.0 + f % 4);
+    }
+    expect_fresh(MaxMinFlows::kNew);
+    for (int round = 0; round < 3; ++round) {
+      for (int f = 0; f < problem.flow_count(); ++f) problem.set_rate_bound(f, bound(rng));
+      expect_fresh(MaxMinFlows::kSameAsLast);
+    }
+    expect_fresh(MaxMinFlows::kCompare);
+  }
+  // kSameAsLast with a flow more than last time: the counts differ, so it is transposed again.
+  problem.add_flow({ResourceUse{0, 1.0}});
+  expect_fresh(MaxMinFlows::kSameAsLast);
+}
+
 }  // namespace
 }  // namespace numatwin::model

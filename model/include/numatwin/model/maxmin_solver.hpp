@@ -142,11 +142,22 @@ struct MaxMinSolution {
   std::vector<std::uint8_t> saturated;  // per resource: 1 when load reached capacity (see above)
 };
 
+// What the caller of MaxMinSolver::solve knows of the problem's flows (their terms and weights)
+// and resources against the solver's last call. The solution is the same bit for bit whichever
+// is passed; only the work differs.
+enum class MaxMinFlows {
+  kCompare,     // unknown: compared with the last call's, which are kept as a copy for the next
+  kNew,         // new flows: transposed afresh, no copy kept (a later kCompare transposes again)
+  kSameAsLast,  // the last call's flows; only rate bounds or capacities changed (the bandwidth
+                // model's fixed-point rounds): transposed only if the counts of flows, terms or
+                // resources show otherwise
+};
+
 // Solves MaxMinProblems one after the other, keeping its buffers between calls.
 class MaxMinSolver {
  public:
   // The reference stays valid (and its vectors keep their memory) until the next solve().
-  const MaxMinSolution& solve(const MaxMinProblem& problem);
+  const MaxMinSolution& solve(const MaxMinProblem& problem, MaxMinFlows flows = MaxMinFlows::kCompare);
   [[nodiscard]] const MaxMinSolution& solution() const { return solution_; }
 
  private:
@@ -155,6 +166,9 @@ class MaxMinSolver {
     int id;        // resource index (heap_) or flow index (bound_events_)
   };
 
+  // The transposed incidence, S_r and the unfrozen term counts of the problem's flows.
+  void prepare(const MaxMinProblem& problem);
+  [[nodiscard]] bool prepared_for(const MaxMinProblem& problem, MaxMinFlows flows) const;
   void freeze(const MaxMinProblem& problem, int flow, double rate, int bottleneck);
   [[nodiscard]] double exact_slope(const MaxMinProblem& problem, int resource) const;
   void sift_down(std::size_t at);  // restores the heap after heap_[at] grew
@@ -173,7 +187,11 @@ class MaxMinSolver {
   // a problem whose flows are the same (only rate bounds or capacities changed, as in the
   // bandwidth model's fixed-point rounds) reuses them instead of transposing again. The same
   // inputs in the same order give the same sums, so the solution is bitwise the same.
-  int prepared_resources_ = -1;
+  int prepared_resources_ = -1;  // -1: no copy of the flows kept (prepared_flow_begin_ ...)
+  // The counts of the flows last transposed (kSameAsLast checks them), -1: none yet.
+  int incidence_resources_ = -1;
+  int incidence_flows_ = -1;
+  int incidence_terms_ = -1;
   std::vector<int> prepared_flow_begin_;
   std::vector<ResourceUse> prepared_terms_;
   std::vector<double> prepared_weights_;
