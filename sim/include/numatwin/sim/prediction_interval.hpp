@@ -71,7 +71,8 @@ struct PredictionUncertainty {
 // not per sample). `rate_reads_time_only`: rate_of reads nothing of the result but time_s, so
 // the samples are simulated with SimulationOptions::time_only (the same times, bit for bit,
 // without the bookkeeping). The probes of the costs are always simulated so: they read only the
-// time.
+// time. A shuffle's plan reads no operator cost: it depends on none and nothing is built or
+// simulated for it (its spec is only checked).
 PredictionUncertainty prediction_uncertainty(const model::Topology& topology, const WorkloadSpec& spec, const CostBasis& basis,
                                              int samples,
                                              const std::function<double(const WorkloadSpec&, const SimulationResult&)>& rate_of,
@@ -79,7 +80,7 @@ PredictionUncertainty prediction_uncertainty(const model::Topology& topology, co
 
 // The costs the prediction of `spec` depends on: those whose change (x 2 + 1; a share <= 1 halved)
 // predicted time by more than 1e-9 relative; `time_of` predicts a spec's time, and the probes run
-// through `parallel`. The second form predicts by simulating on `topology`.
+// through `parallel`. The second form predicts by simulating on `topology` (a shuffle: none, at once).
 std::vector<std::string> costs_depended_on(const WorkloadSpec& spec, const std::function<double(const WorkloadSpec&)>& time_of,
                                            const ParallelFor& parallel = sequential_for);
 std::vector<std::string> costs_depended_on(const model::Topology& topology, const WorkloadSpec& spec,
