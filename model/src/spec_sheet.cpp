@@ -2,6 +2,7 @@
 
 #include <numeric>
 #include <stdexcept>
+#include <vector>
 
 namespace numatwin::model {
 
@@ -136,11 +137,22 @@ std::optional<SpecProblem> check_spec_sheet(const SpecSheet& spec, const NumaMod
   if (spec.socket_links && theoretical_link_gbps(*spec.socket_links) <= 0.0) {
     return SpecProblem{"/socket_links", "a rate: gts (with count) or gbps_per_direction"};
   }
+  std::vector<int> devices(static_cast<std::size_t>(spec.sockets), 0);
   for (std::size_t i = 0; i < spec.cxl_devices.size(); ++i) {
-    if (spec.cxl_devices[i].socket >= spec.sockets) {
+    const CxlDeviceSpec& c = spec.cxl_devices[i];
+    if (c.socket >= spec.sockets) {
       return SpecProblem{"/cxl_devices/" + std::to_string(i) + "/socket",
                          "a socket of this machine (0.." + str(spec.sockets - 1) + ")"};
     }
+    // A socket's PCIe lanes bound its devices (128 lanes of x4 devices: 32).
+    if ((devices[static_cast<std::size_t>(c.socket)] += c.count) > 32) {
+      return SpecProblem{"/cxl_devices/" + std::to_string(i) + "/count",
+                         "at most 32 CXL devices on one socket (its PCIe lanes), got " +
+                             str(devices[static_cast<std::size_t>(c.socket)])};
+    }
+  }
+  if (spec.accelerators.size() > 8) {
+    return SpecProblem{"/accelerators", "at most 8 coherent accelerators"};
   }
   for (std::size_t i = 0; i < spec.accelerators.size(); ++i) {
     const AcceleratorSpec& a = spec.accelerators[i];

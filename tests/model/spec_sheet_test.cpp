@@ -67,6 +67,14 @@ TEST(SpecSheetTest, ADeviceOnASocketThatDoesNotExistIsRefused) {
   EXPECT_NE(what.find("0..1"), std::string::npos) << what;
 }
 
+TEST(SpecSheetTest, MoreCxlDevicesThanASocketsLanesCarryAreRefused) {
+  // 33 x4 devices would need 132 lanes; the cap is 32 per socket.
+  const auto [pointer, what] = error_of(sheet("", R"(, "cxl_devices": [{"socket": 1, "pcie_generation": 5,
+      "lanes": 4, "media": "ddr5", "media_mts": 4800, "capacity_bytes": 1000, "count": 33}])"));
+  EXPECT_EQ(pointer, "/cxl_devices/0/count");
+  EXPECT_NE(what.find("got 33"), std::string::npos) << what;
+}
+
 TEST(SpecSheetTest, EachBadFieldIsNamedByItsPointer) {
   EXPECT_EQ(error_of(sheet(R"(, "cache": 1)")).first, "/socket/cache");
   EXPECT_EQ(error_of(sheet("", "", R"([{"cores": 128}])", "snc5")).first, "/mode");
