@@ -171,8 +171,9 @@ class Deriver {
 
   void figure(std::string what, std::string pointer, std::string unit, double value, double low, double high,
               std::string rule, std::string basis, bool transferred = false) {
-    figures_.push_back(DerivedFigure{std::move(what), std::move(pointer), std::move(unit), value, std::min(low, value),
-                                     std::max(high, value), std::move(rule), std::move(basis), transferred});
+    // No clamping: a rule whose range misses its own value is a bug the tests must see.
+    figures_.push_back(DerivedFigure{std::move(what), std::move(pointer), std::move(unit), value, low, high,
+                                     std::move(rule), std::move(basis), transferred});
   }
 
   RuleValue memory_efficiency() const {
