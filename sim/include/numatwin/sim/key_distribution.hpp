@@ -29,7 +29,8 @@ struct KeySpec {
 // holding `cached_entries` of them, under the distribution (formulas above).
 double cache_hit_ratio(const KeySpec& keys, double cached_entries, double accesses);
 
-// Generalised harmonic number H(n, s); exact up to 1e4 terms, Euler-Maclaurin beyond.
+// Generalised harmonic number H(n, s), summed to floor(n) up to n = 1e4 and to n beyond; the first
+// 64 terms exactly, the rest by Euler-Maclaurin (relative error below 1e-15).
 double harmonic(double n, double s);
 
 // "uniform", "zipf", "zipf:0.8", "heavy-hitter", "heavy-hitter:0.3", "moving-cluster",
