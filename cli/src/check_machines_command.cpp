@@ -13,6 +13,7 @@
 #include "numatwin/model/corpus_json.hpp"
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/machine_check.hpp"
+#include "lab_machines.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 
@@ -79,11 +80,12 @@ std::map<std::string, std::pair<int, std::vector<std::string>>> reasons(const st
 }
 
 std::string render_text(const std::string& corpus, const std::vector<const MachineCheck*>& checks, int machines,
-                        int with_spec, double seconds) {
+                        int lab, int with_spec, double seconds) {
   std::string out = fmt::format(
-      "check machines: leave one out over {} ({} machines, {} with a spec sheet); each machine's rules fitted on the "
-      "others only\nerror = (predicted - measured) / measured; inside = measured within the predicted [low, high]\n\n",
-      corpus, machines, with_spec);
+      "check machines: leave one out over {} ({} corpus machines and {} lab machines of lab/, {} with a spec sheet); "
+      "each machine's rules fitted on the others only\nerror = (predicted - measured) / measured; inside = measured "
+      "within the predicted [low, high]\n\n",
+      corpus, machines, lab, with_spec);
   TextTable classes({"figure class", "count", "median |err| %", "worst |err| %", "inside", "not predicted", "median <= 15 %"});
   std::vector<const FigureCheck*> all;
   std::vector<std::string> misses;
@@ -193,7 +195,14 @@ Json render_json(const std::string& corpus, const std::vector<const MachineCheck
 void run(const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   const std::filesystem::path dir = o.corpus.empty() ? topology_dir() / "corpus" : std::filesystem::path(o.corpus);
-  const std::vector<model::MeasuredMachine> machines = model::load_corpus(dir);
+  std::vector<model::MeasuredMachine> machines = model::load_corpus(dir);
+  const int corpus_machines = static_cast<int>(machines.size());
+  for (model::MeasuredMachine& m : load_lab_machines(dir / "lab")) {
+    for (const model::MeasuredMachine& other : machines) {
+      if (other.id == m.id) throw std::invalid_argument(m.file + ": /id: expected an id no corpus file has (" + other.file + ")");
+    }
+    machines.push_back(std::move(m));
+  }
   int with_spec = 0;
   bool found = o.machine.empty();
   std::string ids;
@@ -221,7 +230,8 @@ void run(const Options& o) {
   for (const MachineCheck& r : results) checks.push_back(&r);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::string text = o.json ? render_json(dir.string(), checks).dump(2) + "\n"
-                                  : render_text(dir.string(), checks, static_cast<int>(machines.size()), with_spec, seconds);
+                                  : render_text(dir.string(), checks, corpus_machines,
+                                                static_cast<int>(machines.size()) - corpus_machines, with_spec, seconds);
   if (o.out.empty()) {
     std::cout << text;
   } else {

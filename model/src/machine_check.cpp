@@ -174,7 +174,11 @@ MachineCheck check_machine(const MeasuredMachine& m, const SpecRules& rules) {
   try {
     middle = Predictor(m, rules).all(m, &why);
     for (int c = 0; c < 8; ++c) {
-      corners.push_back(Predictor(m, corner(rules, *m.spec, (c & 1) != 0, (c & 2) != 0, (c & 4) != 0)).all(m, nullptr));
+      try {
+        corners.push_back(Predictor(m, corner(rules, *m.spec, (c & 1) != 0, (c & 2) != 0, (c & 4) != 0)).all(m, nullptr));
+      } catch (const InputError&) {
+        // A corner the Deriver refuses (a latency at or below zero): it bounds nothing.
+      }
     }
   } catch (const InputError& e) {
     all_unpredicted(m, std::string("the derivation refused the sheet: ") + e.what(), &out);

@@ -13,7 +13,8 @@
 //                          u = min(1, b / P_w),  L = L_0 + Q_mem u^e  (node 0's curve).
 // The interval of a prediction: the smallest and largest over the rules at the corners of their
 // ranges, in three groups moved together (latency: D, X, s; bandwidth: eta, eta_link, G, and
-// tau the other way; queue: M, and e the other way): 8 corners and the middle. The ranges are
+// tau the other way; queue: M, and e the other way): 8 corners and the middle (a corner the
+// Deriver refuses, e.g. a latency at or below zero, is left out). The ranges are
 // those of the fitted values over the other machines, so the interval is what the spread of the
 // machines seen allows, not a statistical 90 % interval.
 // Error of a prediction: (predicted - measured) / measured, in %.
