@@ -13,6 +13,7 @@
 #include "numatwin/model/corpus_json.hpp"
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/machine_check.hpp"
+#include "numatwin/model/spec_rule_fit.hpp"
 #include "lab_machines.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
@@ -35,7 +36,34 @@ struct Options {
   std::string machine;
   std::string out;
   bool json = false;
+  bool rules = false;
 };
+
+Json rule_json(const model::RuleValue& v) {
+  return Json{{"value", v.value}, {"low", v.low}, {"high", v.high}, {"basis", v.basis}};
+}
+
+// The rules fitted on every machine (none left out), as JSON.
+Json rules_json(const model::SpecRules& r) {
+  Json generations = Json::object();
+  for (const auto& [name, g] : r.generations) {
+    Json entry = Json::object();
+    if (g.domain_latency_ns) entry["domain_latency_ns"] = rule_json(*g.domain_latency_ns);
+    if (g.socket_step_ns) entry["socket_step_ns"] = rule_json(*g.socket_step_ns);
+    if (g.lines_in_flight) entry["lines_in_flight"] = rule_json(*g.lines_in_flight);
+    if (g.gmi_link_read_gbps) entry["gmi_link_read_gbps"] = rule_json(*g.gmi_link_read_gbps);
+    if (!entry.empty()) generations[name] = entry;
+  }
+  Json eta = Json::object();
+  for (const auto& [k, v] : r.dram_read_efficiency) eta[model::spec_memory_kind_name(k)] = rule_json(v);
+  Json tau = Json::object();
+  for (const auto& [k, v] : r.write_turnaround) tau[model::spec_memory_kind_name(k)] = rule_json(v);
+  Json links = Json::object();
+  for (const auto& [k, v] : r.link_efficiency) links[k] = rule_json(v);
+  return Json{{"generations", generations}, {"die_step_ns", rule_json(r.die_step_ns)},
+              {"dram_read_efficiency", eta}, {"write_turnaround", tau}, {"link_efficiency", links},
+              {"queue_exponent", rule_json(r.queue_exponent)}};
+}
 
 std::vector<const FigureCheck*> of_class(const std::vector<const MachineCheck*>& checks, FigureClass c) {
   std::vector<const FigureCheck*> out;
@@ -213,6 +241,14 @@ void run(const Options& o) {
   }
   if (!found) throw std::invalid_argument("--machine \"" + o.machine + "\": no such corpus machine; the corpus has: " + ids);
   const model::SpecRules base = model::default_spec_rules();
+  if (o.rules) {
+    std::vector<const model::MeasuredMachine*> all;
+    for (const auto& m : machines) all.push_back(&m);
+    const std::string text = rules_json(model::fit_spec_rules(all, base)).dump(2) + "\n";
+    if (o.out.empty()) std::cout << text;
+    else model::write_file_atomically(o.out, text);
+    return;
+  }
   std::vector<MachineCheck> results;
   if (o.machine.empty()) {
     results = model::check_leave_one_out(machines, base);
@@ -251,6 +287,8 @@ void register_check_machines_command(CLI::App& check) {
   cmd->add_option("--machine", o->machine, "Only this machine (its rules still fitted on all the others)");
   cmd->add_flag("--json", o->json, "Print JSON (every figure: measured, predicted, interval)");
   cmd->add_option("--out", o->out, "Write the output here (atomically) instead of stdout");
+  cmd->add_flag("--rules", o->rules,
+                "Print instead the rules fitted on every machine (none left out), as JSON, each with its basis");
   cmd->callback([o] { run(*o); });
 }
 
