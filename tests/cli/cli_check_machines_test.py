@@ -84,6 +84,18 @@ class CheckMachines(unittest.TestCase):
             self.assertIn("haswell-e5-2680v3-2s", per_machine)
             self.assertNotIn("haswell-e5-2699v3-2s", per_machine)
 
+    def test_rules_fitted_on_every_machine_name_their_machines(self):
+        r = run("--corpus", CORPUS, "--rules")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rules = json.loads(r.stdout)
+        for key in ("generations", "die_step_ns", "dram_read_efficiency", "write_turnaround", "link_efficiency",
+                    "queue_exponent"):
+            self.assertIn(key, rules)
+        haswell = rules["generations"]["haswell-ep"]["domain_latency_ns"]
+        self.assertLessEqual(haswell["low"], haswell["value"])
+        self.assertLessEqual(haswell["value"], haswell["high"])
+        self.assertIn("haswell-e5-2680v3-2s", haswell["basis"])
+
     def test_unknown_machine_is_one_line_naming_the_corpus(self):
         r = run("--corpus", CORPUS, "--machine", "no-such-box")
         self.assertNotEqual(r.returncode, 0)
