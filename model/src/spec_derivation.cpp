@@ -497,8 +497,13 @@ class Deriver {
   // Peak injection per mlc mix over the whole machine: every node reading its own memory, a mix
   // of write fraction w at C / (1 + tau w).
   void add_mix_figures() {
-    const auto tau_it = rules_.write_turnaround.find(
-        spec_.socket.memory.kind == SpecMemoryKind::kDdr4 ? SpecMemoryKind::kDdr4 : SpecMemoryKind::kDdr5);
+    // The sheet's own kind, else DDR4's for DDR4 and DDR5's for the rest (the hand-worked rules
+    // fit only those two).
+    auto tau_it = rules_.write_turnaround.find(spec_.socket.memory.kind);
+    if (tau_it == rules_.write_turnaround.end()) {
+      tau_it = rules_.write_turnaround.find(
+          spec_.socket.memory.kind == SpecMemoryKind::kDdr4 ? SpecMemoryKind::kDdr4 : SpecMemoryKind::kDdr5);
+    }
     const RuleValue tau = tau_it->second;
     const RuleValue eta = memory_efficiency();
     const double total = theoretical_dram_gbps(spec_.socket.memory) * spec_.sockets;

@@ -45,7 +45,8 @@ std::map<std::string, GenerationRules> generations() {
   std::map<std::string, GenerationRules> g;
   // Release order within each vendor (for transfers); figures only where a machine measured them.
   const std::pair<const char*, int> intel[] = {{"nehalem-ex", 1},      {"westmere-ex", 2},      {"sandy-bridge-ep", 3},
-                                               {"ivy-bridge-ex", 4},   {"haswell-ep", 5},       {"broadwell-ex", 6},
+                                               {"ivy-bridge-ex", 4},   {"ivy-bridge-ep", 4},    {"haswell-ep", 5},
+                                               {"broadwell-ex", 6},    {"broadwell-ep", 6},
                                                {"skylake-sp", 7},      {"cascade-lake-sp", 8},  {"ice-lake-sp", 9},
                                                {"sapphire-rapids", 10}, {"emerald-rapids", 11}, {"granite-rapids", 12}};
   for (const auto& [name, order] : intel) g[name] = GenerationRules{V::kIntel, order, {}, {}, {}, {}};
@@ -127,6 +128,7 @@ SpecRules default_spec_rules() {
   // / (6 x 24 x 2) = 0.8595.
   const RuleValue upi{0.8595, 0.8156, 0.9583, std::string("median over ") + kSkx + ", " + kSpr + ", " + kGnr};
   r.link_efficiency["upi"] = upi;
+  r.link_efficiency["qpi"] = RuleValue{upi.value, upi.low, upi.high, "UPI's: no QPI machine measured"};
   r.link_efficiency["xgmi"] = RuleValue{upi.value, upi.low, upi.high, "UPI's: no xGMI machine measured"};
   r.link_efficiency["infinity-fabric"] = r.link_efficiency["xgmi"];
   r.link_efficiency["nvlink-c2c"] = RuleValue{upi.value, 0.6, upi.high, "UPI's, no NVLink-C2C machine measured: range widened to 0.6"};

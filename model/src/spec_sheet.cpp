@@ -12,7 +12,7 @@ struct KindName {
   SpecMemoryKind kind;
   const char* name;
 };
-constexpr KindName kKindNames[] = {{SpecMemoryKind::kDdr4, "ddr4"},       {SpecMemoryKind::kDdr5, "ddr5"},
+constexpr KindName kKindNames[] = {{SpecMemoryKind::kDdr3, "ddr3"},       {SpecMemoryKind::kDdr4, "ddr4"},       {SpecMemoryKind::kDdr5, "ddr5"},
                                    {SpecMemoryKind::kMrdimm, "mrdimm"},   {SpecMemoryKind::kLpddr5x, "lpddr5x"},
                                    {SpecMemoryKind::kHbm2e, "hbm2e"},     {SpecMemoryKind::kHbm3, "hbm3"}};
 
@@ -31,7 +31,7 @@ SpecMemoryKind parse_spec_memory_kind(const std::string& name) {
   for (const auto& k : kKindNames) {
     if (name == k.name) return k.kind;
   }
-  throw std::invalid_argument("one of ddr4, ddr5, mrdimm, lpddr5x, hbm2e, hbm3, got \"" + name + "\"");
+  throw std::invalid_argument("one of ddr3, ddr4, ddr5, mrdimm, lpddr5x, hbm2e, hbm3, got \"" + name + "\"");
 }
 
 bool is_hbm(SpecMemoryKind kind) { return kind == SpecMemoryKind::kHbm2e || kind == SpecMemoryKind::kHbm3; }

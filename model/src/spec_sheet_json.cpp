@@ -79,8 +79,8 @@ LinkSpec read_link(const Reader& r) {
   r.allow_only({"kind", "count", "gts", "bytes_per_transfer", "gbps_per_direction"});
   LinkSpec l;
   l.kind = r.field("kind").string(true);
-  if (l.kind != "upi" && l.kind != "xgmi" && l.kind != "nvlink-c2c" && l.kind != "infinity-fabric") {
-    r.field("kind").fail("expected upi, xgmi, nvlink-c2c or infinity-fabric, got \"" + l.kind + "\"");
+  if (l.kind != "qpi" && l.kind != "upi" && l.kind != "xgmi" && l.kind != "nvlink-c2c" && l.kind != "infinity-fabric") {
+    r.field("kind").fail("expected qpi, upi, xgmi, nvlink-c2c or infinity-fabric, got \"" + l.kind + "\"");
   }
   l.count = count_in(r.field("count"), 1, 16);
   if (r.has("gts")) l.gts = positive(r.field("gts"), "a rate in GT/s");

@@ -16,7 +16,7 @@ enum class SpecVendor { kIntel, kAmd, kNvidia };
 
 // The memory a channel or a stack carries. MRDIMM counts as DDR5 for the DRAM rules (its MT/s
 // is the host-side rate).
-enum class SpecMemoryKind { kDdr4, kDdr5, kMrdimm, kLpddr5x, kHbm2e, kHbm3 };
+enum class SpecMemoryKind { kDdr3, kDdr4, kDdr5, kMrdimm, kLpddr5x, kHbm2e, kHbm3 };
 
 // How the BIOS splits a socket into NUMA nodes: Intel's sub-NUMA clustering (SNC 1 = off) or
 // AMD's nodes per socket (NPS 1/2/4; NPS 0 interleaves over both sockets). Written "snc3",
@@ -65,7 +65,7 @@ struct HbmSpec {
 // moving `bytes_per_transfer` bytes per direction each (UPI and xGMI x16: 2), or a vendor's
 // figure per direction for all of them when the rate is not stated in transfers.
 struct LinkSpec {
-  std::string kind;  // "upi", "xgmi", "nvlink-c2c", "infinity-fabric"
+  std::string kind;  // "qpi", "upi", "xgmi", "nvlink-c2c", "infinity-fabric"
   int count = 0;
   std::optional<double> gts;
   double bytes_per_transfer = 2.0;
