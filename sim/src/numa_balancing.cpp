@@ -14,11 +14,6 @@
 namespace numatwin::sim {
 namespace {
 
-bool movable(DatasetKind kind, const MemoryPolicy& policy) {
-  return kind != DatasetKind::kShared &&
-         (policy.kind == MemoryPolicyKind::kFirstTouch || policy.kind == MemoryPolicyKind::kLocalAlloc);
-}
-
 // One placement of the run: the plan's datasets and threads, its time and local share.
 struct Snapshot {
   PlanReport report;
@@ -80,36 +75,6 @@ double numa_scan_period_ms(const NumaBalancingParameters& p, double rss_bytes) {
   const double floor_ms = p.scan_size_mb < p.max_scan_mb_per_s ? 1000.0 * p.scan_size_mb / p.max_scan_mb_per_s : 1000.0;
   const double windows = std::max(1.0, std::ceil(rss_bytes / scan_bytes));
   return std::max(floor_ms, p.scan_period_min_ms / windows);
-}
-
-DataPlacement balanced_placement(const DataPlacement& placed, DatasetKind kind, const MemoryPolicy& policy,
-                                 double offset_bytes, double prefix_bytes,
-                                 const std::vector<model::NodeIndex>& worker_nodes,
-                                 const std::vector<double>& worker_shares) {
-  const double passed = std::min(placed.size_bytes, prefix_bytes - offset_bytes);
-  if (!movable(kind, policy) || !(passed > 0.0) || worker_nodes.empty()) return placed;
-  if (!worker_shares.empty() && worker_shares.size() != worker_nodes.size()) {
-    throw std::invalid_argument("dataset \"" + placed.name + "\": worker shares do not match the workers");
-  }
-  DataPlacement out;
-  out.name = placed.name;
-  out.size_bytes = placed.size_bytes;
-  const int workers = static_cast<int>(worker_nodes.size());
-  double begin = 0.0;
-  for (int w = 0; w < workers && begin < passed; ++w) {
-    const double share = worker_shares.empty() ? 1.0 / workers : worker_shares[static_cast<std::size_t>(w)];
-    const double end = w + 1 == workers ? placed.size_bytes : begin + placed.size_bytes * share;
-    const double cut = std::min(end, passed);
-    if (cut > begin) out.segments.push_back(Segment{begin, cut, {model::NodeShare{worker_nodes[w], 1.0}}});
-    begin = end;
-  }
-  for (const Segment& s : placed.segments) {
-    if (s.end_bytes <= passed) continue;
-    Segment rest = s;
-    rest.begin_bytes = std::max(s.begin_bytes, passed);
-    out.segments.push_back(rest);
-  }
-  return out;
 }
 
 double NumaBalancingRun::migrated_bytes() const {

@@ -8,7 +8,7 @@
 
 #include "numatwin/model/bandwidth_model.hpp"
 #include "numatwin/model/routing.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/shuffle_order.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -1,6 +1,6 @@
 #include "operator_builder.hpp"
 
-#include "numatwin/sim/numa_balancing.hpp"
+#include "numatwin/sim/memory_policy.hpp"
 
 #include <algorithm>
 #include <cmath>

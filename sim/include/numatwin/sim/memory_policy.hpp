@@ -139,4 +139,14 @@ std::string memory_policy_name(const MemoryPolicy& policy, const model::Topology
 // simulated time is looked up by it).
 [[nodiscard]] std::vector<int> memory_policy_key(const MemoryPolicy& policy);
 
+// The placement of one dataset after the scanner has passed the first `prefix_bytes` of the
+// address space, the dataset starting at `offset_bytes`: the chunks of a partitioned or private
+// dataset under the default policy (first touch, localalloc) that lie in the prefix move to their
+// worker's node (worker w's chunk: worker_shares[w] of the dataset, or 1 / workers when empty);
+// everything else stays. Capacity is not checked (the kernel would leave a page on a full node).
+[[nodiscard]] DataPlacement balanced_placement(const DataPlacement& placed, DatasetKind kind, const MemoryPolicy& policy,
+                                               double offset_bytes, double prefix_bytes,
+                                               const std::vector<model::NodeIndex>& worker_nodes,
+                                               const std::vector<double>& worker_shares);
+
 }  // namespace numatwin::sim

@@ -17,20 +17,10 @@
 
 #include "numatwin/model/topology.hpp"
 #include "numatwin/sim/plan.hpp"
+#include "numatwin/sim/shuffle_order.hpp"
 #include "numatwin/sim/workload_spec.hpp"
 
 namespace numatwin::sim {
-
-// The outer ring (threads ordered socket first) and, for the thread at each outer position, the
-// order in which it visits the producers (thread indices) under `algorithm`. Shared by the
-// shuffles and the operators built on them (partitioned aggregation, sort-merge join).
-struct ShuffleOrder {
-  std::vector<int> outer;                   // thread index at each outer position
-  std::vector<std::vector<int>> producers;  // producers[o]: the visiting order of thread outer[o]
-};
-// kScheduled takes each thread's order from `orders` (indexed by thread; checked by the caller).
-ShuffleOrder shuffle_order(const std::vector<PlacedThread>& threads, ShuffleAlgorithm algorithm, std::uint64_t seed,
-                           const std::vector<std::vector<int>>& orders = {});
 
 // Throws std::invalid_argument for specs that check_workload rejects.
 Plan build_shuffle_plan(const model::Topology& topology, const WorkloadSpec& spec);
