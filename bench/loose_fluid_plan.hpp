@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/plan.hpp"
-#include "numatwin/sim/thread_placement.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/plan/plan.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace numatwin::bench {
 

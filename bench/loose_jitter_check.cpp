@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 #include "loose_fluid_plan.hpp"
 
 namespace {

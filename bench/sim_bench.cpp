@@ -5,7 +5,7 @@
 // the probe of which costs matter) in under 0.2 s of CPU:
 //   ./build/release/bench/sim_bench --benchmark_filter=Interval
 // The slowest are the sort-merge joins (64 x 64 merge steps, one drawn cost: the samples share
-// one plan, sim/sample_plan.hpp). Measured 2026-11-26 (idle priority on a shared 2-vCPU host,
+// one plan, sim/uncertainty/sample_plan.hpp). Measured 2026-11-26 (idle priority on a shared 2-vCPU host,
 // old and new binaries alternated, CPU ms): xeon-e7-4850v4-4s 360 -> 181 and 362 -> 182,
 // xeon-e7-4880v2-4s 251 -> 104 and 246 -> 101; COUNT 18 -> 16, hash join 51 -> 46, partitioned
 // aggregation 39-43 -> 31-32, MEDIAN 62 -> 55.
@@ -33,14 +33,14 @@
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/distinct_placements.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/placement_search.hpp"
-#include "numatwin/sim/prediction_interval.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
-#include "numatwin/sim/simulation.hpp"
-#include "numatwin/sim/weights_search.hpp"
+#include "numatwin/sim/search/distinct_placements.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/search/placement_search.hpp"
+#include "numatwin/sim/uncertainty/prediction_interval.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
+#include "numatwin/sim/search/weights_search.hpp"
 
 namespace {
 

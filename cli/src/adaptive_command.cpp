@@ -13,8 +13,8 @@
 #include "adaptive_overrides.hpp"
 #include "adaptive_scenario_io.hpp"
 #include "scenario_lookup.hpp"
-#include "numatwin/sim/adaptive_engine.hpp"
-#include "numatwin/sim/adaptive_stealing_calibration.hpp"
+#include "numatwin/sim/adaptive/adaptive_engine.hpp"
+#include "numatwin/sim/adaptive/adaptive_stealing_calibration.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "numatwin/sim/adaptive_scenario.hpp"
+#include "numatwin/sim/adaptive/adaptive_scenario.hpp"
 
 namespace numatwin::cli {
 

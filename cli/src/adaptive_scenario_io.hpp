@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "numatwin/sim/adaptive_scenario.hpp"
+#include "numatwin/sim/adaptive/adaptive_scenario.hpp"
 
 namespace numatwin::cli {
 

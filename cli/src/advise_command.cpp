@@ -14,13 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/sim/advise.hpp"
-#include "numatwin/sim/advise_system.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
-#include "numatwin/sim/prediction_interval.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/search/advise.hpp"
+#include "numatwin/sim/search/advise_system.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
+#include "numatwin/sim/uncertainty/prediction_interval.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/workload/memory_policy.hpp"
 #include "numatwin/validate/allocator.hpp"
 #include "numatwin/validate/switch_advice.hpp"
 #include "advise_system_plan.hpp"
@@ -85,7 +85,7 @@ std::vector<std::string> measured_plan(const MeasuredAdvice& m) {
 }
 
 // Whether the first and second choices swap within the costs' ranges: both are predicted under
-// the same draws of the uncertain costs (sim/prediction_interval.hpp), and the draws in which
+// the same draws of the uncertain costs (sim/uncertainty/prediction_interval.hpp), and the draws in which
 // the second is faster are counted.
 struct ChoiceStability {
   std::string basis;  // the costs the first choice rests on

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "numatwin/sim/advise.hpp"
+#include "numatwin/sim/search/advise.hpp"
 #include "numatwin/validate/allocator.hpp"
 #include "numatwin/validate/huge_pages_state.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/advise_system.hpp"
+#include "numatwin/sim/search/advise_system.hpp"
 
 namespace numatwin::cli {
 

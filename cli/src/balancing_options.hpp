@@ -1,5 +1,5 @@
 // `predict --numa-balancing on`: back-to-back executions of an operator under Linux's automatic
-// NUMA balancing (sim/numa_balancing.hpp), its options and its text and JSON.
+// NUMA balancing (sim/search/numa_balancing.hpp), its options and its text and JSON.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/numa_balancing.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/search/numa_balancing.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace numatwin::cli {
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/flows.hpp"
+#include "numatwin/sim/engine/flows.hpp"
 
 namespace numatwin::cli {
 

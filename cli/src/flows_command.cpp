@@ -11,7 +11,7 @@
 #include <numeric>
 
 #include "flow_spec.hpp"
-#include "numatwin/sim/flows.hpp"
+#include "numatwin/sim/engine/flows.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 

@@ -1,5 +1,5 @@
 // `numatwin flows`: any set of memory streams started together, with every flow's rate, latency
-// and bottleneck and every resource's load (sim/flows.hpp).
+// and bottleneck and every resource's load (sim/engine/flows.hpp).
 #pragma once
 
 namespace CLI {

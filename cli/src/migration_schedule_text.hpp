@@ -1,11 +1,11 @@
 // What `numatwin schedule --workload migration` and `predict --workload migration --algorithm
 // scheduled` say about a migration's order: the bound no order beats and the ring's time
-// (sim/migration_schedule.hpp has the maths).
+// (sim/search/migration_schedule.hpp has the maths).
 #pragma once
 
 #include <string>
 
-#include "numatwin/sim/migration_schedule.hpp"
+#include "numatwin/sim/search/migration_schedule.hpp"
 
 namespace numatwin::cli {
 

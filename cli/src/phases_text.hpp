@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/sim/result.hpp"
+#include "numatwin/sim/plan/result.hpp"
 
 namespace numatwin::cli {
 

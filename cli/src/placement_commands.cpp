@@ -10,9 +10,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "numatwin/sim/distinct_placements.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/placement_search.hpp"
+#include "numatwin/sim/search/distinct_placements.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/search/placement_search.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"

@@ -1,5 +1,5 @@
 // The interval and the cost basis of a prediction, for predict and compare
-// (sim/prediction_interval.hpp has the sampling; sim/cost_basis.hpp the basis).
+// (sim/uncertainty/prediction_interval.hpp has the sampling; sim/workload/cost_basis.hpp the basis).
 #pragma once
 
 #include <string>
@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/prediction_interval.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/uncertainty/prediction_interval.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace numatwin::cli {
 

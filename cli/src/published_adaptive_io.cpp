@@ -5,7 +5,7 @@
 #include "adaptive_overrides.hpp"
 #include "adaptive_scenario_io.hpp"
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/sim/adaptive_engine.hpp"
+#include "numatwin/sim/adaptive/adaptive_engine.hpp"
 #include "scenario_lookup.hpp"
 
 namespace numatwin::cli {

@@ -7,7 +7,7 @@
 
 #include "numatwin/model/input_json.hpp"
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/adaptive_scenario.hpp"
+#include "numatwin/sim/adaptive/adaptive_scenario.hpp"
 
 namespace numatwin::cli {
 

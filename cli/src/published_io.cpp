@@ -11,7 +11,7 @@
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/input_json.hpp"
-#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
 #include "published_adaptive_io.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/published_check.hpp"
+#include "numatwin/sim/published/published_check.hpp"
 
 namespace numatwin::cli {
 

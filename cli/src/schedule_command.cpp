@@ -11,10 +11,10 @@
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/shuffle/schedule_file.hpp"
 #include "migration_schedule_text.hpp"
-#include "numatwin/sim/migration_schedule.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/search/migration_schedule.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 #include "text_table.hpp"
 #include "topology_lookup.hpp"
 #include "workload_options.hpp"
@@ -33,7 +33,7 @@ double shuffled_gbps(const model::Topology& t, const sim::WorkloadSpec& spec) {
   return spec.total_bytes / r.time_s / 1e9;
 }
 
-// A migration reads every piece on its own node (sim/migration_schedule.hpp): print the bound no
+// A migration reads every piece on its own node (sim/search/migration_schedule.hpp): print the bound no
 // order beats, the ring's times and which order runs.
 void print_migration(const model::Topology& t, const sim::WorkloadSpec& spec, const sim::MigrationBound& b, bool json) {
   const std::string verdict = migration_schedule_verdict(b);

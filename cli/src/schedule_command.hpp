@@ -1,5 +1,5 @@
 // `numatwin schedule`: a shuffle order designed for the machine and the thread placement
-// (sim/shuffle_schedule.hpp has the method), checked by the fluid model against naive, ring and
+// (sim/schedule/shuffle_schedule.hpp has the method), checked by the fluid model against naive, ring and
 // coordinated random, tight and loose; --out writes the schedule as JSON.
 #pragma once
 

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "numatwin/shuffle/schedule_file.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 
 namespace numatwin::cli {
 namespace {

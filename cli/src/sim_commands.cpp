@@ -11,15 +11,15 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/file_io.hpp"
-#include "numatwin/sim/energy_estimate.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
-#include "numatwin/sim/migration_schedule.hpp"
-#include "numatwin/sim/scheduled_orders.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
-#include "numatwin/sim/simulation.hpp"
-#include "numatwin/sim/uneven_pieces.hpp"
-#include "numatwin/sim/workload_input.hpp"
+#include "numatwin/sim/engine/energy_estimate.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
+#include "numatwin/sim/search/migration_schedule.hpp"
+#include "numatwin/sim/search/scheduled_orders.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
+#include "numatwin/sim/search/uneven_pieces.hpp"
+#include "numatwin/sim/workload/workload_input.hpp"
 #include "balancing_options.hpp"
 #include "migration_schedule_text.hpp"
 #include "parallel_for.hpp"
@@ -302,7 +302,7 @@ void register_sim_commands(CLI::App& app) {
         }
         // Migration and migration & copy also in their scheduled order, tight and loose, after
         // each one's own variants: what `predict --algorithm scheduled` runs for that sync (the
-        // blocked order of sim/migration_schedule.hpp where the fluid model keeps it, else the
+        // blocked order of sim/search/migration_schedule.hpp where the fluid model keeps it, else the
         // ring); none when the nodes in use hold unequal thread counts (no blocked order exists).
         for (const sim::WorkloadKind kind : {sim::WorkloadKind::kMigration, sim::WorkloadKind::kMigrationAndCopy}) {
           const auto last = std::find_if(runs.rbegin(), runs.rend(), [&](const sim::WorkloadSpec& s) { return s.kind == kind; });

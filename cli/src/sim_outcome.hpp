@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/energy_estimate.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
-#include "numatwin/sim/workload_input.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/engine/energy_estimate.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
+#include "numatwin/sim/workload/workload_input.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace numatwin::cli {
 
@@ -25,7 +25,7 @@ struct Outcome {
   // The machine file's figures that are placeholders, not measured (its provenance: a discovered
   // skeleton's, or a calibration's parameters that the data did not determine).
   std::vector<std::string> placeholders;
-  // Every rate says what it counts (sim/workload_input.hpp): the work rate is the workload's input
+  // Every rate says what it counts (sim/workload/workload_input.hpp): the work rate is the workload's input
   // per second (shuffles: bytes shuffled; operators: input tuples, both sides of a join); memory
   // traffic is every byte the run moved per second (state moves, table misses, partition writes).
   [[nodiscard]] double input_gbps() const { return sim::workload_input(spec).bytes / result.time_s / 1e9; }

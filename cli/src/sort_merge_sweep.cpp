@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "numatwin/sim/scheduled_orders.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/search/scheduled_orders.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 #include "text_table.hpp"
 
 namespace numatwin::cli {

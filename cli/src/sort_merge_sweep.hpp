@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/result.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/plan/result.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace numatwin::cli {
 

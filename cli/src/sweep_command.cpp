@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/file_io.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/prediction_interval.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/uncertainty/prediction_interval.hpp"
 #include "parallel_for.hpp"
 #include "phases_text.hpp"
 #include "prediction_intervals.hpp"

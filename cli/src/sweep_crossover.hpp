@@ -1,6 +1,6 @@
 // The crossovers a sweep reports, with their uncertainty: per thread count, where variant A stops
-// (or starts) being faster than variant B as the sweep's size grows (sim/crossover.hpp), for the
-// point prediction and for each sample of the uncertain costs (sim/prediction_interval.hpp).
+// (or starts) being faster than variant B as the sweep's size grows (sim/uncertainty/crossover.hpp), for the
+// point prediction and for each sample of the uncertain costs (sim/uncertainty/prediction_interval.hpp).
 #pragma once
 
 #include <map>
@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "numatwin/sim/crossover.hpp"
-#include "numatwin/sim/prediction_interval.hpp"
+#include "numatwin/sim/uncertainty/crossover.hpp"
+#include "numatwin/sim/uncertainty/prediction_interval.hpp"
 
 namespace numatwin::cli {
 

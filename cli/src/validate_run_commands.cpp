@@ -14,7 +14,7 @@
 #include "allocator_exec.hpp"
 #include "interrupt.hpp"
 #include "numatwin/model/tlb.hpp"
-#include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/workload/memory_policy.hpp"
 #include "numatwin/validate/core_to_core.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/huge_pages_state.hpp"

@@ -129,7 +129,7 @@ void set_before_costs(const model::Topology& t, const validate::HostMap& host, c
   for (sim::WorkloadSpec& spec : suite)
     if (saved->shared_line_transfer_ns) spec.costs.shared_line_transfer_ns = *saved->shared_line_transfer_ns;
   report.measured_costs = Json{{"shared_line_transfer_ns", suite.front().costs.shared_line_transfer_ns}, {"how", shared_how}};
-  report.before_costs_source = "OperatorCosts' defaults (sim/include/numatwin/sim/workload_spec.hpp; calibrated nowhere) with the "
+  report.before_costs_source = "OperatorCosts' defaults (sim/include/numatwin/sim/workload/workload_spec.hpp; calibrated nowhere) with the "
                                "shared-line transfer " + shared_how + ": the saved report has no cost microbenchmarks";
 }
 

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "numatwin/model/file_io.hpp"
-#include "numatwin/sim/weights_search.hpp"
-#include "numatwin/sim/workload_input.hpp"
+#include "numatwin/sim/search/weights_search.hpp"
+#include "numatwin/sim/workload/workload_input.hpp"
 #include "parallel_for.hpp"
 #include "prediction_intervals.hpp"
 #include "text_table.hpp"

@@ -1,6 +1,6 @@
 // `numatwin weights`: weighted-interleave weights for a machine and a workload, against Linux's
 // automatic weights, pairwise-isolated ones, plain interleave and local memory
-// (sim/weights_search.hpp has the maths).
+// (sim/search/weights_search.hpp has the maths).
 #pragma once
 
 namespace CLI {

@@ -5,10 +5,10 @@
 #include <optional>
 #include <stdexcept>
 
-#include "numatwin/sim/memory_policy.hpp"
-#include "numatwin/sim/migration_schedule.hpp"
-#include "numatwin/sim/scheduled_orders.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/workload/memory_policy.hpp"
+#include "numatwin/sim/search/migration_schedule.hpp"
+#include "numatwin/sim/search/scheduled_orders.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
 #include "sort_merge_sweep.hpp"
 
 namespace numatwin::cli {
@@ -119,7 +119,7 @@ sim::WorkloadSpec WorkloadOptions::spec(const model::Topology& t, int thread_cou
     s.data.selectivity = selectivity;
     s.costs = sim::operator_costs_of(cost_basis(t));
     sim::check_sizes(s);  // before anything computes with the sizes
-    // The scheduled order (sim/scheduled_orders.hpp, the same for the GUI and the suite); a
+    // The scheduled order (sim/search/scheduled_orders.hpp, the same for the GUI and the suite); a
     // migration's bound is kept for predict to say which order and why.
     sim::ScheduledOrders orders = sim::scheduled_orders(t, s);
     if (!orders.producer_orders.empty()) s.producer_orders = std::move(orders.producer_orders);

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/migration_schedule.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/search/migration_schedule.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace CLI {
 class App;
@@ -24,7 +24,7 @@ struct WorkloadOptions {
   std::string topology;
   std::string workload = "shuffle";
   // Set by spec() for a migration with --algorithm scheduled: the bound and the times that chose
-  // its order (sim/migration_schedule.hpp), for the command to report.
+  // its order (sim/search/migration_schedule.hpp), for the command to report.
   mutable std::optional<sim::MigrationBound> migration_bound;
   std::string algorithm = "ring";
   std::string sync = "tight";

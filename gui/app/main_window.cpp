@@ -44,7 +44,7 @@
 #include "numatwin/gui/topology_layout.hpp"
 #include "numatwin/gui/validation_report.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 #include "throughput_chart.hpp"
 
 namespace numatwin::gui {
@@ -377,7 +377,7 @@ void MainWindow::build_edit_dock() {
   layout->addWidget(add);
 
   // Weighted interleave (Linux 6.9+ MPOL_WEIGHTED_INTERLEAVE) of the operators' data: change a
-  // weight and the form's workload runs again with it (sim/memory_policy.hpp).
+  // weight and the form's workload runs again with it (sim/workload/memory_policy.hpp).
   auto* weights = new QGroupBox(tr("Weighted interleave (operators' data)"), panel);
   auto* weights_layout = new QVBoxLayout(weights);
   weights_on_ = new QCheckBox(tr("spread the data by these weights"), weights);

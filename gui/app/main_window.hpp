@@ -16,7 +16,7 @@
 #include "numatwin/gui/simulation_run.hpp"
 #include "numatwin/gui/table_models.hpp"
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 class QCheckBox;
 class QComboBox;

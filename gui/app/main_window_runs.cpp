@@ -21,11 +21,11 @@
 #include "numatwin/gui/interconnect_renderer.hpp"
 #include "numatwin/gui/topology_edit.hpp"
 #include "numatwin/gui/topology_layout.hpp"
-#include "numatwin/sim/memory_policy.hpp"
-#include "numatwin/sim/migration_schedule.hpp"
-#include "numatwin/sim/scheduled_orders.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/workload/memory_policy.hpp"
+#include "numatwin/sim/search/migration_schedule.hpp"
+#include "numatwin/sim/search/scheduled_orders.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 #include "throughput_chart.hpp"
 
 namespace numatwin::gui {
@@ -213,8 +213,8 @@ void MainWindow::start_run(RunSlot slot) {
       sim::WorkloadSpec s = form_spec;
       // The designed order is searched here, off the GUI thread (large machines take seconds).
       // A migration's is what `numatwin predict --algorithm scheduled` runs for the form's sync
-      // (sim/migration_schedule.hpp: the blocked order where the fluid model keeps it, else the ring).
-      // sim/scheduled_orders.hpp decides it for the CLI and the suite too, with the spec's seed.
+      // (sim/search/migration_schedule.hpp: the blocked order where the fluid model keeps it, else the ring).
+      // sim/search/scheduled_orders.hpp decides it for the CLI and the suite too, with the spec's seed.
       if (s.algorithm == sim::ShuffleAlgorithm::kScheduled && s.producer_orders.empty()) {
         s.producer_orders = sim::scheduled_orders(*topology, s).producer_orders;
       }

@@ -11,7 +11,7 @@
 #include "numatwin/gui/simulation_run.hpp"
 #include "numatwin/gui/topology_catalog.hpp"
 #include "numatwin/gui/topology_layout.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 
 namespace numatwin::gui {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
-#include "numatwin/sim/workload_input.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
+#include "numatwin/sim/workload/workload_input.hpp"
 
 namespace numatwin::gui {
 

@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "numatwin/model/topology_check.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
-#include "numatwin/sim/workload_input.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
+#include "numatwin/sim/workload/workload_input.hpp"
 
 namespace numatwin::gui {
 

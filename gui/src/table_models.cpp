@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "numatwin/gui/utilisation_colour.hpp"
-#include "numatwin/sim/workload_input.hpp"
+#include "numatwin/sim/workload/workload_input.hpp"
 
 namespace numatwin::gui {
 namespace {

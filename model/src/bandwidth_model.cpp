@@ -263,7 +263,7 @@ namespace {
 // Streams alike in everything the model looks at (node, memory, spreads, misses in flight,
 // rate limit, share of the core's buffers) get the same rate.
 bool same_spread(std::span<const NodeShare> a, std::span<const NodeShare> b) {
-  // The same shares (a plan's transfers share their runs' spreads: sim/plan.hpp, SharedSpread).
+  // The same shares (a plan's transfers share their runs' spreads: sim/plan/plan.hpp, SharedSpread).
   if (a.data() == b.data() && a.size() == b.size()) return true;
   return std::equal(a.begin(), a.end(), b.begin(), b.end(),
                     [](const NodeShare& x, const NodeShare& y) { return x.node == y.node && x.fraction == y.fraction; });

@@ -5,7 +5,7 @@
 
 #include "gui_test_support.hpp"
 #include "numatwin/gui/run_uncertainty.hpp"
-#include "numatwin/sim/cost_basis.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
 
 namespace numatwin::gui {
 namespace {

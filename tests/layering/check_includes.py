@@ -9,7 +9,10 @@ The rules are the "must not touch" column of docs/architecture.md:
   - model/ and sim/: no threads (<thread>, <mutex>, ...) and no clocks (<chrono>, <ctime>, ...);
   - sim/: no files (<fstream>); model/: <fstream> only in its io part, the files named
     *_json.* or *_io.* (e.g. topology_json.cpp, file_io.cpp);
-  - model/: nlohmann_json only in its io part.
+  - model/: nlohmann_json only in its io part;
+  - inside a library with concern folders (FOLDER_ORDER), no include runs back up: a file in
+    folder F (under src/F/ or include/numatwin/<lib>/F/) includes only headers of F and of the
+    folders listed before it.
 
 Usage:
   check_includes.py [--root DIR] [FOLDER ...]   scan FOLDERs (default: all layered folders)
@@ -123,6 +126,49 @@ RULES = [
 ]
 
 
+# Concern folders of each library, lowest first (docs/architecture.md, "Folders").
+FOLDER_ORDER = {
+    "sim": ["workload", "schedule", "plan", "engine", "uncertainty", "search", "adaptive", "published"],
+}
+
+
+def concern_folder(library: str, path: Path, root: Path) -> str | None:
+    """The concern folder of a file of `library` (src/F/... or include/numatwin/<lib>/F/...)."""
+    parts = path.relative_to(root / library).parts
+    if len(parts) >= 3 and parts[0] == "src":
+        return parts[1]
+    if len(parts) >= 5 and parts[:3] == ("include", "numatwin", library):
+        return parts[3]
+    return None
+
+
+def header_folder(library: str, header: str, including: Path) -> str | None:
+    """The concern folder of an included header: "numatwin/<lib>/F/x.hpp", or a relative include
+    (the including file's own folder, or "../F/x.hpp")."""
+    prefix = f"numatwin/{library}/"
+    if header.startswith(prefix):
+        rest = header[len(prefix):].split("/")
+        return rest[0] if len(rest) >= 2 else None
+    if header.startswith("../"):
+        rest = header[3:].split("/")
+        return rest[0] if len(rest) >= 2 else None
+    return None
+
+
+def folder_violation(library: str, path: Path, root: Path, header: str) -> str | None:
+    order = FOLDER_ORDER.get(library)
+    if not order:
+        return None
+    own = concern_folder(library, path, root)
+    other = header_folder(library, header, path)
+    if own is None or other is None or own not in order or other not in order:
+        return None
+    if order.index(other) > order.index(own):
+        return (f"{library}/{other} sits above {library}/{own}; inside {library}/ a folder includes only "
+                f"itself and {', '.join(order[:order.index(own)]) or 'nothing below'}")
+    return None
+
+
 def source_files(root: Path, folder: str):
     base = root / folder
     if not base.is_dir():
@@ -143,7 +189,7 @@ def check(root: Path, folders: list[str]) -> tuple[int, list[str]]:
         for path in source_files(root, folder):
             scanned += 1
             rules = [r for r in RULES if r.applies(folder, path)]
-            if not rules:
+            if not rules and folder not in FOLDER_ORDER:
                 continue
             text = path.read_text(encoding="utf-8", errors="replace")
             for line_number, line in enumerate(text.splitlines(), start=1):
@@ -152,6 +198,10 @@ def check(root: Path, folders: list[str]) -> tuple[int, list[str]]:
                     continue
                 opener, header = match.groups()
                 header = header.strip()
+                backwards = folder_violation(folder, path, root, header)
+                if backwards:
+                    violations.append(f"{path.relative_to(root)}:{line_number}: \"{header}\" runs back up: "
+                                      f"{backwards} (docs/architecture.md)")
                 for rule in rules:
                     what = rule.matches(header)
                     if what:
@@ -194,7 +244,7 @@ SELF_TEST_CASES = [
     ("libnuma in sim", {"sim/src/a.cpp": "#  include <numaif.h>\n"}, True, ["sim/src/a.cpp:1:"]),
     ("likwid in cli", {"cli/src/a.cpp": "#include <likwid-marker.h>\n"}, True,
      ["cli/src/a.cpp:1:"]),
-    ("sim in shuffle", {"shuffle/src/a.cpp": '#include "numatwin/sim/shuffle_schedule.hpp"\n'}, True,
+    ("sim in shuffle", {"shuffle/src/a.cpp": '#include "numatwin/sim/schedule/shuffle_schedule.hpp"\n'}, True,
      ["shuffle/src/a.cpp:1:"]),
     ("thread in model", {"model/src/a.cpp": "#include <thread>\n"}, True, ["model/src/a.cpp:1:"]),
     ("chrono in sim", {"sim/src/a.cpp": "\n\n#include <chrono>\n"}, True, ["sim/src/a.cpp:3:"]),
@@ -205,6 +255,14 @@ SELF_TEST_CASES = [
      ["model/src/routing.cpp:1:"]),
     ("nlohmann in model outside io", {"model/src/routing.cpp": "#include <nlohmann/json.hpp>\n"},
      True, ["model/src/routing.cpp:1:"]),
+    ("sim engine includes sim search", {"sim/src/engine/simulation.cpp":
+                                         '#include "numatwin/sim/search/advise.hpp"\n'}, True,
+     ["sim/src/engine/simulation.cpp:1:", "runs back up"]),
+    ("sim workload header includes sim plan", {"sim/include/numatwin/sim/workload/w.hpp":
+                                               '#include <vector>\n#include "numatwin/sim/plan/plan.hpp"\n'}, True,
+     ["sim/include/numatwin/sim/workload/w.hpp:2:"]),
+    ("sim relative include back up", {"sim/src/plan/p.cpp": '#include "../adaptive/state.hpp"\n'}, True,
+     ["sim/src/plan/p.cpp:1:"]),
     ("one bad file among good ones", {
         "model/src/topology_json.cpp": "#include <fstream>\n#include <nlohmann/json.hpp>\n",
         "gui/src/w.cpp": "#include <QWidget>\n",
@@ -219,6 +277,8 @@ SELF_TEST_CASES = [
         "model/src/routing.cpp": "#include <vector>\n#include \"numatwin/model/topology.hpp\"\n"
                                  "// #include <QWidget> is only mentioned in a comment\n",
         "sim/src/engine.cpp": "#include <queue>\n#include <random>\n",
+        "sim/src/search/s.cpp": "#include \"numatwin/sim/engine/simulation.hpp\"\n"
+                                "#include \"numatwin/sim/search/advise.hpp\"\n#include \"local.hpp\"\n",
         "gui/src/w.cpp": "#include <QWidget>\n#include <QtCharts/QChartView>\n",
         "validate/src/d.cpp": "#include <hwloc.h>\n#include <numa.h>\n#include <likwid.h>\n",
         "shuffle/src/r.cpp": "#include <numa.h>\n#include <thread>\n"

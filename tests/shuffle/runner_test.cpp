@@ -21,8 +21,8 @@
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/shuffle/node_buffers.hpp"
 #include "numatwin/shuffle/runner.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 
 namespace numatwin::shuffle {
 namespace {

@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/adaptive_engine.hpp"
-#include "numatwin/sim/adaptive_stealing_calibration.hpp"
+#include "numatwin/sim/adaptive/adaptive_engine.hpp"
+#include "numatwin/sim/adaptive/adaptive_stealing_calibration.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/adaptive_engine.hpp"
+#include "numatwin/sim/adaptive/adaptive_engine.hpp"
 
 namespace numatwin::sim {
 namespace {

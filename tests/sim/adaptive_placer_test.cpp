@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "numatwin/sim/adaptive_placer.hpp"
+#include "numatwin/sim/adaptive/adaptive_placer.hpp"
 
 namespace numatwin::sim {
 namespace {

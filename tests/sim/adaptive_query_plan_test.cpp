@@ -4,7 +4,7 @@
 //
 // Common sizes: task_bytes 64 MiB, row_bytes 16, distinct values 2^20 = 1048576, line 64 B,
 // value 8 B, hash entry 16 B. A 64 MiB part has 4194304 rows and one chunk.
-#include "numatwin/sim/adaptive_query_plan.hpp"
+#include "numatwin/sim/adaptive/adaptive_query_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <random>
 
-#include "numatwin/sim/adaptive_scenario.hpp"
+#include "numatwin/sim/adaptive/adaptive_scenario.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -12,8 +12,8 @@
 #include <filesystem>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/adaptive_engine.hpp"
-#include "numatwin/sim/adaptive_stealing.hpp"
+#include "numatwin/sim/adaptive/adaptive_engine.hpp"
+#include "numatwin/sim/adaptive/adaptive_stealing.hpp"
 #include "adaptive_test_queries.hpp"
 
 namespace numatwin::sim {

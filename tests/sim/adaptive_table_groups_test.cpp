@@ -10,8 +10,8 @@
 #include <stdexcept>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/adaptive_engine.hpp"
-#include "numatwin/sim/adaptive_table_groups.hpp"
+#include "numatwin/sim/adaptive/adaptive_engine.hpp"
+#include "numatwin/sim/adaptive/adaptive_table_groups.hpp"
 
 namespace numatwin::sim {
 namespace {

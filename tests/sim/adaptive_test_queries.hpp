@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "numatwin/sim/adaptive_engine.hpp"
+#include "numatwin/sim/adaptive/adaptive_engine.hpp"
 
 namespace numatwin::sim::test_support {
 

@@ -1,7 +1,7 @@
 // Utilisation tracking: the moving average and the time-weighted history, worked by hand.
 #include <gtest/gtest.h>
 
-#include "numatwin/sim/adaptive_utilisation.hpp"
+#include "numatwin/sim/adaptive/adaptive_utilisation.hpp"
 
 namespace numatwin::sim {
 namespace {

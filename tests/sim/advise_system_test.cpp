@@ -1,11 +1,11 @@
-// advise_system (sim/advise_system.hpp): the allocator x huge pages x balancing x policy x
+// advise_system (sim/search/advise_system.hpp): the allocator x huge pages x balancing x policy x
 // placement ranking on a small machine, with the figures worked by hand.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "numatwin/model/generators.hpp"
-#include "numatwin/sim/advise_system.hpp"
+#include "numatwin/sim/search/advise_system.hpp"
 #include "sim_test_machines.hpp"
 
 namespace numatwin::sim {

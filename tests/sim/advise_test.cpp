@@ -6,7 +6,7 @@
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/advise.hpp"
+#include "numatwin/sim/search/advise.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -1,4 +1,4 @@
-// The allocator's layout figures in the allocating plans (sim/include/numatwin/sim/allocation_costs.hpp:
+// The allocator's layout figures in the allocating plans (sim/include/numatwin/sim/plan/allocation_costs.hpp:
 // scattered reallocs and frees, dependent tail writes and chain reads), worked by hand: the time
 // a change of one figure adds, as the difference of two predictions that differ in that figure only.
 #include <gtest/gtest.h>
@@ -6,10 +6,10 @@
 #include <cmath>
 #include <vector>
 
-#include "numatwin/sim/allocation_costs.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/allocation_costs.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 #include "sim_test_machines.hpp"
 
 namespace numatwin::sim {

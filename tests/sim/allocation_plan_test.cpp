@@ -1,4 +1,4 @@
-// The allocating operators' plans (sim/include/numatwin/sim/allocation_costs.hpp, aggregation.cpp,
+// The allocating operators' plans (sim/include/numatwin/sim/plan/allocation_costs.hpp, aggregation.cpp,
 // hash_join.cpp): the allocator's time the plan adds, worked by hand from the growth rule and the
 // bucket occupancy, checked as the difference between a prediction with the costs and one with
 // every allocator cost zero (the datasets and traffic are the same, so the difference is the
@@ -9,10 +9,10 @@
 #include <stdexcept>
 
 #include "numatwin/model/generators.hpp"
-#include "numatwin/sim/allocation_costs.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/allocation_costs.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 #include "sim_test_machines.hpp"
 
 namespace numatwin::sim {

@@ -1,5 +1,5 @@
-// sim/crossover.hpp, worked by hand.
-#include "numatwin/sim/crossover.hpp"
+// sim/uncertainty/crossover.hpp, worked by hand.
+#include "numatwin/sim/uncertainty/crossover.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,15 +1,15 @@
 // The dependent-miss grid (model/dependent_miss.hpp, the topology's /dependent_misses) in the
-// allocating plans (sim/include/numatwin/sim/allocation_costs.hpp): the chained join's deeper
+// allocating plans (sim/include/numatwin/sim/plan/allocation_costs.hpp): the chained join's deeper
 // nodes at the probe's own k and w (MEDIAN's tails, writes, do not read it), worked by hand as ratios of
 // prediction differences (the LLC hit share of the misses cancels out).
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "numatwin/sim/allocation_costs.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/allocation_costs.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 #include "sim_test_machines.hpp"
 
 namespace numatwin::sim {

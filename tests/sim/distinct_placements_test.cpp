@@ -7,9 +7,9 @@
 #include <random>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/distinct_placements.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/search/distinct_placements.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim {
 namespace {

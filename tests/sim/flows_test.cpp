@@ -12,9 +12,9 @@
 #include <cmath>
 
 #include "numatwin/model/topology_check.hpp"
-#include "numatwin/sim/flows.hpp"
-#include "numatwin/sim/plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/engine/flows.hpp"
+#include "numatwin/sim/plan/plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim {
 namespace {

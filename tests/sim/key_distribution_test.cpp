@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "numatwin/sim/key_distribution.hpp"
+#include "numatwin/sim/workload/key_distribution.hpp"
 
 namespace numatwin::sim {
 namespace {

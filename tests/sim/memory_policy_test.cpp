@@ -8,8 +8,8 @@
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/routing.hpp"
-#include "numatwin/sim/memory_policy.hpp"
-#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/workload/memory_policy.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
 
 namespace numatwin::sim {
 namespace {

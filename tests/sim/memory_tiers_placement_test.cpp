@@ -4,7 +4,7 @@
 
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_check.hpp"
-#include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/workload/memory_policy.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/migration_schedule.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/search/migration_schedule.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
 
 namespace numatwin::sim {
 namespace {

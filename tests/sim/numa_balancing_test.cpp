@@ -1,6 +1,6 @@
 // Automatic NUMA balancing (numa_balancing.hpp): the scan period and the placement after a scan
 // worked by hand, and what a loader's first touch does over back-to-back executions.
-#include "numatwin/sim/numa_balancing.hpp"
+#include "numatwin/sim/search/numa_balancing.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim {
 namespace {

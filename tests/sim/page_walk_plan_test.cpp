@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "numatwin/model/generators.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 #include "sim_test_machines.hpp"
 
 namespace numatwin::sim {

@@ -6,7 +6,7 @@
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/placement_search.hpp"
+#include "numatwin/sim/search/placement_search.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -1,4 +1,4 @@
-// Cost basis and prediction intervals (sim/cost_basis.hpp, sim/prediction_interval.hpp).
+// Cost basis and prediction intervals (sim/workload/cost_basis.hpp, sim/uncertainty/prediction_interval.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <set>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/prediction_interval.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/uncertainty/prediction_interval.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -1,7 +1,7 @@
 // The published-figures check's judgement (worked by hand from the rules in published_check.hpp)
 // and its evaluation of products (of runs, of the best of runs, of adaptive engine runs),
 // crossovers and statements it cannot speak to.
-#include "numatwin/sim/published_check.hpp"
+#include "numatwin/sim/published/published_check.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// One plan shared by an interval's samples (sim/sample_plan.hpp) and its use in
-// prediction_uncertainty (sim/prediction_interval.hpp).
+// One plan shared by an interval's samples (sim/uncertainty/sample_plan.hpp) and its use in
+// prediction_uncertainty (sim/uncertainty/prediction_interval.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,11 +8,11 @@
 #include <variant>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/prediction_interval.hpp"
-#include "numatwin/sim/sample_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/uncertainty/prediction_interval.hpp"
+#include "numatwin/sim/uncertainty/sample_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -1,10 +1,10 @@
-// The scheduled order is decided once (sim/scheduled_orders.hpp) for the CLI, the GUI and the
+// The scheduled order is decided once (sim/search/scheduled_orders.hpp) for the CLI, the GUI and the
 // suite: with the spec's own seed, so that --seed changes the order every front-end runs.
 #include <gtest/gtest.h>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/scheduled_orders.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/search/scheduled_orders.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -1,4 +1,4 @@
-// Spreads shared between a plan's transfers (sim/plan.hpp: SharedSpread), and the sort-merge
+// Spreads shared between a plan's transfers (sim/plan/plan.hpp: SharedSpread), and the sort-merge
 // join's plan, whose n x n merge scans share their runs' spreads: each scan must read exactly the
 // spread that its run's placement gives when worked out afresh.
 #include <gtest/gtest.h>
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/plan.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/plan/plan.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim {
 namespace {

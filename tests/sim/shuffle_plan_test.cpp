@@ -1,4 +1,4 @@
-// What a shuffle's plan reads and what it holds (sim/shuffle_plan.hpp): no operator cost enters it,
+// What a shuffle's plan reads and what it holds (sim/plan/shuffle_plan.hpp): no operator cost enters it,
 // so its prediction depends on none (prediction_interval.hpp skips the probes for it), and each
 // thread's ops take the room of their count, not of a vector grown by doubling.
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 
 #include "numatwin/model/operator_costs.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/prediction_interval.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/uncertainty/prediction_interval.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -6,9 +6,9 @@
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim {
 namespace {

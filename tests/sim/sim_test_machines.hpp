@@ -2,8 +2,8 @@
 #pragma once
 
 #include "numatwin/model/generators.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim::test_machines {
 

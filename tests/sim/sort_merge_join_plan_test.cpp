@@ -11,8 +11,8 @@
 #include <string>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <variant>
 
-#include "numatwin/sim/key_distribution.hpp"
-#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/workload/key_distribution.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
 #include "sim_test_machines.hpp"
 
 namespace numatwin::sim {

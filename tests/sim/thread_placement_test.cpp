@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -1,4 +1,4 @@
-// SimulationOptions::time_only (sim/simulation.hpp): the run without its bookkeeping must end at
+// SimulationOptions::time_only (sim/engine/simulation.hpp): the run without its bookkeeping must end at
 // the same time, bit for bit, after the same events and solver rounds as the full run, and leave
 // the bookkeeping it skips at 0.
 #include <gtest/gtest.h>
@@ -7,10 +7,10 @@
 #include <string>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 
 namespace numatwin::sim {
 namespace {

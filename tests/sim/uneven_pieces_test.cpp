@@ -1,4 +1,4 @@
-// Uneven pieces (sim/uneven_pieces.hpp): the binomial spread of a hashed piece worked by hand,
+// Uneven pieces (sim/search/uneven_pieces.hpp): the binomial spread of a hashed piece worked by hand,
 // only the pieces scaled (a migration's state moves keep their size), the draws reproducible
 // by seed and spread as asked, and the even plan's time the simulator's own.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <string>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
-#include "numatwin/sim/uneven_pieces.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
+#include "numatwin/sim/search/uneven_pieces.hpp"
 
 namespace numatwin::sim {
 namespace {

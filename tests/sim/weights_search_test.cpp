@@ -1,12 +1,12 @@
-// The weight search (sim/weights_search.hpp), worked by hand.
-#include "numatwin/sim/weights_search.hpp"
+// The weight search (sim/search/weights_search.hpp), worked by hand.
+#include "numatwin/sim/search/weights_search.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/workload/memory_policy.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -1,7 +1,7 @@
 // What each workload counts as its input (workload_input.hpp), by hand.
 #include <gtest/gtest.h>
 
-#include "numatwin/sim/workload_input.hpp"
+#include "numatwin/sim/workload/workload_input.hpp"
 
 namespace numatwin::sim {
 namespace {

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
 #include "numatwin/validate/machine_discovery.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/migration_cores.hpp"

@@ -1,5 +1,5 @@
 #include "numatwin/validate/validation_suite.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "numatwin/model/input_json.hpp"
-#include "numatwin/sim/cost_basis.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
 #include "numatwin/validate/cost_microbenchmarks.hpp"
 
 namespace numatwin::validate {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/sim/key_distribution.hpp"
+#include "numatwin/sim/workload/key_distribution.hpp"
 #include "numatwin/validate/cost_microbenchmarks.hpp"
 #include "numatwin/validate/data_generator.hpp"
 #include "numatwin/validate/run_support.hpp"

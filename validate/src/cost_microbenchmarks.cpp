@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/sim/key_distribution.hpp"
-#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/workload/key_distribution.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
 #include "numatwin/validate/aggregation_kernels.hpp"
 #include "numatwin/validate/core_to_core.hpp"
 #include "numatwin/validate/data_generator.hpp"

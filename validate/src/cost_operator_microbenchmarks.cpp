@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cost_microbenchmark_runner.hpp"
-#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
 #include "numatwin/validate/aggregation_kernels.hpp"
 #include "numatwin/validate/data_generator.hpp"
 #include "numatwin/validate/hash_join_kernels.hpp"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
 #include "numatwin/validate/aggregation_kernels.hpp"
 #include "numatwin/validate/hash_join_kernels.hpp"
 #include "numatwin/validate/index_join_kernel.hpp"

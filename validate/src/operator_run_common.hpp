@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/aggregation_kernels.hpp"
 #include "numatwin/validate/hash_join_kernels.hpp"
 #include "numatwin/validate/host_map.hpp"

@@ -12,8 +12,8 @@
 
 #include "numatwin/model/routing.hpp"
 #include "numatwin/shuffle/runner.hpp"
-#include "numatwin/sim/memory_policy.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/workload/memory_policy.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
 #include "numatwin/validate/data_generator.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/migration_cores.hpp"

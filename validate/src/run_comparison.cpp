@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "numatwin/sim/operator_plan.hpp"
-#include "numatwin/sim/simulation.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/engine/simulation.hpp"
 #include "numatwin/validate/allocator.hpp"
 #include "numatwin/validate/run_support.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "numatwin/shuffle/runner.hpp"
-#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/run_support.hpp"
 #include "numatwin/validate/shuffle_kernels.hpp"
@@ -203,7 +203,7 @@ RealRun run_shuffle(const model::Topology& topology, const HostMap& host, const 
   pieces.stride = pieces.piece_bytes;
   // Migration: the library moves the consumer (Runner::run_migration): when the producer's node
   // is not the one it is on, to the least busy core of that node (the first hardware thread of
-  // each core, as sim/plan.hpp binds), copying the state there first for migration & copy.
+  // each core, as sim/plan/plan.hpp binds), copying the state there first for migration & copy.
   shuffle::Migration moves;
   if (migration) {
     moves.copy = copy;

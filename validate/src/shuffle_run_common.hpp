@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/sim/thread_placement.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/placed_dataset.hpp"
 #include "numatwin/validate/thread_team.hpp"

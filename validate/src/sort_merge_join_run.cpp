@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/sim/shuffle_plan.hpp"
+#include "numatwin/sim/plan/shuffle_plan.hpp"
 #include "numatwin/validate/operator_data.hpp"
 #include "numatwin/validate/placed_dataset.hpp"
 #include "numatwin/validate/sort_merge_join_kernel.hpp"

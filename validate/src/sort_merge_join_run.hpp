@@ -23,7 +23,7 @@
 // R tuple gathered exactly once, sorted).
 #pragma once
 
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/run_support.hpp"
 #include "numatwin/validate/thread_team.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/sim/operator_plan.hpp"
+#include "numatwin/sim/plan/operator_plan.hpp"
 #include "numatwin/validate/run_support.hpp"
 #include "numatwin/validate/subarray_kernel.hpp"
 

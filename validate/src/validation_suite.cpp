@@ -1,7 +1,7 @@
 #include "numatwin/validate/validation_suite.hpp"
 
-#include "numatwin/sim/scheduled_orders.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/search/scheduled_orders.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -112,7 +112,7 @@ std::vector<sim::WorkloadSpec> standard_suite(const model::Topology& topology, c
       add(s);
     }
     {
-      // The order numatwin designs for this machine and placement (sim/shuffle_schedule.hpp),
+      // The order numatwin designs for this machine and placement (sim/schedule/shuffle_schedule.hpp),
       // measured next to naive, ring and random on the same bytes.
       sim::WorkloadSpec s = base_spec(sim::WorkloadKind::kShuffle, t);
       s.algorithm = sim::ShuffleAlgorithm::kScheduled;

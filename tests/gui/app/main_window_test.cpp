@@ -17,7 +17,7 @@
 #include "stage_bar_view.hpp"
 #include "throughput_chart.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/sim/shuffle_schedule.hpp"
+#include "numatwin/sim/schedule/shuffle_schedule.hpp"
 
 namespace numatwin::gui {
 namespace {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "numatwin/sim/adaptive_engine.hpp"
+#include "numatwin/sim/adaptive/adaptive_engine.hpp"
 
 namespace numatwin::gui {
 

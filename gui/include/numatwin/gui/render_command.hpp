@@ -21,7 +21,7 @@
 #include <filesystem>
 #include <string>
 
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace numatwin::gui {
 

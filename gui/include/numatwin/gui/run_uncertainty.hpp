@@ -1,5 +1,5 @@
 // What a run's figures rest on and how sure they are, as the views show it: the operator costs
-// the prediction depends on and where each comes from (sim/cost_basis.hpp), the 90 % interval of
+// the prediction depends on and where each comes from (sim/workload/cost_basis.hpp), the 90 % interval of
 // its time and rate, and a band for the throughput chart. The figures are those `numatwin
 // predict` prints for the same spec: the same samples (sim::cost_samples, same seed), the same
 // order statistics (sim::interval_of).
@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/cost_basis.hpp"
-#include "numatwin/sim/prediction_interval.hpp"
-#include "numatwin/sim/result.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/cost_basis.hpp"
+#include "numatwin/sim/uncertainty/prediction_interval.hpp"
+#include "numatwin/sim/plan/result.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace numatwin::gui {
 

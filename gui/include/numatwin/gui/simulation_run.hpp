@@ -9,8 +9,8 @@
 
 #include "numatwin/gui/run_uncertainty.hpp"
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/result.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/plan/result.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace numatwin::gui {
 

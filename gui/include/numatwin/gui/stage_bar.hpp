@@ -13,7 +13,7 @@
 #include <QString>
 #include <vector>
 
-#include "numatwin/sim/result.hpp"
+#include "numatwin/sim/plan/result.hpp"
 
 namespace numatwin::gui {
 

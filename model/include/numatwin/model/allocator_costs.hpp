@@ -4,7 +4,7 @@
 // resident per byte requested. Measured by `numatwin validate allocbench --calibrate` and stored
 // in the topology file under /allocator_costs with where and when they were measured.
 //
-// The maths the simulator uses (sim/src/operators/allocation_costs.cpp applies it):
+// The maths the simulator uses (sim/src/plan/operators/allocation_costs.cpp applies it):
 //   A cost is looked up at (T threads, s bytes). The measured thread counts form rows; the row
 //   used is the largest measured count <= T (the smallest row when T is below every row, the
 //   largest when above: a count beyond what was measured is carried from the largest row).

@@ -1,5 +1,5 @@
 // Operator costs as a machine's figures: the core-bound and cache-latency parameters of the
-// operator model (sim/operator_plan.hpp uses them; sim/workload_spec.hpp's OperatorCosts holds
+// operator model (sim/plan/operator_plan.hpp uses them; sim/workload/workload_spec.hpp's OperatorCosts holds
 // one set of values), stored in the topology file next to the bandwidths, each with where it
 // comes from and how uncertain it is:
 //

@@ -20,7 +20,7 @@
 // when p is on another node than the one it is on, to the least busy CPU of p's node (fewest
 // consumers on it, the first listed on ties; the CPUs are Migration::node_cpus, by default the
 // producers' CPUs on that node in producer order), and stays where it is otherwise: the
-// simulator's binding (sim/plan.hpp) and validate's migration kernel. Without nodes every
+// simulator's binding (sim/plan/plan.hpp) and validate's migration kernel. Without nodes every
 // producer is its own node, so the consumer moves to p's CPU at every step; in a Latin square
 // step every producer is read once, so no CPU then hosts two consumers in a tight step. The
 // consumer may carry a state (Migration::state_bytes, reached with state(c) from its callback):

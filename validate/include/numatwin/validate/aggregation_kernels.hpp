@@ -17,7 +17,7 @@
 //           A group's result is kept as lo + hi (twice the median), exact in integers.
 //
 // Inner loops keep `kPrefetchDistance` table slots prefetched ahead of the tuple being handled,
-// so several cache misses overlap (the latency-bound random accesses of sim/operator_plan.hpp);
+// so several cache misses overlap (the latency-bound random accesses of sim/plan/operator_plan.hpp);
 // the scatter also prefetches the values line its group's cursor points at, d tuples ahead.
 // Results stay in the table: payload = count, or twice the median.
 #pragma once

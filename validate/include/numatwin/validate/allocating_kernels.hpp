@@ -4,7 +4,7 @@
 //    block of its own, malloc'd at 32 bytes on the group's first value and grown by realloc to
 //    twice its bytes when full. A block of b bytes is an 8-byte header (size, capacity) and
 //    b / 8 - 1 values, so a group of k values ends in a block of 32 x 2^r(k) bytes after
-//    r(k) = max(0, ceil(log2((k + 1) / 4))) reallocs (sim/include/numatwin/sim/allocation_costs.hpp
+//    r(k) = max(0, ceil(log2((k + 1) / 4))) reallocs (sim/include/numatwin/sim/plan/allocation_costs.hpp
 //    uses the same rule). The shared table's payload holds the block's address; with several
 //    workers its lowest bit is the group's lock (blocks are 16-byte aligned).
 //  - The chained hash join (Blanas et al.): B buckets of 32 bytes (lock and count, one tuple

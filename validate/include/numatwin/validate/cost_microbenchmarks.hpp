@@ -5,7 +5,7 @@
 // derivation of every sim::OperatorCosts value (plus the shuffle consumer's cycles per element)
 // from their times. The kernel-level cost fit (validation_suite.hpp) starts from these values.
 //
-// ── What each cost means in the model (sim/operator_plan.hpp) ───────────────────────────────
+// ── What each cost means in the model (sim/plan/operator_plan.hpp) ───────────────────────────────
 // A table loop costs, per tuple, core work w = scan + c + h x hit_ns / L (+ atomic_update_ns when
 // several workers update the table, + s x shared_line_transfer_ns), where c is the loop's cycles
 // per access, h the share of accesses hitting a cache (hit_ns = private_hit_ns or llc_hit_ns)
@@ -177,7 +177,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 
 namespace numatwin::model {
 class JsonReader;

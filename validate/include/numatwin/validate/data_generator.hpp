@@ -1,5 +1,5 @@
 // Generated relations for the real kernels: keys drawn from the distributions of
-// sim/key_distribution.hpp (Memarzia et al.), values, and unique (primary) keys. Every number is
+// sim/workload/key_distribution.hpp (Memarzia et al.), values, and unique (primary) keys. Every number is
 // a pure function of (seed, row), so any worker may generate any chunk and the data do not
 // depend on the thread count (first touch by the workers, generation in parallel).
 //
@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <span>
 
-#include "numatwin/sim/key_distribution.hpp"
+#include "numatwin/sim/workload/key_distribution.hpp"
 
 namespace numatwin::validate {
 

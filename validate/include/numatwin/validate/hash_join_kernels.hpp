@@ -2,7 +2,7 @@
 // R (build, distinct keys: a primary key) and S (probe) on the key; the result is the number of
 // matches and the checksum sum(r.value + s.value) over them, modulo 2^64.
 //
-// Non-partitioned (the study's W3 and sim/operator_plan.hpp): one shared table on R, twice
+// Non-partitioned (the study's W3 and sim/plan/operator_plan.hpp): one shared table on R, twice
 // R's size (half full).
 //   build  every worker inserts its chunk of R: CAS on the key, then the payload (R's value);
 //   probe  after a barrier, every worker looks up its chunk of S, read-only; R's keys are

@@ -1,6 +1,6 @@
 // How a topology describes the machine we run on: topology node i is the i-th discovered node
 // (ascending Linux node number) among the nodes that have cores or memory, and the model's CPU
-// numbering (sim/thread_placement.hpp: global core c, hardware thread h) is mapped onto the OS
+// numbering (sim/workload/thread_placement.hpp: global core c, hardware thread h) is mapped onto the OS
 // CPUs of that node in placement order (first hardware thread of every core, then the second...).
 // Routers (nodes with neither cores nor memory) have no Linux node and are skipped.
 #pragma once
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 #include "numatwin/validate/machine_discovery.hpp"
 
 namespace numatwin::validate {

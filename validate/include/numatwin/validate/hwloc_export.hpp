@@ -8,7 +8,7 @@
 // memory-only nodes (HBM, CXL) are NUMANodes of their package, or, without one, of the package
 // of the first node with cores on their route to a CPU (a CXL expander hangs off its host
 // socket), with that package's cpuset as their locality. Routers are left out (hwloc has no
-// object for them). CPU numbering is numatwin's (sim/thread_placement.hpp): hardware thread h of
+// object for them). CPU numbering is numatwin's (sim/workload/thread_placement.hpp): hardware thread h of
 // global core c is PU h x total_cores + c. NUMANode os_index is the node's index in the file.
 //
 // Memory attributes (initiator: the cpuset of a node with cores; target: every memory node):

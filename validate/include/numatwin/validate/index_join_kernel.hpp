@@ -1,6 +1,6 @@
 // Index nested-loop join (Memarzia et al.'s W4): S probes a prebuilt in-memory index on R's key.
 //
-// The index is the simulator's "B+-tree of 64-byte nodes, fan-out 8" (sim/operator_plan.hpp),
+// The index is the simulator's "B+-tree of 64-byte nodes, fan-out 8" (sim/plan/operator_plan.hpp),
 // laid out implicitly, level by level from the root: a node holds 8 keys; leaves hold R's keys
 // in ascending order, an inner node holds the smallest key of each of its 8 children, and
 // child c of node j is node 8 j + c of the next level (missing keys are kEmptyKey). Built

@@ -1,4 +1,4 @@
-// Where a migrating thread goes, decided as the simulator does (sim/plan.hpp, Bind): staying on
+// Where a migrating thread goes, decided as the simulator does (sim/plan/plan.hpp, Bind): staying on
 // its node keeps its core; moving takes the least busy core of the destination node (fewest
 // threads, lowest index on ties). Threads start on the cores the model placed them on. The
 // real kernels pin to the first hardware thread of the chosen core (HostMap::node_cpus lists
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/thread_placement.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
 #include "numatwin/validate/host_map.hpp"
 
 namespace numatwin::validate {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <span>
 
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/data_generator.hpp"
 
 namespace numatwin::validate {

@@ -1,4 +1,4 @@
-// The database operators of sim/operator_plan.hpp run for real: COUNT and MEDIAN aggregation
+// The database operators of sim/plan/operator_plan.hpp run for real: COUNT and MEDIAN aggregation
 // over a shared hash table, the hash join (non-partitioned, or radix-partitioned when
 // spec.join_algorithm is kRadix), the index nested-loop join and the sort-merge join, its merge
 // phase or all four phases (aggregation_kernels.hpp, hash_join_kernels.hpp, index_join_kernel.hpp,
@@ -36,7 +36,7 @@
 #pragma once
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/workload_run.hpp"
 

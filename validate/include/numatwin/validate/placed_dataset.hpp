@@ -1,4 +1,4 @@
-// One dataset of a real kernel run placed the way sim/memory_policy.hpp says, for real:
+// One dataset of a real kernel run placed the way sim/workload/memory_policy.hpp says, for real:
 //   bind, preferred, interleave   mbind(2) on the Linux nodes of the policy's topology nodes
 //                                 (interleave with no nodes: every memory node), then written;
 //   first-touch:workers           no mbind; worker w writes its chunk w (partitioned, private) or
@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/sim/memory_policy.hpp"
+#include "numatwin/sim/workload/memory_policy.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/thread_team.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/workload_run.hpp"
 

@@ -1,6 +1,6 @@
 // The shuffle family (shuffle, migration, migration & copy) and partitioned aggregation run for
-// real, doing the work the simulator plans for the same spec (sim/shuffle_plan.hpp,
-// sim/operator_plan.hpp) with the same orders (sim::shuffle_order).
+// real, doing the work the simulator plans for the same spec (sim/plan/shuffle_plan.hpp,
+// sim/plan/operator_plan.hpp) with the same orders (sim::shuffle_order).
 //
 // Shuffle: N workers, each producer p's buffer (first touch by p, so on p's node) holds N pieces
 // of total_bytes / N^2 bytes (64-bit integers); consumer c pulls piece c of every producer in
@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/thread_placement.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/thread_placement.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/workload_run.hpp"
 

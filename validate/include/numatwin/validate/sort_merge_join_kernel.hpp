@@ -1,4 +1,4 @@
-// P-MPSM, the sort-merge join of Albutiu et al. (sim/src/operators/sort_merge_join.cpp has the
+// P-MPSM, the sort-merge join of Albutiu et al. (sim/src/plan/operators/sort_merge_join.cpp has the
 // model): the loops of its four phases, each one worker's share. The run (sort_merge_join_run.hpp)
 // places the data, times the phases between barriers and verifies.
 //

@@ -1,4 +1,4 @@
-// The subarray filter's inner loop, as the model describes it (sim/src/operators/subarray.cpp):
+// The subarray filter's inner loop, as the model describes it (sim/src/plan/operators/subarray.cpp):
 // every cell of a slice is tested against the range, the selected cells are collected in a
 // block of kSubarrayClaimCells on the stack and appended to the chunk's result with one atomic
 // add on the chunk's shared cursor per block.

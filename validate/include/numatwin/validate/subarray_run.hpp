@@ -1,4 +1,4 @@
-// The subarray filter run for real (sim/src/operators/subarray.cpp is what it mirrors): the array
+// The subarray filter run for real (sim/src/plan/operators/subarray.cpp is what it mirrors): the array
 // of --records doubles cut into --chunks chunks, laid out chunk group by chunk group; each member
 // of a group first-touches a 1/k share of its group's region (the same shares the model places)
 // and then filters a 1/k slice of every chunk of its group (subarray_kernel.hpp), appending the
@@ -8,7 +8,7 @@
 #pragma once
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/workload_run.hpp"
 

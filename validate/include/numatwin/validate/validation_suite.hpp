@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/run_comparison.hpp"
 
 namespace numatwin::validate {

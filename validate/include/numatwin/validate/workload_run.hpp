@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/sim/workload_spec.hpp"
+#include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/huge_pages_state.hpp"
 #include "numatwin/validate/memory_placement.hpp"
