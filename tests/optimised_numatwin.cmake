@@ -1,5 +1,6 @@
 # An optimised `numatwin` without sanitizers, for the tests that run the whole program on heavy work
-# (tests/cli's end-to-end runs of real kernels, simulations and fits; tests/emu's QEMU guests).
+# (tests/cli's end-to-end runs of real kernels, simulations and fits; tests/emu's QEMU guests) and
+# the Python module (tests/python: an extension module cannot carry ASan's runtime).
 #
 # With NUMATWIN_SANITIZE on (the debug preset, as CI builds it), an -O1 copy of the `numatwin` target
 # is built from the same sources in <build>/optimised (ExternalProject, part of the normal build,
@@ -19,13 +20,19 @@
 if(NUMATWIN_SANITIZE)
   include(ExternalProject)
   set(optimised_dir ${CMAKE_BINARY_DIR}/optimised)
+  # The Python module too, never sanitized: tests/python imports it from this copy.
+  set(optimised_targets numatwin)
+  if(NUMATWIN_BUILD_PYTHON)
+    list(APPEND optimised_targets numatwin_python)
+  endif()
   ExternalProject_Add(numatwin_optimised
     SOURCE_DIR ${CMAKE_SOURCE_DIR}
     BINARY_DIR ${optimised_dir}
     CMAKE_ARGS -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" -DNUMATWIN_SANITIZE=OFF
                -DNUMATWIN_BUILD_GUI=OFF -DNUMATWIN_BUILD_BENCH=OFF -DNUMATWIN_FUZZ=OFF
                -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER} -DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER}
-    BUILD_COMMAND ${CMAKE_COMMAND} --build ${optimised_dir} --target numatwin
+               -DPython3_EXECUTABLE=${Python3_EXECUTABLE} -DNUMATWIN_BUILD_PYTHON=${NUMATWIN_BUILD_PYTHON}
+    BUILD_COMMAND ${CMAKE_COMMAND} --build ${optimised_dir} --target ${optimised_targets}
     INSTALL_COMMAND ""
     BUILD_ALWAYS ON
     USES_TERMINAL_BUILD ON)

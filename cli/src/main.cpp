@@ -17,12 +17,13 @@
 #include "sweep_command.hpp"
 #include "topo_commands.hpp"
 #include "validate_commands.hpp"
+#include "numatwin/validate/hwloc_export.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"numatwin — a calibrated simulation twin of multi-socket NUMA machines"};
   app.set_version_flag("--version", std::string("numatwin ") + NUMATWIN_VERSION);
   app.require_subcommand(1);
-  numatwin::cli::register_topo_commands(app);
+  numatwin::cli::register_topo_commands(app, numatwin::validate::hwloc_export_xml);
   numatwin::cli::register_sim_commands(app);
   numatwin::cli::register_sweep_command(app);
   numatwin::cli::register_flows_command(app);

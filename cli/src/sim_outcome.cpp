@@ -8,7 +8,7 @@
 
 #include "numatwin/model/energy.hpp"
 #include "numatwin/model/tlb.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/model/placeholders.hpp"
 
 namespace numatwin::cli {
 
@@ -24,7 +24,7 @@ Outcome simulate(const model::Topology& t, const sim::WorkloadSpec& spec, bool t
   outcome.energy = sim::estimate_energy(t, outcome.result);
   outcome.energy_basis = model::energy_basis(t.energy).description();
   outcome.tlb_basis = model::tlb_basis(t.tlb).description();
-  outcome.placeholders = validate::placeholders_of(t);
+  outcome.placeholders = model::placeholders_of(t);
   if (t.links.empty()) {  // a one-node machine: the link and coherence figures enter no prediction
     std::erase_if(outcome.placeholders, [](const std::string& p) {
       return p.rfind("/coherence/", 0) == 0 || p.rfind("/links/", 0) == 0 || p == "/performance/link_queue_ns";

@@ -17,7 +17,6 @@
 #include "numatwin/model/microbenchmark.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/validate/hwloc_export.hpp"
 #include "from_spec_command.hpp"
 #include "socket_family_options.hpp"
 #include "text_table.hpp"
@@ -240,7 +239,7 @@ void write_output(const std::string& text, const std::string& out_path) {
 
 }  // namespace
 
-void register_topo_commands(CLI::App& app) {
+void register_topo_commands(CLI::App& app, HwlocXmlWriter hwloc_xml) {
   CLI::App* topo = app.add_subcommand("topo", "Inspect, validate, export and generate machine topologies");
   topo->require_subcommand(1);
   register_from_spec_command(*topo);
@@ -337,10 +336,11 @@ void register_topo_commands(CLI::App& app) {
                            "Bandwidth, Latency and loaded latency as memory attributes; docs/topology-format.md)")
         ->check(CLI::IsMember({"json", "dot", "hwloc-xml"}));
     export_cmd->add_option("--out", *out, "Output file (written atomically); default: standard output");
-    export_cmd->callback([name, format, out] {
+    export_cmd->callback([name, format, out, hwloc_xml] {
       const Topology t = find_topology(*name);
       if (*format == "hwloc-xml") {
-        write_output(validate::hwloc_export_xml(t), *out);
+        if (!hwloc_xml) throw std::invalid_argument("--format hwloc-xml needs hwloc, which only the numatwin binary links");
+        write_output(hwloc_xml(t), *out);
         return;
       }
       write_output(*format == "dot" ? dot_text(t) : model::topology_to_json_text(t), *out);

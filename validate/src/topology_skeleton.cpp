@@ -9,7 +9,6 @@
 namespace numatwin::validate {
 namespace {
 
-constexpr const char* kPlaceholderNoteEnd = ".";
 constexpr double kBytesPerMiB = 1048576.0;  // hwloc memattr bandwidths are in MiB/s
 
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
@@ -19,41 +18,6 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 }
 
 }  // namespace
-
-std::vector<std::string> placeholders_of(const model::Topology& topology) {
-  const std::string& notes = topology.provenance.notes;
-  const std::string prefix = kPlaceholderNotePrefix;
-  const auto start = notes.find(prefix);
-  if (start == std::string::npos) return {};
-  const auto begin = start + prefix.size();
-  const auto end = notes.find(kPlaceholderNoteEnd, begin);
-  const std::string list = notes.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at < list.size()) {
-    const auto comma = list.find(", ", at);
-    const std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    at = comma + 2;
-  }
-  return out;
-}
-
-void set_placeholders(model::Topology& topology, const std::vector<std::string>& placeholders) {
-  std::string& notes = topology.provenance.notes;
-  const std::string prefix = kPlaceholderNotePrefix;
-  const auto start = notes.find(prefix);
-  if (start != std::string::npos) {
-    auto end = notes.find(kPlaceholderNoteEnd, start + prefix.size());
-    end = end == std::string::npos ? notes.size() : end + 1;
-    while (end < notes.size() && notes[end] == ' ') ++end;
-    notes.erase(start, end - start);
-  }
-  if (!placeholders.empty()) {
-    notes = prefix + join(placeholders, ", ") + kPlaceholderNoteEnd + (notes.empty() ? "" : " " + notes);
-  }
-}
 
 TopologySkeleton make_topology_skeleton(const DiscoveredMachine& machine, const std::string& name) {
   if (machine.nodes.empty()) throw std::invalid_argument("make_topology_skeleton: the machine has no NUMA node");

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "numatwin/model/placeholders.hpp"
 #include "numatwin/model/topology.hpp"
 #include "numatwin/validate/link_inference.hpp"
 #include "numatwin/validate/machine_discovery.hpp"
@@ -33,8 +34,10 @@ inline constexpr int kPlaceholderMissBuffersPerCore = 10;
 inline constexpr double kPlaceholderFrequencyGhz = 1.0;
 inline constexpr double kPlaceholderLinkBandwidthGbps = 10.0;
 
-// The prefix of provenance.notes that lists placeholders.
-inline constexpr const char* kPlaceholderNotePrefix = "Placeholders (not measured): ";
+// The placeholder sentence of provenance.notes is read and written by model/placeholders.hpp.
+using model::kPlaceholderNotePrefix;
+using model::placeholders_of;
+using model::set_placeholders;
 
 struct TopologySkeleton {
   model::Topology topology;                // passes check_topology
@@ -45,10 +48,5 @@ struct TopologySkeleton {
 
 // Node ids are "n<os index>". Throws std::invalid_argument when the machine has no NUMA node.
 TopologySkeleton make_topology_skeleton(const DiscoveredMachine& machine, const std::string& name);
-
-// The placeholders listed in a topology's provenance.notes (empty when none).
-std::vector<std::string> placeholders_of(const model::Topology& topology);
-// Rewrites the placeholder sentence of provenance.notes to list exactly `placeholders`.
-void set_placeholders(model::Topology& topology, const std::vector<std::string>& placeholders);
 
 }  // namespace numatwin::validate
