@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "check_machines_command.hpp"
 #include "published_io.hpp"
 #include "text_table.hpp"
 
@@ -209,7 +208,6 @@ void register_check_command(CLI::App& app) {
                         "Only this study's entries (li, memarzia, dominico, durner, psaroudakis)");
   published->add_flag("--json", *json, "Print JSON");
   published->callback([data, study, json] { run_check(*data, *study, *json); });
-  register_check_machines_command(*check);
 }
 
 }  // namespace numatwin::cli

@@ -8,6 +8,7 @@
 #include "advise_command.hpp"
 #include "allocator_exec.hpp"
 #include "check_command.hpp"
+#include "check_machines_command.hpp"
 #include "flows_command.hpp"
 #include "schedule_command.hpp"
 #include "weights_command.hpp"
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
   numatwin::cli::register_render_command(app);
   numatwin::cli::register_validate_commands(app);
   numatwin::cli::register_check_command(app);
+  // `check machines` reads the lab machines' mlc files (validate), so the binary adds it: the
+  // commands library the Python module shares links no hardware library.
+  numatwin::cli::register_check_machines_command(*app.get_subcommand("check"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,9 +2,9 @@
 // simulation moved data and took time.
 #include <cstdio>
 #include <numatwin/model/topology_json.hpp>
-#include <numatwin/sim/operator_plan.hpp>
-#include <numatwin/sim/simulation.hpp>
-#include <numatwin/sim/workload_spec.hpp>
+#include <numatwin/sim/plan/operator_plan.hpp>
+#include <numatwin/sim/engine/simulation.hpp>
+#include <numatwin/sim/workload/workload_spec.hpp>
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
