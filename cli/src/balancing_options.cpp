@@ -46,10 +46,10 @@ std::string balancing_text(const BalancingOutcome& outcome, const BalancingOptio
   const sim::NumaBalancingRun& r = outcome.on;
   const sim::NumaBalancingParameters& p = o.parameters;
   std::string out = fmt::format(
-      "automatic NUMA balancing, {} executions back to back: scan {:g} MB every {:g} ms after {:g} ms (Linux's "
+      "automatic NUMA balancing, {} execution{} back to back: scan {:g} MB every {:g} ms after {:g} ms (Linux's "
       "scanner at its fastest for {:.3g} GB of data; the kernel slows it when faults are local, which the model "
       "does not), hinting fault {:g} us per {:g} B (default, not measured)\n",
-      o.executions, p.scan_size_mb, r.scan_period_ms, p.scan_delay_ms, r.rss_bytes / 1e9, p.hinting_fault_us, p.page_bytes);
+      o.executions, o.executions == 1 ? "" : "s", p.scan_size_mb, r.scan_period_ms, p.scan_delay_ms, r.rss_bytes / 1e9, p.hinting_fault_us, p.page_bytes);
   out += fmt::format("  pages that can move: {:.3g} GB (partitioned and private data not on its worker's node; shared "
                      "structures and interleaved, bound or preferred pages stay)\n",
                      r.movable_bytes / 1e9);

@@ -211,7 +211,16 @@ void register_sim_commands(CLI::App& app) {
         }
         detail["datasets"] = datasets;
         detail["uncertainty"] = uncertainty_json(uncertainty, basis, sim::is_shuffle_family(spec.kind) ? "input_gbps" : "input_mtuples_per_s");
-        if (balance) detail["numa_balancing"] = balancing_json(balanced, *balancing);
+        if (balance) {
+          // The figure asked for is the run with balancing: it heads the JSON as time_s; the rest
+          // of this level describes one execution without balancing, and says so.
+          detail["time_s"] = balanced.on.total_time_s();
+          detail["time_s_basis"] = fmt::format(
+              "{} execution{} back to back with automatic NUMA balancing (numa_balancing holds each); every other "
+              "figure at this level is one execution without balancing ({:.6g} s)",
+              balancing->executions, balancing->executions == 1 ? "" : "s", outcome.result.time_s);
+          detail["numa_balancing"] = balancing_json(balanced, *balancing);
+        }
         if (migration_schedule) detail["schedule"] = migration_schedule_verdict(*migration_schedule);
         if (uneven) {
           detail["uneven_pieces"] = Json{{"elements_per_piece", uneven->tuples_per_piece},
@@ -229,9 +238,13 @@ void register_sim_commands(CLI::App& app) {
           model::write_file_atomically(*out, text);
         }
       } else {
+        if (balance) {
+          // The run asked for first; then one execution without balancing, for comparison.
+          std::cout << balancing_text(balanced, *balancing)
+                    << "\none execution without NUMA balancing, for comparison:\n";
+        }
         print_predict(t, outcome, *steps, seed_times, uncertainty);
         if (*phases) std::cout << "\n" << phases_text(outcome.result);
-        if (balance) std::cout << "\n" << balancing_text(balanced, *balancing);
         if (migration_schedule) std::cout << "\nschedule: " << migration_schedule_verdict(*migration_schedule) << "\n";
         if (uneven) {
           std::cout << fmt::format(
