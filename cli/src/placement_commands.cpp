@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "numatwin/sim/engine/energy_estimate.hpp"
 #include "numatwin/sim/search/distinct_placements.hpp"
 #include "numatwin/sim/plan/operator_plan.hpp"
 #include "numatwin/sim/search/placement_search.hpp"
@@ -21,6 +22,15 @@ namespace numatwin::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// The energy of the worst placement minus the best, term by term, and the term that decides it.
+Json energy_difference_json(const sim::DistinctPlacementResult& r) {
+  if (r.ranked.size() < 2) return nullptr;
+  const sim::EnergyDifference d = sim::energy_difference(r.ranked.front().energy, r.ranked.back().energy);
+  return Json{{"total_j", d.total_j},   {"dram_j", d.dram_j},
+              {"remote_j", d.remote_j}, {"link_j", d.link_j},
+              {"background_j", d.background_j}, {"deciding_term", d.total_j == 0.0 ? "none" : d.deciding_term}};
+}
 
 std::string cpu_list(const std::vector<int>& cpus) {
   std::string out;
@@ -97,6 +107,7 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
                       {"symmetry_complete", r.symmetry_complete},
                       {"simulations", r.simulations},
                       {"energy_basis", model::energy_basis(t.energy).description()},
+                      {"energy_worst_minus_best", energy_difference_json(r)},
                       {"seconds", elapsed},
                       {"ranked", ranked},
                       {"study_strategies", study}}
@@ -143,6 +154,14 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
   const int k = std::min<int>(top, static_cast<int>(r.ranked.size()));
   print("best", 0, k, 1);
   print("worst", static_cast<int>(r.ranked.size()) - 1, static_cast<int>(r.ranked.size()) - 1 - k, -1);
+  if (r.ranked.size() > 1) {
+    const sim::EnergyDifference d = sim::energy_difference(r.ranked.front().energy, r.ranked.back().energy);
+    std::cout << fmt::format(
+        "energy, worst minus best placement: {:+.3g} J = DRAM access {:+.3g} + remote access {:+.3g} + links {:+.3g} + "
+        "DRAM background {:+.3g} (background power x run time): {} decides it\n",
+        d.total_j, d.dram_j, d.remote_j, d.link_j, d.background_j,
+        d.total_j == 0.0 ? std::string("no term") : std::string("the ") + d.deciding_term + " term");
+  }
   TextTable study({"strategy (Dominico et al.)", "time s", "vs best", "local", "crosses a link", "energy J", "rank among the classes"});
   for (const StrategyRow& s : strategies) {
     study.add_row({s.name, fmt::format("{:.4g}", s.p.time_s), fmt::format("{:.2f}x", s.p.time_s / best),

@@ -430,9 +430,19 @@ class SimCommands(unittest.TestCase):
         self.assertEqual([s["strategy"] for s in d["study_strategies"]],
                          ["OS default (unpinned)", "compact", "sparse", "random pinning"])
         self.assertIn("default energy figures", d["energy_basis"])
+        # Which term decides the energy ranking (issue 39 item 6): the placements read the same
+        # bytes from DRAM, so the DRAM-access term is equal and the terms add up to the total.
+        e = d["energy_worst_minus_best"]
+        self.assertAlmostEqual(e["dram_j"], 0.0, delta=1e-9 * max(1.0, abs(e["total_j"])))
+        self.assertAlmostEqual(e["total_j"], e["dram_j"] + e["remote_j"] + e["link_j"] + e["background_j"], delta=1e-12)
+        self.assertAlmostEqual(e["total_j"], d["ranked"][-1]["energy_j"] - d["ranked"][0]["energy_j"], delta=1e-12)
+        largest = max(("remote access", abs(e["remote_j"])), ("links", abs(e["link_j"])),
+                      ("DRAM background", abs(e["background_j"])), key=lambda kv: kv[1])[0]
+        self.assertEqual(e["deciding_term"], largest)
         text = run("placements", "--topology", "skylake-4114-2s", "--threads", "20", "--workload", "subarray", "--top", "1")
         self.assertEqual(text.returncode, 0, text.stderr)
         self.assertIn("92378 up to the machine's 2 symmetries", text.stdout)
+        self.assertRegex(text.stdout, r"energy, worst minus best placement: .* term decides it")
         bad = run("placements", "--topology", "sandybridge-e5-2630-2s", "--threads", "13", "--workload", "subarray")
         self.assertEqual(bad.returncode, 1)
         self.assertIn("one thread per core", bad.stderr)

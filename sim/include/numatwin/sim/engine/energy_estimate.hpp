@@ -19,4 +19,18 @@ struct EnergyEstimate {
 
 EnergyEstimate estimate_energy(const model::Topology& topology, const SimulationResult& result);
 
+// Why two runs' energies differ: each term of `to` minus the same term of `from`, and the term
+// whose difference is largest in magnitude (the one that decides a ranking by energy). Two
+// placements of the same work read the same bytes from DRAM, so their DRAM-access terms are
+// equal; what differs is the remote and link traffic and the background power x run time.
+struct EnergyDifference {
+  double total_j = 0.0;
+  double dram_j = 0.0;
+  double remote_j = 0.0;
+  double link_j = 0.0;
+  double background_j = 0.0;
+  const char* deciding_term = "none";  // "DRAM access", "remote access", "links", "DRAM background"
+};
+[[nodiscard]] EnergyDifference energy_difference(const EnergyEstimate& from, const EnergyEstimate& to);
+
 }  // namespace numatwin::sim
