@@ -29,7 +29,7 @@ Json energy_difference_json(const sim::DistinctPlacementResult& r) {
   const sim::EnergyDifference d = sim::energy_difference(r.ranked.front().energy, r.ranked.back().energy);
   return Json{{"total_j", d.total_j},   {"dram_j", d.dram_j},
               {"remote_j", d.remote_j}, {"link_j", d.link_j},
-              {"background_j", d.background_j}, {"deciding_term", d.total_j == 0.0 ? "none" : d.deciding_term}};
+              {"background_j", d.background_j}, {"deciding_term", d.deciding_term}};
 }
 
 std::string cpu_list(const std::vector<int>& cpus) {
@@ -160,7 +160,7 @@ void print_distinct_placements(const model::Topology& t, const sim::WorkloadSpec
         "energy, worst minus best placement: {:+.3g} J = DRAM access {:+.3g} + remote access {:+.3g} + links {:+.3g} + "
         "DRAM background {:+.3g} (background power x run time): {} decides it\n",
         d.total_j, d.dram_j, d.remote_j, d.link_j, d.background_j,
-        d.total_j == 0.0 ? std::string("no term") : std::string("the ") + d.deciding_term + " term");
+        std::string(d.deciding_term) == "none" ? std::string("no term") : std::string("the ") + d.deciding_term + " term");
   }
   TextTable study({"strategy (Dominico et al.)", "time s", "vs best", "local", "crosses a link", "energy J", "rank among the classes"});
   for (const StrategyRow& s : strategies) {
