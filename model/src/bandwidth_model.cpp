@@ -393,6 +393,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   auto bounds_at = [&](const std::vector<double>& at, std::vector<double>& bounds) {
     bounds.resize(class_count);
     class_latency_.resize(class_count);
+    class_miss_bound_.resize(class_count);
     pair_latency_.assign(static_cast<std::size_t>(node_count) * node_count, std::numeric_limits<double>::quiet_NaN());
     queue_ns_.assign(static_cast<std::size_t>(resources), std::numeric_limits<double>::quiet_NaN());
     for (int c = 0; c < class_count; ++c) {
@@ -402,6 +403,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
       const double latency = stream_latency_cached_ns(st, n, at);
       class_latency_[c] = latency;
       const double miss_bound = buffers_[s] * line_bytes / (latency * 1e-9);
+      class_miss_bound_[c] = miss_bound;
       bounds[c] = class_size_[c] * std::min(miss_bound, st.rate_limit_bytes_per_s);
     }
   };
@@ -451,6 +453,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   result_.rate_bytes_per_s.assign(stream_count, 0.0);
   result_.resource_load_bytes_per_s.assign(solution->loads.begin(), solution->loads.end());
   result_.utilisation.assign(solution->utilisations.begin(), solution->utilisations.end());
+  result_.memory_rate_bytes_per_s.assign(stream_count, 0.0);
   result_.limits.assign(stream_count, StreamLimit::kResource);
   result_.bottleneck.assign(stream_count, -1);
   for (int s = 0; s < stream_count; ++s) {
@@ -459,6 +462,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     result_.rate_bytes_per_s[s] = rate;
     result_.latency_ns[s] = class_latency_[c];
     const int b = solution->bottlenecks[c];
+    result_.memory_rate_bytes_per_s[s] = b >= 0 ? rate : class_miss_bound_[c];
     if (b >= 0) {
       result_.bottleneck[s] = b;
     } else {

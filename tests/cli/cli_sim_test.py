@@ -167,6 +167,34 @@ class SimCommands(unittest.TestCase):
         self.assertEqual(len(table), 1 + 6)  # a row per strategy and order
         self.assertTrue(any(line.startswith("partitioned-aggregation migration-copy ring tight") for line in table))
 
+    def test_predict_phases_show_memory_time_hidden_under_core_work(self):
+        # Issue 38 item 3: the partitioned aggregation's scan is held by the table work it
+        # carries, so its memory time used to read 0. Its bytes' memory time is reported beside
+        # the core's, at most the phase's thread-s plus the work it carried (the overlap), and
+        # the bound names the carried work. The JSON's times per phase hold together: cache
+        # waits are part of the core's time, the memory's alone at least its visible part.
+        args = ["predict", "--topology", "nehalem-ex-4s", "--workload", "partitioned-aggregation", "--threads", "32",
+                "--strategy", "migration", "--interval-samples", "0", "--phases"]
+        r = run(*args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        d = json.loads(r.stdout)
+        phases = {p["phase"]: p for p in d["phases"]}
+        scan = phases["read input"]
+        self.assertEqual(scan["memory_s"], 0.0)
+        self.assertGreater(scan["memory_alone_s"], 0.0)
+        self.assertEqual(scan["bound"], "carried")
+        self.assertEqual(phases["move state"]["bound"], "memory")
+        self.assertGreater(phases["update table"]["cache_s"], 0.0)
+        for p in d["phases"]:
+            self.assertLessEqual(p["cache_s"], p["core_s"] * (1 + 1e-12), p["phase"])
+            self.assertGreaterEqual(p["memory_alone_s"], p["memory_s"] * (1 - 1e-12), p["phase"])
+            self.assertLessEqual(p["core_s"] + p["memory_s"], p["thread_s"] * (1 + 1e-12), p["phase"])
+        text = run(*args)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        row = next(line for line in text.stdout.splitlines() if line.startswith("read input"))
+        self.assertIn("carried", row)
+        self.assertIn("in-core s", text.stdout)
+
     def test_phase_table_leaves_out_the_residue_of_the_rates_precision(self):
         # Issue 39 B: 128 threads end "together" up to the bandwidth model's 1e-9 precision, and
         # the ones that end first spent 1.776e-12 thread-s (7.6e-14 of the run's 23.42) `finished`:

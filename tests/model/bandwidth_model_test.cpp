@@ -5,6 +5,7 @@
 #include "test_node.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "numatwin/model/bandwidth_model.hpp"
 #include "numatwin/model/topology_check.hpp"
@@ -190,6 +191,36 @@ TEST(BandwidthModelTest, ExplicitRateLimitBinds) {
   const StreamRates& r = f.model.solve(s);
   EXPECT_NEAR(r.rate_bytes_per_s[0], 1e9, 1e-3);
   EXPECT_EQ(r.limits[0], StreamLimit::kRateLimit);
+}
+
+TEST(BandwidthModelTest, MemoryRateIsWhatTheMissBuffersAllowBeneathALimit) {
+  // The stream of ExplicitRateLimitBinds runs at 1 GB/s, but its memory alone would allow
+  // 10 x 64 B / 100 ns = 6.4 GB/s (no queueing in `pair`): the 1 GB it moves in 1 s would take
+  // 1 / 6.4 s of memory time, hidden under its limit.
+  Fixture f(pair());
+  std::vector<Stream> s = {read(f.model, 0, 0, 0)};
+  s[0].rate_limit_bytes_per_s = 1e9;
+  const StreamRates& r = f.model.solve(s);
+  EXPECT_NEAR(r.memory_rate_bytes_per_s[0] / kGB, 6.4, 1e-9);
+  // Without the limit, one stream is held by its miss buffers: the memory rate is its rate.
+  s[0].rate_limit_bytes_per_s = std::numeric_limits<double>::infinity();
+  const StreamRates& free = f.model.solve(s);
+  EXPECT_EQ(free.limits[0], StreamLimit::kMissBuffers);
+  EXPECT_NEAR(free.memory_rate_bytes_per_s[0], free.rate_bytes_per_s[0], 1e-3);
+}
+
+TEST(BandwidthModelTest, MemoryRateOfAResourceBoundStreamIsItsRate) {
+  // Four threads of a read b's memory over a 10 GB/s link: 2.5 GB/s each (the link), below the
+  // 640 / 150 = 4.27 GB/s their miss buffers would allow: the memory rate is the link's share.
+  Fixture f(pair());
+  std::vector<Stream> s;
+  for (int c = 0; c < 4; ++c) s.push_back(read(f.model, 0, c, 1));
+  const StreamRates& r = f.model.solve(s);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(r.limits[i], StreamLimit::kResource);
+    EXPECT_NEAR(r.rate_bytes_per_s[i] / kGB, 2.5, 1e-9);
+    EXPECT_DOUBLE_EQ(r.memory_rate_bytes_per_s[i], r.rate_bytes_per_s[i]);
+  }
 }
 
 TEST(BandwidthModelTest, InterleavedReadsSplitOverBothControllers) {

@@ -19,12 +19,33 @@ struct ThreadState {
   double timed_end = 0.0;
   Phase timed_phase = Phase::kOther;
   bool timed_on_core = false;  // a Compute (the core works), not a Bind's overhead
+  double timed_cache_share = 0.0;   // of a Compute: the share waiting on cache hits
+  double timed_memory_share = 0.0;  // ... and on dependent misses
   bool transferring = false;
   double remaining = 0.0;
   int leaving_core = 0;  // while a Bind is being resolved (core == -1)
 };
 
 }  // namespace
+
+PhaseBound phase_bound(const PhaseTime& p) {
+  const double core = p.core_s + p.core_carried_s;
+  if (!(core > 0.0) && !(p.memory_alone_s > 0.0)) return PhaseBound::kNone;
+  if (p.memory_alone_s >= core) return PhaseBound::kMemory;
+  if (p.core_carried_s > p.core_s) return PhaseBound::kCarried;
+  return p.cache_s > p.core_s - p.cache_s ? PhaseBound::kCache : PhaseBound::kCore;
+}
+
+const char* phase_bound_name(PhaseBound bound) {
+  switch (bound) {
+    case PhaseBound::kNone: return "-";
+    case PhaseBound::kCore: return "core";
+    case PhaseBound::kCache: return "cache";
+    case PhaseBound::kMemory: return "memory";
+    case PhaseBound::kCarried: return "carried";
+  }
+  return "-";
+}
 
 int SimulationResult::bottleneck_resource() const {
   int best = -1;
@@ -173,6 +194,8 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
               th.timed_end = now + c->seconds / core_share(th.core);
               th.timed_phase = c->phase;
               th.timed_on_core = true;
+              th.timed_memory_share = std::clamp(c->memory_share, 0.0, 1.0);
+              th.timed_cache_share = std::clamp(c->cache_share, 0.0, 1.0 - th.timed_memory_share);
             }
           } else if (const auto* b = std::get_if<Bind>(&op)) {
             ++th.op;
@@ -300,8 +323,15 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
       PhaseTime& p = phase_of(th.done ? Phase::kFinished : th.at_barrier ? Phase::kBarrierWait : th.timed_phase);
       p.thread_s += dt;
       if (th.timed) p.wall_s += wall;
-      if (th.timed && th.timed_on_core) p.core_s += dt;
-      if (th.timed && th.timed_on_core) result.bound.core_s += dt;
+      if (th.timed && th.timed_on_core) {
+        // A dependent miss timed on the core is the memory's time (the core waits on it).
+        p.core_s += dt * (1.0 - th.timed_memory_share);
+        p.cache_s += dt * th.timed_cache_share;
+        p.memory_s += dt * th.timed_memory_share;
+        p.memory_alone_s += dt * th.timed_memory_share;
+        result.bound.core_s += dt * (1.0 - th.timed_memory_share);
+        result.bound.miss_buffers_s += dt * th.timed_memory_share;  // one dependent miss in flight
+      }
     }
     // Advance every transfer; the ones due at `next` complete exactly.
     for (std::size_t a = 0; a < active.size(); ++a) {
@@ -328,8 +358,16 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
         carried.thread_s += dt * u * other;
         carried.core_s += dt * u * other;
         carried.wall_s += wall * u * other;
+        own.core_carried_s += dt * u * other;
+        // Cache waits are the carried phase's when there is one (a scan's own work has none).
+        (other > 0.0 ? carried : own).cache_s += dt * u * tr.cache_share();
       }
       const auto [moved, finishes] = advance(th, rate, next);
+      {
+        // What the memory alone would take for these bytes, hidden under the core's work or not.
+        const double memory_rate = rates->memory_rate_bytes_per_s[a];
+        phase_of(tr.phase).memory_alone_s += memory_rate > 0.0 ? std::min(moved / memory_rate, dt) : dt;
+      }
       const model::NodeIndex here = model_.node_of_core(th.core);
       for (model::NodeIndex memory : {tr.read_node, tr.write_node}) {
         if (memory < 0) continue;

@@ -181,6 +181,12 @@ enum class StreamLimit {
 struct StreamRates {
   std::vector<double> rate_bytes_per_s;  // per stream: payload rate
   std::vector<double> latency_ns;        // per stream: loaded latency of one payload line's misses
+  // Per stream: the rate its memory accesses alone would allow at the loaded latencies of this
+  // solution: its rate when a saturated resource holds it, else its miss buffers' bound
+  // (M / s) S / L, whatever its own limit (a core-bound stream's memory time hidden under its
+  // core's work is bytes / this). An upper bound: without its limit the stream could load a
+  // resource further.
+  std::vector<double> memory_rate_bytes_per_s;
   std::vector<StreamLimit> limits;       // per stream: what holds it back
   std::vector<int> bottleneck;           // per stream: resource index, or -1
   std::vector<double> resource_load_bytes_per_s;  // per resource
@@ -286,6 +292,7 @@ class BandwidthModel {
   std::vector<int> class_first_;     // per class: its first stream
   std::vector<double> class_size_;   // per class: its streams
   std::vector<double> class_latency_;  // per class: loaded latency of one payload line's misses
+  std::vector<double> class_miss_bound_;  // per class: one stream's miss-buffer bound at that latency
   std::vector<int> class_bucket_;    // [(cpu * (N+1) + read+1) * (N+1) + write+1]: a class, or -1
   std::vector<std::size_t> class_keys_;  // buckets the last grouping filled (reset to -1 at the next)
   std::vector<int> class_next_;      // per class: the next class in its bucket, or -1

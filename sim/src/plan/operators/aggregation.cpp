@@ -172,7 +172,10 @@ void plan_per_group(OperatorBuilder& b) {
       // A tail that hits the LLC is a buffered write as one that misses: it costs no more than
       // the measured miss (llc_hit_ns is a dependent load's latency).
       const double hit_ns = std::min(c.llc_hit_ns, tail.ns);
-      tp.ops.emplace_back(Compute{tails * (append.llc * hit_ns + (1.0 - append.llc) * tail.ns) * 1e-9, Phase::kUpdateTable});
+      const double all_ns = append.llc * hit_ns + (1.0 - append.llc) * tail.ns;
+      tp.ops.emplace_back(Compute{tails * (append.llc * hit_ns + (1.0 - append.llc) * tail.ns) * 1e-9, Phase::kUpdateTable,
+                                  all_ns > 0.0 ? append.llc * hit_ns / all_ns : 0.0,
+                                  all_ns > 0.0 ? (1.0 - append.llc) * tail.ns / all_ns : 0.0});
     } else {
       b.dependent_accesses(tp, blocks, tails, append.llc, true, Phase::kUpdateTable);
     }
@@ -201,7 +204,7 @@ void plan_per_group(OperatorBuilder& b) {
       // is in the LLC by the usable LLC's share of the heap.
       const double in_llc = std::min(1.0, b.usable_llc_bytes(b.node_of(w)) / std::max(1.0, heap_bytes));
       if (w == 0) b.note_hit("value blocks (selection, each read whole before the next)", in_llc);
-      tp.ops.emplace_back(Compute{slice_groups * (1.0 - in_llc) * block.ns * 1e-9, Phase::kSortMerge});
+      tp.ops.emplace_back(Compute{slice_groups * (1.0 - in_llc) * block.ns * 1e-9, Phase::kSortMerge, 0.0, 1.0});
     } else {
       // Without the figure: the kernel reaches each group's block through its slot and prefetches
       // no block ahead: the block's first line is a dependent miss the selection waits for, one

@@ -204,7 +204,7 @@ void OperatorBuilder::random_misses(ThreadPlan& tp, SharedSpread table_spread, d
 
 void OperatorBuilder::dependent_accesses(ThreadPlan& tp, SharedSpread spread, double accesses, double hit,
                                          bool update, Phase phase) const {
-  if (accesses * hit > 0.0) tp.ops.emplace_back(Compute{accesses * hit * spec_.costs.llc_hit_ns * 1e-9, phase});
+  if (accesses * hit > 0.0) tp.ops.emplace_back(Compute{accesses * hit * spec_.costs.llc_hit_ns * 1e-9, phase, 1.0});
   const double bytes = accesses * (1.0 - hit) * line_bytes();
   if (bytes < 1.0) return;
   Transfer tr;
@@ -244,6 +244,9 @@ void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, SharedSpread scan_s
   const Phase table_phase = update ? Phase::kUpdateTable : Phase::kProbeTable;
   private_hit = std::min(private_hit, hit);
   const double hit_ns = private_hit * c.private_hit_ns + (hit - private_hit) * c.llc_hit_ns;
+  // Waiting on the caches: the hits' latency over the lines in flight, and lines handed over by
+  // other cores.
+  const double cache_seconds = accesses * (hit_ns * 1e-9 / c.random_lines_in_flight + shared_transfers * c.shared_line_transfer_ns * 1e-9);
   const double table_seconds = accesses * (cycles_per_access / f + hit_ns * 1e-9 / c.random_lines_in_flight +
                                            shared_transfers * c.shared_line_transfer_ns * 1e-9);
   const double core_seconds = scan_cycles / f + table_seconds;
@@ -251,8 +254,9 @@ void OperatorBuilder::table_loop(ThreadPlan& tp, int worker, SharedSpread scan_s
     scan(tp, std::move(scan_spread), scan_bytes, core_seconds * f, step, Phase::kReadInput, table_phase,
          core_seconds > 0.0 ? table_seconds / core_seconds : 0.0,
          stream_lines_in_flight(worker, c.table_stream_share + (1.0 - c.table_stream_share) * (1.0 - private_hit)));
+    if (core_seconds > 0.0) std::get<Transfer>(tp.ops.back()).set_cache_share(cache_seconds / core_seconds);
   } else if (core_seconds > 0.0) {
-    tp.ops.emplace_back(Compute{core_seconds, table_phase});
+    tp.ops.emplace_back(Compute{core_seconds, table_phase, cache_seconds / core_seconds});
   }
   const double misses = accesses * (1.0 - hit);
   const double cold = std::clamp(cold_misses, 0.0, misses);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -97,15 +98,25 @@ class SharedSpread {
 // `core_phase_share` of cycles_per_byte belongs to `core_phase`. The simulator splits each
 // interval dt by what limits the stream: the core works u dt (u = rate / core-bound rate <= 1),
 // split between the two phases in proportion to their cycles; the rest, (1 - u) dt, is the
-// memory's and counts as `phase`.
+// memory's and counts as `phase`. Of the core's work, a share cache_share() is waiting on cache
+// hits (a table's LLC and private-cache hits, lines handed over by other cores) rather than
+// executing: reported as the phase's cache time (it belongs to core_phase when the transfer
+// carries one, since a scan's own work has no cache hits).
 // The small fields first and together: 80 bytes without padding holes (88 in the order of the
-// text above), which a plan of n^2 transfers multiplies.
+// text above), which a plan of n^2 transfers multiplies; the cache share fills the two bytes
+// after the phases, as a fixed-point fraction of 65535 (it only divides reported time).
 struct Transfer {
+  static constexpr double kCacheShareUnit = 65535.0;
   model::NodeIndex read_node = -1;
   model::NodeIndex write_node = -1;
   int step = -1;
   Phase phase = Phase::kOther;
   Phase core_phase = Phase::kOther;
+  std::uint16_t cache_share_units = 0;
+  [[nodiscard]] double cache_share() const { return cache_share_units / kCacheShareUnit; }
+  void set_cache_share(double share) {
+    cache_share_units = static_cast<std::uint16_t>(std::lround(std::clamp(share, 0.0, 1.0) * kCacheShareUnit));
+  }
   double bytes = 0.0;
   double lines_in_flight = 0.0;
   double cycles_per_byte = 0.0;
@@ -116,10 +127,14 @@ struct Transfer {
 };
 static_assert(sizeof(Transfer) <= 80, "Transfer keeps its fields packed");
 
-// Busy the thread's core for this long without memory traffic.
+// Busy the thread's core for this long without memory traffic. For reports, a share
+// `cache_share` of it waits on cache hits and a share `memory_share` on misses timed by their
+// measured latency (dependent misses, one in flight); cache_share + memory_share <= 1.
 struct Compute {
   double seconds = 0.0;
   Phase phase = Phase::kOther;
+  double cache_share = 0.0;
+  double memory_share = 0.0;
   friend bool operator==(const Compute&, const Compute&) = default;
 };
 

@@ -39,12 +39,33 @@ struct PhaseTime {
   double thread_s = 0.0;
   double core_s = 0.0;    // the core working (compute, or the core-bound part of a transfer)
   double memory_s = 0.0;  // waiting for memory beyond the core's work (the memory-bound part)
+  // Of core_s: waiting on cache hits (plan.hpp: Transfer::cache_share, Compute::cache_share).
+  double cache_s = 0.0;
+  // What the phase's memory transfers alone would take (their bytes at the rate memory allowed
+  // them at each moment: bandwidth_model.hpp's memory_rate_bytes_per_s), whether the core's work
+  // hid it or not: = memory_s + the part overlapped by core work. Per thread, summed as thread_s
+  // is; a lower bound where a core-bound stream, unlimited, would have loaded a resource further.
+  double memory_alone_s = 0.0;
+  // Core work of another phase that this phase's transfers carried (a table loop's scan carries
+  // the table's work, plan.hpp: Transfer::core_phase): counted in that phase's core_s, and here
+  // only to say what bounds this one.
+  double core_carried_s = 0.0;
   double bytes = 0.0;     // payload moved by the phase's transfers
   // Wall-clock seconds: each interval of the run split equally among the threads that work in it
   // (not waiting at a barrier, not finished), each adding its share to its phase. They add up to
   // time_s: what the run spends its time on, with waiting threads left out.
   double wall_s = 0.0;
 };
+
+// What bounds a phase, the way the Execution-Cache-Memory model reads a loop (kerncraft; the
+// model overlaps the core's work with the memory transfers): the larger of the core's time
+// (core_s + core_carried_s) and the memory's alone (memory_alone_s). When the core's is larger:
+// kCarried if the carried work is most of it (a scan held by the table work it carries), else
+// kCache if cache waits are most of core_s, else kCore. kNone for a phase with no core or memory
+// time (barrier waits, re-binding).
+enum class PhaseBound { kNone, kCore, kCache, kMemory, kCarried };
+PhaseBound phase_bound(const PhaseTime& p);
+const char* phase_bound_name(PhaseBound bound);
 
 // A named stage of a run (plan.hpp: a Barrier's ends_stage, Plan::final_stage): from the
 // release of the barrier that ended the stage before (or 0) to the release of its own barrier
@@ -58,8 +79,9 @@ struct StageSpan {
 // What held the working threads back, in thread-seconds over the run (bandwidth_model.hpp:
 // StreamLimit): a transfer is held by a saturated resource, by its share of the core's miss
 // buffers over the loaded latency (Little's law), or by its own core-bound rate; a compute
-// (timed on the core) is the core's. Waiting threads (barriers, re-binding, finished) count in
-// none.
+// (timed on the core) is the core's, but for its share of dependent misses timed by their
+// latency (Compute::memory_share), which is the miss buffers'. Waiting threads (barriers,
+// re-binding, finished) count in none.
 struct BoundTime {
   double resource_s = 0.0;      // a saturated memory controller or link
   double miss_buffers_s = 0.0;  // outstanding misses over the loaded latency
