@@ -11,6 +11,7 @@
 #include <set>
 
 #include "numatwin/model/file_io.hpp"
+#include "numatwin/model/core_cost_rules_json.hpp"
 #include "numatwin/model/cost_transfer.hpp"
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/input_error.hpp"
@@ -430,6 +431,36 @@ void register_topo_commands(CLI::App& app, HwlocXmlWriter hwloc_xml) {
       if (!out->empty()) {
         std::cerr << fmt::format("{}: {} operator costs transferred from {} (model/cost_transfer.hpp has the rule)\n", *out,
                                  result.operator_costs.size(), *from);
+      }
+    });
+  }
+  {
+    auto machine = std::make_shared<std::string>();
+    auto core = std::make_shared<std::string>();
+    auto table = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    CLI::App* derive = topo->add_subcommand(
+        "derive-costs",
+        "Give a machine the operator costs of its core's microarchitecture: the in-core cycles an analyser (llvm-mca) reads off "
+        "each kernel's loop, with mispredictions where keys are random (origin \"derived\"; measured and calibrated costs are kept)");
+    derive->add_option("--topology", *machine, "Machine to give the costs to (bundled name or file)")->required();
+    derive->add_option("--microarchitecture", *core, "The core's microarchitecture as the table names it (an llvm-mca -mcpu name: nehalem, "
+                                                     "sandybridge, ivybridge, haswell, broadwell, skylake-avx512, sapphirerapids, znver3)")
+        ->required();
+    derive->add_option("--loop-cycles", *table, "Loop-cycle table (default: the bundled cores/loop-cycles-llvm-mca-14.json, made by "
+                                                "tools/loop-cycles/derive.py)");
+    derive->add_option("--out", *out, "Output topology file (written atomically); default: standard output");
+    derive->callback([machine, core, table, out] {
+      const std::filesystem::path table_path =
+          table->empty() ? topology_dir() / "cores" / "loop-cycles-llvm-mca-14.json" : std::filesystem::path(*table);
+      const model::LoopCycleTable cycles = model::load_loop_cycles(table_path);
+      const Topology result = model::with_derived_core_costs(find_topology(*machine), cycles, *core);
+      write_output(model::topology_to_json_text(result), *out);
+      if (!out->empty()) {
+        int derived = 0;
+        for (const model::NamedCost& c : result.operator_costs) derived += c.cost.origin == model::CostOrigin::kDerived ? 1 : 0;
+        std::cerr << fmt::format("{}: {} operator costs derived for {} from {} (model/core_cost_rules.hpp has the rule)\n", *out, derived,
+                                 *core, table_path.string());
       }
     });
   }

@@ -86,6 +86,8 @@ const char* cost_origin_name(CostOrigin origin) {
       return "calibrated";
     case CostOrigin::kTransferred:
       return "transferred";
+    case CostOrigin::kDerived:
+      return "derived";
     case CostOrigin::kDefault:
       return "default";
   }
@@ -93,7 +95,7 @@ const char* cost_origin_name(CostOrigin origin) {
 }
 
 std::optional<CostOrigin> parse_cost_origin(std::string_view text) {
-  for (CostOrigin o : {CostOrigin::kMeasured, CostOrigin::kCalibrated, CostOrigin::kTransferred,
+  for (CostOrigin o : {CostOrigin::kMeasured, CostOrigin::kCalibrated, CostOrigin::kTransferred, CostOrigin::kDerived,
                        CostOrigin::kDefault}) {
     if (text == cost_origin_name(o)) return o;
   }

@@ -69,7 +69,7 @@ std::string cost_basis_summary(const CostBasis& basis, const std::vector<std::st
   }
   std::string out = "costs:";
   bool first = true;
-  for (const char* origin : {"measured", "calibrated", "transferred", "given", "default"}) {
+  for (const char* origin : {"measured", "calibrated", "transferred", "derived", "given", "default"}) {
     auto it = by_origin.find(origin);
     if (it == by_origin.end()) continue;
     out += std::string(first ? " " : ", ") + std::to_string(it->second.size()) + " " + origin;
@@ -79,6 +79,7 @@ std::string cost_basis_summary(const CostBasis& basis, const std::vector<std::st
       for (std::size_t i = 0; i < it->second.size(); ++i) out += (i ? ", " : "") + it->second[i];
       out += ": calibrated nowhere)";
     }
+    if (std::string(origin) == "derived") out += " (from the core's microarchitecture: an analyser's loop cycles, not measured)";
   }
   return out;
 }

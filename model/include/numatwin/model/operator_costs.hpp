@@ -11,6 +11,10 @@
 //   transferred   carried over from another machine's calibrated core: cycles kept (scaled by
 //                 what differs, e.g. frequency), latencies from the target's own figures; the
 //                 source says from where and how; range: widened for what the transfer cannot know
+//   derived       from the machine's microarchitecture by a rule, not measured on it: the
+//                 in-core cycles an architecture code analyser reads off the kernel's loop
+//                 (core_cost_rules.hpp); the source names the analyser, the core and the rule;
+//                 range: the analyser's error as measured on the one host that checked it
 //   default       calibrated nowhere: the value is a guess, the range what cores of 2008-2024
 //                 plausibly show (operator_cost_table()); a figure that rests on defaults says so
 //
@@ -27,7 +31,7 @@
 
 namespace numatwin::model {
 
-enum class CostOrigin { kMeasured, kCalibrated, kTransferred, kDefault };
+enum class CostOrigin { kMeasured, kCalibrated, kTransferred, kDerived, kDefault };
 
 const char* cost_origin_name(CostOrigin origin);
 std::optional<CostOrigin> parse_cost_origin(std::string_view text);
