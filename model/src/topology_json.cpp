@@ -253,7 +253,7 @@ std::vector<NamedCost> read_operator_costs(const Reader& r) {
     const std::optional<CostOrigin> parsed = parse_cost_origin(origin_text);
     if (!parsed)
       origin.fail(
-          "expected \"measured\", \"calibrated\", \"transferred\" or \"default\", found \"" +
+          "expected \"measured\", \"calibrated\", \"transferred\", \"derived\" or \"default\", found \"" +
           origin_text + "\"");
     c.cost.origin = *parsed;
     c.cost.source = entry.field("source").string(true);
