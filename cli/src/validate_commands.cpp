@@ -258,14 +258,30 @@ void register_import_kerncraft(CLI::App& validate_app) {
       for (const validate::KerncraftCurve& c : m.memory_load) {
         curves.push_back(Json{{"threads_per_core", c.threads_per_core}, {"cores", c.cores}, {"load_gbps", c.load_gbps}});
       }
+      Json levels = Json::array();
+      for (const validate::KerncraftLevel& l : m.hierarchy) {
+        levels.push_back(Json{{"level", l.name}, {"size_bytes", l.size_bytes}, {"cores_per_group", l.cores_per_group},
+                              {"bytes_per_cycle", l.bytes_per_cycle}, {"full_duplex", l.full_duplex}, {"transfers_overlap", l.transfers_overlap}});
+      }
       std::cout << Json{{"file", m.file}, {"model_name", m.model_name}, {"sockets", m.sockets}, {"cores_per_socket", m.cores_per_socket},
                         {"numa_domains_per_socket", m.numa_domains_per_socket}, {"cores_per_numa_domain", m.cores_per_numa_domain},
+                        {"clock_ghz", m.clock_ghz}, {"llvm_mca_cpu", m.llvm_mca_cpu}, {"memory_hierarchy", levels},
                         {"memory_load", curves}}.dump(2)
                 << "\n";
       return;
     }
     std::cout << fmt::format("{}: {} ({} sockets x {} cores, {} NUMA domain(s) of {} cores per socket)\n", m.file, m.model_name, m.sockets,
                              m.cores_per_socket, m.numa_domains_per_socket, m.cores_per_numa_domain);
+    if (!m.hierarchy.empty()) {
+      TextTable levels({"level", "size per group", "cores per group", "upstream B/cycle", "duplex", "transfers overlap"});
+      for (const validate::KerncraftLevel& l : m.hierarchy) {
+        levels.add_row({l.name, l.size_bytes > 0.0 ? rounded_bytes_text(static_cast<std::int64_t>(l.size_bytes)) : "-", std::to_string(l.cores_per_group),
+                        l.bytes_per_cycle > 0.0 ? fmt::format("{:g}", l.bytes_per_cycle) : (l.name == "MEM" ? "measured" : "in-core model"),
+                        l.bytes_per_cycle > 0.0 ? (l.full_duplex ? "full" : "half") : "-", l.transfers_overlap ? "yes" : "no"});
+      }
+      std::cout << fmt::format("\nclock {:g} GHz, in-core model llvm-mca -mcpu={}\n", m.clock_ghz, m.llvm_mca_cpu.empty() ? "?" : m.llvm_mca_cpu)
+                << levels.render();
+    }
     for (const validate::KerncraftCurve& c : m.memory_load) {
       TextTable table({"cores", "load GB/s"});
       for (std::size_t i = 0; i < c.cores.size(); ++i) table.add_row({std::to_string(c.cores[i]), fmt::format("{:.2f}", c.load_gbps[i])});

@@ -1,5 +1,7 @@
 #include "numatwin/gui/run_uncertainty.hpp"
 
+#include "numatwin/model/operator_costs.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -68,10 +70,17 @@ RunUncertainty run_uncertainty(const model::Topology& topology, const sim::Workl
   RunUncertainty u;
   u.rate_unit = headline_rate_unit(spec);
   u.depends_on = sim::costs_depended_on(topology, spec);
+  // Drawn: every uncertain cost of the machine, not only those this run depends on, so that two
+  // runs on one machine are sampled alike (paired_wins) even when one strategy depends on a cost
+  // the other does not (a shuffle's scan on table_stream_share, migration's not); a cost a run
+  // does not depend on changes nothing in its samples.
   u.uncertain = sim::uncertain_costs(basis, u.depends_on);
   u.basis = u.depends_on.empty() ? QStringLiteral("rests on no operator cost: only on the machine's bandwidths and latencies, taken as exact")
                                  : QString::fromStdString(sim::cost_basis_summary(basis, u.depends_on));
-  if (samples == 0 || u.uncertain.empty()) return u;
+  if (samples == 0 || u.uncertain.empty()) return u;  // nothing uncertain that matters: the figures are points
+  std::vector<std::string> every_cost;
+  for (const model::OperatorCostInfo& info : model::operator_cost_table()) every_cost.emplace_back(info.name);
+  u.uncertain = sim::uncertain_costs(basis, every_cost);
 
   sim::IntervalOptions options;
   options.samples = samples;

@@ -50,6 +50,119 @@ double bandwidth_gbps(const YAML::Node& node, const std::string& file, const std
   fail(file, path, "unknown unit \"" + unit + "\"; expected GB/s, MB/s, kB/s or B/s");
 }
 
+// "32.00 kB" (B, kB, MB, GB; binary multiples) in bytes, > 0.
+double size_bytes(const YAML::Node& node, const std::string& file, const std::string& path) {
+  std::string text;
+  try {
+    text = node.as<std::string>();
+  } catch (const YAML::Exception&) {
+    fail(file, path, "expected a size such as \"32.00 kB\"");
+  }
+  std::istringstream in(text);
+  double value = 0.0;
+  std::string unit;
+  in >> value >> unit;
+  if (in.fail() || !std::isfinite(value) || value <= 0.0) fail(file, path, "expected a size > 0 such as \"32.00 kB\", found \"" + text + "\"");
+  if (unit == "B") return value;
+  if (unit == "kB") return value * 1024.0;
+  if (unit == "MB") return value * 1024.0 * 1024.0;
+  if (unit == "GB") return value * 1024.0 * 1024.0 * 1024.0;
+  fail(file, path, "unknown unit \"" + unit + "\"; expected B, kB, MB or GB");
+}
+
+// `clock: 2.4 GHz` in GHz, > 0.
+double clock_ghz(const YAML::Node& node, const std::string& file) {
+  std::istringstream in(node.as<std::string>(""));
+  double value = 0.0;
+  std::string unit;
+  in >> value >> unit;
+  if (in.fail() || !std::isfinite(value) || value <= 0.0 || (unit != "GHz" && unit != "MHz")) {
+    fail(file, "/clock", "expected a clock > 0 such as \"2.4 GHz\"");
+  }
+  return unit == "MHz" ? value / 1e3 : value;
+}
+
+KerncraftLevel read_level(const YAML::Node& node, const std::string& file, const std::string& path) {
+  KerncraftLevel level;
+  try {
+    level.name = need(node, "level", file, path).as<std::string>();
+  } catch (const YAML::Exception&) {
+    fail(file, path + "/level", "expected a level name such as L1");
+  }
+  level.cores_per_group = need_int(node, "cores per group", file, path);
+  const bool memory = level.name == "MEM";
+  if (!memory) {
+    // The size as written, or from the cache's geometry (sets x ways x line); both: they must agree.
+    double geometry = 0.0;
+    if (const YAML::Node cache = node["cache per group"]; cache && cache.IsMap() && cache["sets"] && cache["ways"] && cache["cl_size"]) {
+      const std::string cache_path = path + "/cache per group";
+      geometry = static_cast<double>(need_int(cache, "sets", file, cache_path)) * need_int(cache, "ways", file, cache_path) *
+                 need_int(cache, "cl_size", file, cache_path);
+    }
+    if (node["size per group"]) {
+      level.size_bytes = size_bytes(node["size per group"], file, path + "/size per group");
+      if (geometry > 0.0 && std::abs(level.size_bytes - geometry) > 0.01 * geometry) {
+        fail(file, path + "/size per group",
+             std::to_string(static_cast<long long>(level.size_bytes)) + " B, but cache per group gives sets x ways x cl_size = " +
+                 std::to_string(static_cast<long long>(geometry)) + " B: one of them is wrong");
+      }
+    } else if (geometry > 0.0) {
+      level.size_bytes = geometry;
+    } else {
+      fail(file, path + "/size per group", "missing required field (or cache per group with sets, ways and cl_size)");
+    }
+  }
+  const YAML::Node up = need(node, "upstream throughput", file, path);
+  const std::string up_path = path + "/upstream throughput";
+  if (!up.IsSequence() || up.size() != 2) fail(file, up_path, "expected [throughput, duplex or ports], e.g. [64 B/cy, half-duplex]");
+  const std::string rate = up[0].IsScalar() ? up[0].as<std::string>() : "";
+  if (rate == "architecture code analyzer" || rate == "full socket memory bandwidth") {
+    level.bytes_per_cycle = 0.0;
+  } else {
+    std::istringstream in(rate);
+    std::string unit;
+    in >> level.bytes_per_cycle >> unit;
+    if (in.fail() || unit != "B/cy" || !std::isfinite(level.bytes_per_cycle) || level.bytes_per_cycle <= 0.0) {
+      fail(file, up_path + "/0", "expected a throughput > 0 such as \"64 B/cy\" (or \"architecture code analyzer\", \"full socket memory "
+                                 "bandwidth\"), found \"" + rate + "\"");
+    }
+    const std::string duplex = up[1].IsScalar() ? up[1].as<std::string>() : "";
+    if (duplex != "half-duplex" && duplex != "full-duplex") fail(file, up_path + "/1", "expected half-duplex or full-duplex");
+    level.full_duplex = duplex == "full-duplex";
+  }
+  try {
+    level.transfers_overlap = need(node, "transfers overlap", file, path).as<bool>();
+  } catch (const YAML::Exception&) {
+    fail(file, path + "/transfers overlap", "expected true or false");
+  }
+  return level;
+}
+
+std::vector<KerncraftLevel> read_hierarchy(const YAML::Node& root, const std::string& file) {
+  std::vector<KerncraftLevel> levels;
+  if (!root["memory hierarchy"]) return levels;
+  const YAML::Node h = root["memory hierarchy"];
+  const std::string base = "/memory hierarchy";
+  if (!h.IsSequence() || h.size() == 0) fail(file, base, "expected a list of levels, L1 first");
+  for (std::size_t i = 0; i < h.size(); ++i) levels.push_back(read_level(h[i], file, base + "/" + std::to_string(i)));
+  for (std::size_t i = 1; i < levels.size(); ++i) {
+    const KerncraftLevel& below = levels[i - 1];
+    const KerncraftLevel& here = levels[i];
+    const std::string path = base + "/" + std::to_string(i);
+    if (here.cores_per_group < below.cores_per_group) {
+      fail(file, path + "/cores per group",
+           "expected at least the " + std::to_string(below.cores_per_group) + " cores per group of " + below.name + " (a level serves the cores below it)");
+    }
+    if (here.name != "MEM" && below.size_bytes > here.size_bytes) {
+      fail(file, base + "/" + std::to_string(i - 1) + "/size per group",
+           below.name + " per group (" + std::to_string(static_cast<long long>(below.size_bytes)) + " B) is larger than the next level, " + here.name +
+               " (" + std::to_string(static_cast<long long>(here.size_bytes)) + " B): a cache larger than the level behind it");
+    }
+  }
+  if (levels.back().name != "MEM") fail(file, base + "/" + std::to_string(levels.size() - 1) + "/level", "expected the last level to be MEM");
+  return levels;
+}
+
 }  // namespace
 
 KerncraftMachine load_kerncraft(const std::filesystem::path& path) {
@@ -71,6 +184,16 @@ KerncraftMachine load_kerncraft(const std::filesystem::path& path) {
   m.threads_per_core = need_int(root, "threads per core", file, "");
   m.numa_domains_per_socket = need_int(root, "NUMA domains per socket", file, "");
   m.cores_per_numa_domain = need_int(root, "cores per NUMA domain", file, "");
+  if (root["clock"]) m.clock_ghz = clock_ghz(root["clock"], file);
+  if (const YAML::Node in_core = root["in-core model"]; in_core && in_core.IsSequence()) {
+    for (const auto& entry : in_core) {
+      if (!entry.IsMap() || !entry["LLVM-MCA"]) continue;
+      const std::string flags = entry["LLVM-MCA"].as<std::string>("");
+      const std::string prefix = "-mcpu=";
+      if (flags.rfind(prefix, 0) == 0) m.llvm_mca_cpu = flags.substr(prefix.size());
+    }
+  }
+  m.hierarchy = read_hierarchy(root, file);
   const std::string base = "/benchmarks/measurements/MEM";
   const YAML::Node mem = need(need(need(root, "benchmarks", file, ""), "measurements", file, "/benchmarks"), "MEM", file,
                               "/benchmarks/measurements");

@@ -35,9 +35,14 @@ std::vector<WorkloadSpec> cost_samples(const WorkloadSpec& spec, const CostBasis
   if (options.samples < 2) throw std::invalid_argument("--interval-samples must be >= 2");
   const int n = options.samples;
   std::vector<WorkloadSpec> samples(n, spec);
-  std::mt19937_64 rng(options.seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (const std::string& name : uncertain) {
+    // Each cost draws from its own stream (the seed and its name's FNV-1a hash): its values do
+    // not depend on which other costs are drawn, so two runs that draw different sets agree on
+    // the costs they share (a paired comparison of two strategies in the GUI).
+    std::uint64_t hash = 1469598103934665603ULL;
+    for (const char ch : name) hash = (hash ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+    std::mt19937_64 rng(options.seed ^ hash);
     const model::CostValue& c = basis.at(name).cost;
     // Log-uniform within [low, high]; a range starting at 0 starts at high / 1e3 instead.
     const double lo = std::log(c.low > 0.0 ? c.low : c.high * 1e-3);

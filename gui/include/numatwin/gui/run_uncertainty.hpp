@@ -35,7 +35,9 @@ struct ThroughputBand {
 
 struct RunUncertainty {
   std::vector<std::string> depends_on;  // costs whose change changes the predicted time
-  std::vector<std::string> uncertain;   // of those, the ones with a range (drawn)
+  // Drawn: every cost of the machine with a range (not only depends_on's), so that runs on one
+  // machine are sampled alike whatever each depends on.
+  std::vector<std::string> uncertain;
   QString basis;                        // "costs: 2 measured, 4 default (...)", or why there is none
   int samples = 0;                      // 0: the figures are points
   sim::Interval time_s;

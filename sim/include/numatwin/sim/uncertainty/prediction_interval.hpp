@@ -3,8 +3,9 @@
 // Sampling: every cost the prediction depends on whose range is not a point (a given cost is
 // exact) is drawn log-uniformly within [low, high]; the N draws (N = 64 by default) form a Latin
 // hypercube: each cost's log-range is cut into N strata of equal width, one draw falls uniformly
-// in each stratum, and the strata are permuted independently per cost (mt19937_64 with a fixed
-// seed, so an interval is reproducible). With k uncertain costs, every cost's whole range is
+// in each stratum, and the strata are permuted independently per cost (mt19937_64 seeded with the
+// seed and the cost's name, so an interval is reproducible and a cost's draws do not depend on
+// which other costs are drawn: runs that draw different sets agree on the costs they share). With k uncertain costs, every cost's whole range is
 // covered by N draws however large k is, which plain random sampling does not give at N = 64.
 // Every sample is predicted in full; a figure's interval is the median and the 5th and 95th
 // percentiles of its N predictions (order statistics, linear interpolation between neighbours),
