@@ -174,11 +174,21 @@ std::string bound_text(const sim::SimulationResult& r) {
   return "the working threads were held by " + text + " of their time";
 }
 
+namespace {
+
+// A share of the run in whole percent; a share that rounds to 0 but is not 0 is "<1%" (a
+// controller saturated for a moment, not "0% of the run").
+std::string percent_text(double percent) {
+  return percent > 0.0 && percent < 0.5 ? std::string("<1%") : fmt::format("{:.0f}%", percent);
+}
+
+}  // namespace
+
 std::string bottleneck_line(const sim::SimulationResult& r) {
   const int b = r.bottleneck_resource();
   const std::string saturated =
       b < 0 ? "no resource saturated"
-            : fmt::format("{} saturated {:.0f}% of the run", r.resources[b].name, 100.0 * r.saturated_fraction[b]);
+            : fmt::format("{} saturated {} of the run", r.resources[b].name, percent_text(100.0 * r.saturated_fraction[b]));
   return saturated + "; " + bound_text(r);
 }
 

@@ -245,6 +245,11 @@ class SimCommands(unittest.TestCase):
         line = [l for l in r.stdout.splitlines() if l.strip().startswith("bottleneck:")][0]
         self.assertRegex(line, r"bottleneck: \S+ saturated \d+% of the run; the working threads were held by ")
         self.assertIn("saturated resources", line)
+        # A controller saturated for a moment is "<1% of the run", not "0%".
+        r = run("predict", "--topology", "xeon-platinum-8480-2s", "--workload", "hash-join", "--interval-samples", "0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        line = [l for l in r.stdout.splitlines() if l.strip().startswith("bottleneck:")][0]
+        self.assertIn("saturated <1% of the run", line)
 
     def test_sweep_csv_has_a_row_per_thread_count_and_variant(self):
         r = run("sweep", "--topology", "skylake-4114-2s", "--threads", "2:6:2", "--bytes", "1e8", "--csv")
