@@ -14,9 +14,13 @@ constexpr const char* kTableCosts[] = {"scan_cycles_per_tuple",      "hash_cycle
                                        "group_cycles_per_tuple",     "partition_cycles_per_tuple",     "partition_join_cycles_per_tuple",
                                        "merge_cycles_per_tuple",     "sort_cycles_per_comparison",     "filter_cycles_per_cell"};
 
+// A loop's cycles per tuple: >= 0 and below kMostCycles (a loop of a million cycles a tuple is no
+// in-core figure; it would also overflow the rule's range products).
+constexpr double kMostCycles = 1e6;
+
 double cycles(const JsonReader& r) {
   const double v = r.number();
-  if (!(v >= 0.0)) r.fail("expected cycles >= 0");
+  if (!(v >= 0.0 && v < kMostCycles)) r.fail("expected cycles >= 0 and below 1e6");
   return v;
 }
 

@@ -119,6 +119,11 @@ TEST(CoreCostRulesTest, BadTablesNameTheField) {
   doc["microarchitectures"]["c"]["model_costs"]["hash_cycles_per_tuple"]["value"] = -1.0;
   EXPECT_NE(error_of(doc).find("/microarchitectures/c/model_costs/hash_cycles_per_tuple/value"), std::string::npos) << error_of(doc);
   doc = table_json();
+  doc["microarchitectures"]["c"]["model_costs"]["select_cycles_per_value"]["select_256"] = 1e300;  // x 2.1 would overflow
+  EXPECT_NE(error_of(doc).find("/microarchitectures/c/model_costs/select_cycles_per_value/select_256: expected cycles >= 0 and below 1e6"),
+            std::string::npos)
+      << error_of(doc);
+  doc = table_json();
   doc["microarchitectures"]["c"]["model_costs"].erase("merge_cycles_per_tuple");
   EXPECT_NE(error_of(doc).find("/microarchitectures/c/model_costs/merge_cycles_per_tuple"), std::string::npos) << error_of(doc);
   doc = table_json();
