@@ -165,7 +165,7 @@ void register_weights_command(CLI::App& app) {
     std::cout << fmt::format(
         "  search: {} simulations; the whole answer in {:.2f} s (local searches from the Linux "
         "auto, isolated and "
-        "all-ones weights: sim/weights_search.hpp)\n",
+        "all-ones weights: sim/search/weights_search.hpp)\n",
         a.search_simulations, answer_s);
     // Local memory (the last row) against every weighting (the rows before it).
     std::vector<std::string> faster_than_local;
