@@ -8,12 +8,6 @@
 namespace numatwin::model {
 namespace {
 
-// The loop costs that are the analyser's cycles alone (core_cost_rules.hpp: the rule).
-constexpr const char* kAnalysedCosts[] = {"scan_cycles_per_tuple",       "hash_cycles_per_tuple",
-                                          "join_cycles_per_tuple",       "group_cycles_per_tuple",
-                                          "partition_cycles_per_tuple",  "partition_join_cycles_per_tuple",
-                                          "merge_cycles_per_tuple",      "filter_cycles_per_cell"};
-
 std::string num(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g", v);
@@ -49,9 +43,9 @@ std::vector<NamedCost> derive_core_costs(const LoopCycleTable& table, const std:
                            " measured on this project's build VM (Emerald Rapids), 2026-11-29";
   const std::string mispredict = num(kMispredictCycles) + " (" + num(kMispredictLowCycles) + ".." + num(kMispredictHighCycles) + ") cycles";
   std::vector<NamedCost> out;
-  for (const char* name : kAnalysedCosts) {
-    const double a = core.costs.at(name);
-    out.push_back(NamedCost{name, CostValue{a, kAnalyserLow * a, kAnalyserHigh * a, CostOrigin::kDerived,
+  for (const std::string_view name : kAnalysedLoopCosts) {
+    const double a = core.costs.at(std::string(name));
+    out.push_back(NamedCost{std::string(name), CostValue{a, kAnalyserLow * a, kAnalyserHigh * a, CostOrigin::kDerived,
                                             "in-core cycles of the kernel's loop: " + analysed + " (" + table.file + "; " + band +
                                                 "; model/core_cost_rules.hpp)"}});
   }

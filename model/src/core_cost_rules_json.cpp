@@ -9,11 +9,6 @@
 namespace numatwin::model {
 namespace {
 
-// The costs the rule takes from the table (core_cost_rules.hpp: the in-core loop costs).
-constexpr const char* kTableCosts[] = {"scan_cycles_per_tuple",      "hash_cycles_per_tuple",          "join_cycles_per_tuple",
-                                       "group_cycles_per_tuple",     "partition_cycles_per_tuple",     "partition_join_cycles_per_tuple",
-                                       "merge_cycles_per_tuple",     "sort_cycles_per_comparison",     "filter_cycles_per_cell"};
-
 // A loop's cycles per tuple: >= 0 and below kMostCycles (a loop of a million cycles a tuple is no
 // in-core figure; it would also overflow the rule's range products).
 constexpr double kMostCycles = 1e6;
@@ -54,7 +49,11 @@ LoopCycleTable parse_loop_cycles(std::string_view json_text, const std::string& 
       c.borrowed = model.field("borrowed").boolean();
       const JsonReader costs = core.field("model_costs");
       costs.expect_object("the analysed cycles per operator cost");
-      for (const char* cost : kTableCosts) c.costs[cost] = cycles(costs.field(cost).field("value"));
+      for (const std::string_view cost : kAnalysedLoopCosts) {
+        const std::string key(cost);
+        c.costs[key] = cycles(costs.field(key.c_str()).field("value"));
+      }
+      c.costs["sort_cycles_per_comparison"] = cycles(costs.field("sort_cycles_per_comparison").field("value"));
       const JsonReader select = costs.field("select_cycles_per_value");
       c.select_16 = cycles(select.field("select_16"));
       c.select_256 = cycles(select.field("select_256"));

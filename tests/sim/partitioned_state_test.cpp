@@ -100,17 +100,17 @@ TEST(PartitionedStateTest, ColdMissesOfATableLargerThanTheCacheShare) {
   EXPECT_NEAR(copy.phase(Phase::kUpdateTable).bytes, 300000.0 * 64.0, 1e-6);
 }
 
-TEST(PartitionedStateTest, ACoreBoundScanSplitsItsTimeByCycles) {
-  // One thread, one read of 1e6 bytes at 100 cycles per byte on a 2.5 GHz core: 2.5e7 bytes/s,
-  // far below what memory gives one core, so the core limits it: 0.04 s, all core-bound; a
-  // quarter of the cycles are "update table", the rest "read input".
+// One core of the generator's node (2.5 GHz, 10 miss buffers, 100 ns) and one transfer: a read of
+// 1e6 bytes at 100 cycles per byte carrying "update table" work as a quarter of its cycles.
+model::Topology one_core() {
   model::GeneratorParams params;
   params.nodes = 1;
   params.cores_per_node = 1;
   params.threads_per_core = 1;
-  const model::Topology t = model::generate_topology(params);
-  Plan plan;
-  plan.threads.resize(1);
+  return model::generate_topology(params);
+}
+
+Transfer scan_carrying_a_quarter() {
   Transfer tr;
   tr.read_node = 0;
   tr.bytes = 1e6;
@@ -118,6 +118,17 @@ TEST(PartitionedStateTest, ACoreBoundScanSplitsItsTimeByCycles) {
   tr.phase = Phase::kReadInput;
   tr.core_phase = Phase::kUpdateTable;
   tr.core_phase_share = 0.25;
+  return tr;
+}
+
+TEST(PartitionedStateTest, ACoreBoundScanSplitsItsTimeByCycles) {
+  // One thread, one read of 1e6 bytes at 100 cycles per byte on a 2.5 GHz core: 2.5e7 bytes/s,
+  // far below what memory gives one core, so the core limits it: 0.04 s, all core-bound; a
+  // quarter of the cycles are "update table", the rest "read input".
+  const model::Topology t = one_core();
+  Plan plan;
+  plan.threads.resize(1);
+  Transfer tr = scan_carrying_a_quarter();
   plan.threads[0].ops.emplace_back(tr);
   plan.threads[0].ops.emplace_back(Compute{0.01, Phase::kSortMerge});
   Simulation simulation(t);
@@ -141,20 +152,10 @@ TEST(PartitionedStateTest, MemoryTimeHiddenUnderCoreWorkIsStillReported) {
   // read input shows 1e6 / 6.4e9 = 1.5625e-4 s of memory time beside 0.03 s of core work, and
   // 0.01 s of update-table work carried. A quarter of the carried cycles wait on cache hits.
   // Then a compute of 0.02 s: 0.005 s cache hits, 0.01 s dependent misses, 0.005 s execution.
-  model::GeneratorParams params;
-  params.nodes = 1;
-  params.cores_per_node = 1;
-  params.threads_per_core = 1;
-  const model::Topology t = model::generate_topology(params);
+  const model::Topology t = one_core();
   Plan plan;
   plan.threads.resize(1);
-  Transfer tr;
-  tr.read_node = 0;
-  tr.bytes = 1e6;
-  tr.cycles_per_byte = 100.0;
-  tr.phase = Phase::kReadInput;
-  tr.core_phase = Phase::kUpdateTable;
-  tr.core_phase_share = 0.25;
+  Transfer tr = scan_carrying_a_quarter();
   tr.set_cache_share(0.25 * 0.25);
   plan.threads[0].ops.emplace_back(tr);
   plan.threads[0].ops.emplace_back(Compute{0.02, Phase::kSortMerge, 0.25, 0.5});

@@ -49,7 +49,9 @@
 // derive_core_costs says so.
 #pragma once
 
+#include <array>
 #include <map>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,12 @@
 #include "numatwin/model/topology.hpp"
 
 namespace numatwin::model {
+
+// The loop costs that are the analyser's cycles alone (the rule's first line); the table also
+// gives sort_cycles_per_comparison and the selection's two group sizes.
+inline constexpr std::array<std::string_view, 8> kAnalysedLoopCosts = {
+    "scan_cycles_per_tuple",      "hash_cycles_per_tuple",           "join_cycles_per_tuple",  "group_cycles_per_tuple",
+    "partition_cycles_per_tuple", "partition_join_cycles_per_tuple", "merge_cycles_per_tuple", "filter_cycles_per_cell"};
 
 inline constexpr double kAnalyserLow = 0.55;
 inline constexpr double kAnalyserHigh = 2.1;

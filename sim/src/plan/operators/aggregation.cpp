@@ -173,7 +173,7 @@ void plan_per_group(OperatorBuilder& b) {
       // the measured miss (llc_hit_ns is a dependent load's latency).
       const double hit_ns = std::min(c.llc_hit_ns, tail.ns);
       const double all_ns = append.llc * hit_ns + (1.0 - append.llc) * tail.ns;
-      tp.ops.emplace_back(Compute{tails * (append.llc * hit_ns + (1.0 - append.llc) * tail.ns) * 1e-9, Phase::kUpdateTable,
+      tp.ops.emplace_back(Compute{tails * all_ns * 1e-9, Phase::kUpdateTable,
                                   all_ns > 0.0 ? append.llc * hit_ns / all_ns : 0.0,
                                   all_ns > 0.0 ? (1.0 - append.llc) * tail.ns / all_ns : 0.0});
     } else {

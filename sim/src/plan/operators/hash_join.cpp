@@ -185,8 +185,8 @@ void plan_per_bucket(OperatorBuilder& b) {
         const double cache_ns = deeper * node_hit * c.llc_hit_ns;
         const double memory_ns = (1.0 - node_hit) * (miss_ns + split_ns);
         const double all_ns = cache_ns + memory_ns;
-        tp.ops.emplace_back(Compute{tuples * (deeper * node_hit * c.llc_hit_ns + (1.0 - node_hit) * (miss_ns + split_ns)) * 1e-9,
-                                    Phase::kProbeTable, all_ns > 0.0 ? cache_ns / all_ns : 0.0, all_ns > 0.0 ? memory_ns / all_ns : 0.0});
+        tp.ops.emplace_back(Compute{tuples * all_ns * 1e-9, Phase::kProbeTable, all_ns > 0.0 ? cache_ns / all_ns : 0.0,
+                                    all_ns > 0.0 ? memory_ns / all_ns : 0.0});
       } else {
         b.dependent_accesses(tp, b.spread_of("overflow nodes"), tuples * deeper, node_hit, false, Phase::kProbeTable);
       }
