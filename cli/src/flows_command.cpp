@@ -34,6 +34,7 @@ const char* limit_name(model::StreamLimit limit) {
     case model::StreamLimit::kResource: return "resource";
     case model::StreamLimit::kMissBuffers: return "miss buffers";
     case model::StreamLimit::kRateLimit: return "rate cap";
+    case model::StreamLimit::kCachePath: return "cache path";
   }
   return "?";
 }
@@ -44,6 +45,7 @@ std::string limited_by(const sim::FlowsResult& r, const sim::FlowState& s) {
     const int b = sim::flow_bottleneck(s);
     return b >= 0 ? r.resources[b].name + " (saturated)" : "a saturated resource";
   }
+  if (limit == model::StreamLimit::kCachePath) return "its core's cache path (ports and line transfers: the file's core_data_path)";
   return limit == model::StreamLimit::kMissBuffers ? "its miss buffers (lines in flight / latency)" : "its rate cap";
 }
 

@@ -35,23 +35,25 @@ double share(const sim::SimulationResult& r, double seconds) {
 
 std::string phases_text(const sim::SimulationResult& r) {
   TextTable table({"phase", "thread-s", "share %", "wall s", "core-bound %", "memory-bound %", "in-core s", "cache s", "memory s",
-                   "bound", "GB moved"});
+                   "cache xfer s", "bound", "GB moved"});
   for (const sim::PhaseTime& p : r.phases) {
     if (!beyond_residue(p, r)) continue;
     const double rest = p.thread_s > 0.0 ? 100.0 / p.thread_s : 0.0;
     table.add_row({std::string(sim::phase_name(p.phase)), fmt::format("{:.4g}", p.thread_s), fmt::format("{:.1f}", 100.0 * share(r, p.thread_s)),
                    fmt::format("{:.4g}", p.wall_s), fmt::format("{:.1f}", rest * p.core_s), fmt::format("{:.1f}", rest * p.memory_s),
                    fmt::format("{:.4g}", p.core_s - p.cache_s), fmt::format("{:.4g}", p.cache_s), fmt::format("{:.4g}", p.memory_alone_s),
-                   sim::phase_bound_name(sim::phase_bound(p)), fmt::format("{:.3g}", p.bytes / 1e9)});
+                   fmt::format("{:.4g}", p.cache_transfer_s), sim::phase_bound_name(sim::phase_bound(p)), fmt::format("{:.3g}", p.bytes / 1e9)});
   }
-  table.add_row({"total", fmt::format("{:.4g}", r.thread_seconds()), "100.0", fmt::format("{:.4g}", r.time_s), "", "", "", "", "", "",
+  table.add_row({"total", fmt::format("{:.4g}", r.thread_seconds()), "100.0", fmt::format("{:.4g}", r.time_s), "", "", "", "", "", "", "",
                  fmt::format("{:.3g}", r.bytes / 1e9)});
   std::string text =
       "phases (thread-s: summed over threads, threads x run time in all; wall s: the run's time shared by the working\n"
       "threads; core-bound / memory-bound: shares of the phase's thread-s the core worked / waited for memory beyond it;\n"
       "in-core, cache, memory s: thread-s the core executed, waited on cache hits, and the phase's memory transfers would\n"
       "take alone, hidden under core work or not (a scan's can exceed its thread-s: the table work it carries hid it);\n"
-      "bound: the largest of the three; carried: the table work a scan carries, counted in its own row)\n" +
+      "cache xfer s: the streams' lines through the cache levels that do not overlap with memory (ECM, the machine's\n"
+      "core_data_path; 0 without one), hidden or not; bound: core, cache, memory or carried, whichever is largest;\n"
+      "carried: the table work a scan carries, counted in its own row)\n" +
       table.render();
   if (!r.stages.empty()) {
     TextTable stages({"stage", "begin s", "end s", "seconds", "share of run %"});
@@ -83,6 +85,7 @@ nlohmann::ordered_json phases_json(const sim::SimulationResult& r) {
                    {"memory_s", p.memory_s},
                    {"cache_s", p.cache_s},
                    {"memory_alone_s", p.memory_alone_s},
+                   {"cache_transfer_s", p.cache_transfer_s},
                    {"bound", sim::phase_bound(p) == sim::PhaseBound::kNone ? nlohmann::ordered_json(nullptr)
                                                                            : nlohmann::ordered_json(sim::phase_bound_name(sim::phase_bound(p)))},
                    {"wall_s", p.wall_s},

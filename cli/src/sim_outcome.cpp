@@ -94,7 +94,7 @@ Json summary_json(const Outcome& o) {
               {"bottleneck_resource", r.bottleneck_resource() >= 0 ? r.resources[r.bottleneck_resource()].name : ""},
               {"bottleneck_saturated_fraction", r.bottleneck_resource() >= 0 ? r.saturated_fraction[r.bottleneck_resource()] : 0.0},
               {"bound_thread_s",
-               {{"saturated_resources", r.bound.resource_s}, {"miss_buffers", r.bound.miss_buffers_s}, {"cores", r.bound.core_s}}},
+               {{"saturated_resources", r.bound.resource_s}, {"miss_buffers", r.bound.miss_buffers_s}, {"cores", r.bound.core_s}, {"cache_path", r.bound.cache_path_s}}},
               {"events", r.events},
               {"model_rounds", r.solver_rounds}});
   return out;
@@ -163,6 +163,7 @@ std::string bound_text(const sim::SimulationResult& r) {
   std::vector<std::pair<double, std::string>> parts{
       {r.bound.miss_buffers_s, "their miss buffers (outstanding misses over the loaded latency)"},
       {r.bound.core_s, "their cores (compute)"},
+      {r.bound.cache_path_s, "their cores' cache path (loads and line transfers: the file's core_data_path)"},
       {r.bound.resource_s, "saturated resources"}};
   std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string text;

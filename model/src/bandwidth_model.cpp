@@ -58,6 +58,22 @@ BandwidthModel::BandwidthModel(const Topology& topology, const Routing& routing)
   for (std::size_t node = 0; node < topology.nodes.size(); ++node) {
     memory_curves_.push_back(memory_curve(topology, static_cast<NodeIndex>(node)));
   }
+  if (topology.core_data_path) {
+    const std::vector<std::string> problems = core_data_path_problems(*topology.core_data_path);
+    if (!problems.empty()) throw std::invalid_argument("core_data_path: " + problems.front());
+    node_serial_s_.assign(topology.nodes.size() * 4, 0.0);
+    node_overlap_s_.assign(topology.nodes.size() * 4, 0.0);
+    for (std::size_t n = 0; n < topology.nodes.size(); ++n) {
+      const Node& node = topology.nodes[n];
+      if (!node.has_cores() || !(node.frequency_ghz > 0.0)) continue;
+      const double hz = node.frequency_ghz * 1e9;
+      for (int kind = 1; kind <= 3; ++kind) {
+        const InCacheCycles c = in_cache_cycles_per_byte(*topology.core_data_path, (kind & 1) != 0, (kind & 2) != 0);
+        node_serial_s_[n * 4 + kind] = c.serial / hz;
+        node_overlap_s_[n * 4 + kind] = c.overlapping / hz;
+      }
+    }
+  }
   const int n = static_cast<int>(topology.nodes.size());
   probe_trees_.resize(static_cast<std::size_t>(n) * n);
   for (NodeIndex prober = 0; prober < n; ++prober) {
@@ -372,9 +388,28 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   group_streams(streams);
   const int class_count = static_cast<int>(class_first_.size());
   problem_.clear_flows();
+  // In-cache path (ecm.hpp): alike streams share a node, an access kind and a buffer share (so a
+  // core's stream count), hence one bound per class.
+  const bool cache_path = !node_serial_s_.empty();
+  class_serial_s_.assign(class_count, 0.0);
+  class_cache_bound_.assign(class_count, std::numeric_limits<double>::infinity());
   for (int c = 0; c < class_count; ++c) {
     const Stream& st = streams[class_first_[c]];
-    problem_.add_flow(stream_terms(st, node_of_core(st.core)), MaxMinProblem::kUnbounded, class_size_[c]);
+    const std::vector<ResourceUse>& terms = stream_terms(st, node_of_core(st.core));
+    problem_.add_flow(terms, MaxMinProblem::kUnbounded, class_size_[c]);
+    if (!cache_path || st.lines_in_flight > 0.0) continue;  // random accesses: latency-bound, no stream through the levels
+    // ECM's memory term: the controllers' share of a payload byte over their capacities.
+    double memory_s = 0.0;
+    for (const ResourceUse& use : terms) {
+      if (resource_kinds_[use.resource] == ResourceKind::kMemoryController) memory_s += use.coefficient / capacities_[use.resource];
+    }
+    const int kind = (st.read_node >= 0 || !st.read_spread.empty() ? 1 : 0) + (st.write_node >= 0 || !st.write_spread.empty() ? 2 : 0);
+    const std::size_t at = static_cast<std::size_t>(node_of_core(st.core)) * 4 + static_cast<std::size_t>(kind);
+    const double sharing = per_core[st.core];
+    class_serial_s_[c] = sharing * node_serial_s_[at];
+    double bound = 1.0 / (sharing * (node_serial_s_[at] + memory_s));
+    if (node_overlap_s_[at] > 0.0) bound = std::min(bound, 1.0 / (sharing * node_overlap_s_[at]));
+    class_cache_bound_[c] = bound;
   }
 
   const int resources = resource_count();
@@ -404,7 +439,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
       class_latency_[c] = latency;
       const double miss_bound = buffers_[s] * line_bytes / (latency * 1e-9);
       class_miss_bound_[c] = miss_bound;
-      bounds[c] = class_size_[c] * std::min(miss_bound, st.rate_limit_bytes_per_s);
+      bounds[c] = class_size_[c] * std::min({miss_bound, class_cache_bound_[c], st.rate_limit_bytes_per_s});
     }
   };
   for (int round = 1; round <= kMaxRounds; ++round) {
@@ -454,6 +489,7 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
   result_.resource_load_bytes_per_s.assign(solution->loads.begin(), solution->loads.end());
   result_.utilisation.assign(solution->utilisations.begin(), solution->utilisations.end());
   result_.memory_rate_bytes_per_s.assign(stream_count, 0.0);
+  result_.in_cache_s_per_byte.assign(stream_count, 0.0);
   result_.limits.assign(stream_count, StreamLimit::kResource);
   result_.bottleneck.assign(stream_count, -1);
   for (int s = 0; s < stream_count; ++s) {
@@ -463,11 +499,14 @@ const StreamRates& BandwidthModel::solve(std::span<const Stream> streams) {
     result_.latency_ns[s] = class_latency_[c];
     const int b = solution->bottlenecks[c];
     result_.memory_rate_bytes_per_s[s] = b >= 0 ? rate : class_miss_bound_[c];
+    result_.in_cache_s_per_byte[s] = class_serial_s_[c];
     if (b >= 0) {
       result_.bottleneck[s] = b;
     } else {
       const double limit = streams[s].rate_limit_bytes_per_s;
-      result_.limits[s] = rate >= limit ? StreamLimit::kRateLimit : StreamLimit::kMissBuffers;
+      result_.limits[s] = rate >= limit                   ? StreamLimit::kRateLimit
+                          : rate >= class_cache_bound_[c] ? StreamLimit::kCachePath
+                                                          : StreamLimit::kMissBuffers;
     }
   }
   memo_.store(result_, utilisation_guess_);

@@ -12,6 +12,7 @@
 
 #include "numatwin/model/allocator_costs_json.hpp"
 #include "numatwin/model/dependent_miss_json.hpp"
+#include "numatwin/model/ecm_json.hpp"
 #include "numatwin/model/tlb_json.hpp"
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/input_error.hpp"
@@ -417,6 +418,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
               json_type_name(document));
   root.allow_only({"format_version", "name", "description", "nodes", "links", "routes", "coherence",
                    "performance", "measurements", "operator_costs", "allocator_costs", "energy", "tlb", "dependent_misses",
+                   "core_data_path",
                    "provenance"});
   const Reader version = root.field("format_version");
   if (version.integer(std::numeric_limits<std::int64_t>::min(),
@@ -474,6 +476,7 @@ Topology parse_topology(std::string_view json_text, const std::string& source_na
     topology.allocator_costs = read_allocator_costs(root.field("allocator_costs"));
   if (root.has("energy")) topology.energy = read_energy(root.field("energy"));
   if (root.has("tlb")) topology.tlb = read_tlb(root.field("tlb"));
+  if (root.has("core_data_path")) topology.core_data_path = read_core_data_path(root.field("core_data_path"));
   if (root.has("dependent_misses")) topology.dependent_misses = read_dependent_misses(root.field("dependent_misses"));
   topology.provenance = read_provenance(root.field("provenance"));
   check_topology(topology, source_name);
@@ -561,6 +564,7 @@ std::string topology_to_json_text(const Topology& t) {
                               {"source", t.energy->source}};
   }
   if (t.tlb) j["tlb"] = tlb_json(*t.tlb);
+  if (t.core_data_path) j["core_data_path"] = core_data_path_json(*t.core_data_path);
   if (t.dependent_misses) j["dependent_misses"] = dependent_misses_json(*t.dependent_misses);
   j["provenance"] = OrderedJson{{"source", t.provenance.source},
                                 {"measured", t.provenance.measured},

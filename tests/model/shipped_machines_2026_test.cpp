@@ -60,15 +60,17 @@ const Measurement& measurement(const Topology& t, const std::string& id) {
 // All 112 threads of socket 0 on its own memory ask for 56 x 32 x 64 B / (111.05 + 374.84 u^4)
 // ns, which meets the controller's 236.03712 GB/s only at u = 1: the controller holds them there.
 // Over the socket link: the link's 110.016 (2 nodes: a directory has no third node to probe). One
-// thread alone: 32 x 64 B / 111.05 ns = 18.442 GB/s (its controller at u = 0.078 adds 374.84 x
-// 0.078^4 = 0.014 ns, 0.01 %).
+// thread alone: 32 x 64 B / 111.05 ns = 18.442 GB/s by Little's law, but the Sapphire Rapids
+// cache path (/core_data_path, model/ecm.hpp: 3 loads/cy, L2->L1 64 B/cy half-, L3->L2 16 B/cy
+// full-duplex) holds it first: (1/24 + 1/64 + 1/16) cy/B = 0.119792 cy/B at 2.0 GHz = 59.896 ps/B,
+// plus ECM's memory term 1 / 236.03712 GB/s = 4.237 ps/B: 64.133 ps/B, 15.593 GB/s.
 TEST(ShippedMachines2026Test, Platinum8480DerivedFromItsSpecSheetByHand) {
   const Topology t = shipped("xeon-platinum-8480-2s");
   EXPECT_TRUE(t.measurements.empty()) << "datasheet inputs only: nothing measured";
   EXPECT_NEAR(t.performance.memory_queue_ns, 56 * 32 * 64 / 236.03712 - 111.05, 1e-6);
   EXPECT_NEAR(read_gbps(t, "s0n0", "s0n0", 112), 236.03712, 0.05);
   EXPECT_NEAR(read_gbps(t, "s0n0", "s1n0", 112), 110.016, 1e-3);
-  EXPECT_NEAR(read_gbps(t, "s0n0", "s0n0", 1), 32 * 64 / 111.05, 0.01);
+  EXPECT_NEAR(read_gbps(t, "s0n0", "s0n0", 1), 1.0 / ((1.0 / 24 + 1.0 / 64 + 1.0 / 16) / 2.0 + 1.0 / 236.03712), 0.01);
 }
 
 // ── 2 x Xeon CPU Max 9462, HBM in flat mode ─────────────────────────────────────────────────

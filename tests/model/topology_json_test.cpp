@@ -432,3 +432,68 @@ TEST(TopologyJsonTest, TlbFiguresAreCheckedOneByOne) {
 
 }  // namespace
 }  // namespace numatwin::model
+
+namespace numatwin::model {
+namespace {
+
+Json data_path() {
+  return Json{{"microarchitecture", "skylake-avx512"},
+              {"loads_per_cycle", 2},
+              {"stores_per_cycle", 1},
+              {"l2_to_l1_bytes_per_cycle", 64},
+              {"l2_l1_duplex", "half"},
+              {"l3_to_l2_bytes_per_cycle", 16},
+              {"l3_l2_duplex", "full"},
+              {"overlap", Json{{"l1", false}, {"l2_l1", false}, {"l3_l2", false}, {"memory", false}}},
+              {"source", "made up for the test"}};
+}
+
+TEST(TopologyJsonTest, CoreDataPathLoadsAndRoundTrips) {
+  Json doc = valid_document();
+  EXPECT_FALSE(parse_topology(doc.dump(), "ok.json").core_data_path.has_value());
+  doc["core_data_path"] = data_path();
+  const Topology t = parse_topology(doc.dump(), "ok.json");
+  ASSERT_TRUE(t.core_data_path.has_value());
+  EXPECT_EQ(t.core_data_path->l3_to_l2_bytes_per_cycle, 16.0);
+  EXPECT_TRUE(t.core_data_path->l3_l2_full_duplex);
+  EXPECT_FALSE(t.core_data_path->l2_l1_full_duplex);
+  EXPECT_EQ(parse_topology(topology_to_json_text(t), "again.json"), t);
+  // Without an L3: no l3 pair, no l3_l2 overlap flag.
+  doc["core_data_path"].erase("l3_to_l2_bytes_per_cycle");
+  doc["core_data_path"].erase("l3_l2_duplex");
+  doc["core_data_path"]["overlap"].erase("l3_l2");
+  const Topology k8 = parse_topology(doc.dump(), "k8.json");
+  EXPECT_FALSE(k8.core_data_path->l3_to_l2_bytes_per_cycle.has_value());
+  EXPECT_EQ(parse_topology(topology_to_json_text(k8), "again.json"), k8);
+}
+
+TEST(TopologyJsonTest, CoreDataPathErrorsNameTheField) {
+  Json doc = valid_document();
+  doc["core_data_path"] = data_path();
+  doc["core_data_path"]["l3_to_l2_bytes_per_cycle"] = 0;
+  expect_error(doc, "/core_data_path/l3_to_l2_bytes_per_cycle", "> 0 and <= 1024");
+  doc["core_data_path"] = data_path();
+  doc["core_data_path"]["l2_to_l1_bytes_per_cycle"] = 64e9;  // bytes per second, not per cycle
+  expect_error(doc, "/core_data_path/l2_to_l1_bytes_per_cycle", "<= 1024");
+  doc["core_data_path"] = data_path();
+  doc["core_data_path"]["l2_l1_duplex"] = "both";
+  expect_error(doc, "/core_data_path/l2_l1_duplex", "\"half\" or \"full\"");
+  doc["core_data_path"] = data_path();
+  doc["core_data_path"].erase("l3_to_l2_bytes_per_cycle");
+  expect_error(doc, "/core_data_path/l3_l2_duplex", "without l3_to_l2_bytes_per_cycle");
+  doc["core_data_path"] = data_path();
+  doc["core_data_path"]["overlap"].erase("memory");
+  expect_error(doc, "/core_data_path/overlap/memory", "");
+  doc["core_data_path"] = data_path();
+  doc["core_data_path"]["overlap"]["l1"] = "yes";
+  expect_error(doc, "/core_data_path/overlap/l1", "");
+  doc["core_data_path"] = data_path();
+  doc["core_data_path"]["l4_to_l3_bytes_per_cycle"] = 8;
+  expect_error(doc, "/core_data_path/l4_to_l3_bytes_per_cycle", "");
+  doc["core_data_path"] = data_path();
+  doc["core_data_path"].erase("source");
+  expect_error(doc, "/core_data_path/source", "");
+}
+
+}  // namespace
+}  // namespace numatwin::model

@@ -30,7 +30,8 @@ struct ThreadState {
 
 PhaseBound phase_bound(const PhaseTime& p) {
   const double core = p.core_s + p.core_carried_s;
-  if (!(core > 0.0) && !(p.memory_alone_s > 0.0)) return PhaseBound::kNone;
+  if (!(core > 0.0) && !(p.memory_alone_s > 0.0) && !(p.cache_transfer_s > 0.0)) return PhaseBound::kNone;
+  if (p.cache_transfer_s > p.memory_alone_s && p.cache_transfer_s > core) return PhaseBound::kCache;
   if (p.memory_alone_s >= core) return PhaseBound::kMemory;
   if (p.core_carried_s > p.core_s) return PhaseBound::kCarried;
   return p.cache_s > p.core_s - p.cache_s ? PhaseBound::kCache : PhaseBound::kCore;
@@ -342,6 +343,7 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
         case model::StreamLimit::kResource: result.bound.resource_s += dt; break;
         case model::StreamLimit::kMissBuffers: result.bound.miss_buffers_s += dt; break;
         case model::StreamLimit::kRateLimit: result.bound.core_s += dt; break;
+        case model::StreamLimit::kCachePath: result.bound.cache_path_s += dt; break;
       }
       {
         // The core works a share u of dt (rate over the core-bound rate), split between the
@@ -367,6 +369,7 @@ SimulationResult Simulation::run(const Plan& plan, const SimulationOptions& opti
         // What the memory alone would take for these bytes, hidden under the core's work or not.
         const double memory_rate = rates->memory_rate_bytes_per_s[a];
         phase_of(tr.phase).memory_alone_s += memory_rate > 0.0 ? std::min(moved / memory_rate, dt) : dt;
+        phase_of(tr.phase).cache_transfer_s += moved * rates->in_cache_s_per_byte[a];
       }
       const model::NodeIndex here = model_.node_of_core(th.core);
       for (model::NodeIndex memory : {tr.read_node, tr.write_node}) {

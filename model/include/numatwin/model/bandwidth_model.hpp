@@ -102,6 +102,11 @@
 // stream cannot exceed its bound
 //   b = (M / s) * S / (sum of L over the misses one payload line needs)
 // (one miss for a read or a write, two for a copy), nor an explicit limit (e.g. compute).
+// A streaming stream (lines_in_flight = 0) on a machine whose file gives a core_data_path also
+// moves each line through the in-cache levels (ecm.hpp), which bound it once more:
+//   rate <= 1 / (s (t_serial + t_mem)),   rate <= 1 / (s t_overlap)
+// (t_mem: the controllers' coefficients over their capacities, ECM's memory term). A stream held
+// there is StreamLimit::kCachePath. Without a data path nothing changes.
 // Where Q_mem comes from when nothing measured it under load: at saturation the n cores of a
 // node keep all their n M lines waiting, so Little's law gives L0 + Q_mem = n M S / C_m
 // (validate/queue_defaults.hpp; the calibrator reads it off a saturated local bandwidth when the
@@ -176,6 +181,7 @@ enum class StreamLimit {
   kResource,     // a saturated memory controller or link (see `bottleneck`)
   kMissBuffers,  // its share of the core's outstanding misses over the loaded latency
   kRateLimit,    // the stream's own explicit limit
+  kCachePath,    // its core's in-cache path (ecm.hpp: ports and cache-line transfers)
 };
 
 struct StreamRates {
@@ -187,6 +193,9 @@ struct StreamRates {
   // core's work is bytes / this). An upper bound: without its limit the stream could load a
   // resource further.
   std::vector<double> memory_rate_bytes_per_s;
+  // Per stream: the time per payload byte its core spends on in-cache transfers that do not
+  // overlap (s t_serial, ecm.hpp; 0 without a core_data_path or for random accesses).
+  std::vector<double> in_cache_s_per_byte;
   std::vector<StreamLimit> limits;       // per stream: what holds it back
   std::vector<int> bottleneck;           // per stream: resource index, or -1
   std::vector<double> resource_load_bytes_per_s;  // per resource
@@ -293,6 +302,12 @@ class BandwidthModel {
   std::vector<double> class_size_;   // per class: its streams
   std::vector<double> class_latency_;  // per class: loaded latency of one payload line's misses
   std::vector<double> class_miss_bound_;  // per class: one stream's miss-buffer bound at that latency
+  std::vector<double> class_serial_s_;    // per class: one stream's s t_serial (ecm.hpp), s per byte
+  std::vector<double> class_cache_bound_;  // per class: the in-cache bound (ecm.hpp), or infinity
+  // Per cpu node and access kind (1 read, 2 write, 3 copy): in-cache seconds per byte of one
+  // stream alone on its core (ecm.hpp), serial and overlapping; empty without a core_data_path.
+  std::vector<double> node_serial_s_;
+  std::vector<double> node_overlap_s_;
   std::vector<int> class_bucket_;    // [(cpu * (N+1) + read+1) * (N+1) + write+1]: a class, or -1
   std::vector<std::size_t> class_keys_;  // buckets the last grouping filled (reset to -1 at the next)
   std::vector<int> class_next_;      // per class: the next class in its bucket, or -1

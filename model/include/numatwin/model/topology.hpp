@@ -23,6 +23,7 @@
 #include "numatwin/model/energy.hpp"
 #include "numatwin/model/tlb.hpp"
 #include "numatwin/model/memory_tiers.hpp"
+#include "numatwin/model/ecm.hpp"
 #include "numatwin/model/operator_costs.hpp"
 
 namespace numatwin::model {
@@ -189,6 +190,9 @@ struct Topology {
   // What a dependent LLC miss costs by the independent work around it (dependent_miss.hpp);
   // absent: the plans keep the allocator's layout figure or one miss at a time.
   std::optional<DependentMissGrid> dependent_misses;
+  // How a core streams through its caches (ecm.hpp); absent: full overlap of in-cache transfers
+  // with the memory's time.
+  std::optional<CoreDataPath> core_data_path;
   Provenance provenance;
 
   bool operator==(const Topology&) const = default;

@@ -46,6 +46,10 @@ struct PhaseTime {
   // hid it or not: = memory_s + the part overlapped by core work. Per thread, summed as thread_s
   // is; a lower bound where a core-bound stream, unlimited, would have loaded a resource further.
   double memory_alone_s = 0.0;
+  // What the phase's streams spent moving their lines through the in-cache levels that do not
+  // overlap (model/ecm.hpp: bytes x s t_serial), hidden under the memory's latency or the core's
+  // work or not; 0 on a machine whose file gives no core_data_path.
+  double cache_transfer_s = 0.0;
   // Core work of another phase that this phase's transfers carried (a table loop's scan carries
   // the table's work, plan.hpp: Transfer::core_phase): counted in that phase's core_s, and here
   // only to say what bounds this one.
@@ -58,8 +62,9 @@ struct PhaseTime {
 };
 
 // What bounds a phase, the way the Execution-Cache-Memory model reads a loop (kerncraft; the
-// model overlaps the core's work with the memory transfers): the larger of the core's time
-// (core_s + core_carried_s) and the memory's alone (memory_alone_s). When the core's is larger:
+// model overlaps the core's work with the data transfers, model/ecm.hpp): the largest of the
+// core's time (core_s + core_carried_s), the memory's alone (memory_alone_s) and the in-cache
+// transfers' (cache_transfer_s: kCache when it is the largest). When the core's is:
 // kCarried if the carried work is most of it (a scan held by the table work it carries), else
 // kCache if cache waits are most of core_s, else kCore. kNone for a phase with no core or memory
 // time (barrier waits, re-binding).
@@ -86,7 +91,8 @@ struct BoundTime {
   double resource_s = 0.0;      // a saturated memory controller or link
   double miss_buffers_s = 0.0;  // outstanding misses over the loaded latency
   double core_s = 0.0;          // the core's work: computes and core-bound transfers
-  [[nodiscard]] double total_s() const { return resource_s + miss_buffers_s + core_s; }
+  double cache_path_s = 0.0;    // the core's in-cache path (model/ecm.hpp: the file's core_data_path)
+  [[nodiscard]] double total_s() const { return resource_s + miss_buffers_s + core_s + cache_path_s; }
 };
 
 struct SimulationResult {
