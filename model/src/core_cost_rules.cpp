@@ -49,6 +49,12 @@ std::vector<NamedCost> derive_core_costs(const LoopCycleTable& table, const std:
                                             "in-core cycles of the kernel's loop: " + analysed + " (" + table.file + "; " + band +
                                                 "; model/core_cost_rules.hpp)"}});
   }
+  // The index join's inner-level loop (the leaf's match test, a few cycles a tuple, left out).
+  const double index = core.costs.at("index_cycles_per_level");
+  out.push_back(NamedCost{"index_cycles_per_level",
+                          CostValue{index, kAnalyserLow * index, kAnalyserHigh * index, CostOrigin::kDerived,
+                                    "in-core cycles of the index join's inner-level loop (a node's search, the child's prefetch): " +
+                                        analysed + " (" + table.file + "; " + band + "; model/core_cost_rules.hpp)"}});
   // A comparison of random keys against a pivot mispredicts half the time.
   const double sort = core.costs.at("sort_cycles_per_comparison");
   out.push_back(NamedCost{"sort_cycles_per_comparison",

@@ -54,6 +54,7 @@ LoopCycleTable parse_loop_cycles(std::string_view json_text, const std::string& 
         c.costs[key] = cycles(costs.field(key.c_str()).field("value"));
       }
       c.costs["sort_cycles_per_comparison"] = cycles(costs.field("sort_cycles_per_comparison").field("value"));
+      c.costs["index_cycles_per_level"] = cycles(costs.field("index_join").field("inner_level"));
       const JsonReader select = costs.field("select_cycles_per_value");
       c.select_16 = cycles(select.field("select_16"));
       c.select_256 = cycles(select.field("select_256"));

@@ -16,8 +16,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-// One analysed core "c" (every in-core cost 10 cycles but the partition loop's 2 and the
-// selection's 4 and 8) and one without a scheduling model, "k".
+// One analysed core "c" (every in-core cost 10 cycles but the partition loop's 2, the
+// selection's 4 and 8 and the index join's inner level's 6) and one without a scheduling model, "k".
 Json table_json() {
   Json costs = Json::object();
   for (const char* name : {"scan_cycles_per_tuple", "hash_cycles_per_tuple", "join_cycles_per_tuple", "group_cycles_per_tuple",
@@ -26,6 +26,7 @@ Json table_json() {
   }
   costs["sort_cycles_per_comparison"] = Json{{"value", 2.0}};
   costs["select_cycles_per_value"] = Json{{"value", 5.0}, {"select_16", 4.0}, {"select_256", 8.0}};
+  costs["index_join"] = Json{{"inner_level", 6.0}, {"leaf", 9.0}};
   return Json{{"provenance", {{"llvm_mca", "LLVM 14"}}},
               {"microarchitectures",
                {{"c", {{"scheduling_model", {{"model", "CModel"}, {"borrowed", false}}}, {"model_costs", costs}}},
@@ -42,13 +43,18 @@ const NamedCost& cost(const std::vector<NamedCost>& costs, const std::string& na
 TEST(CoreCostRulesTest, AnalysedLoopCostsAreTheAnalysersCyclesWithItsBand) {
   const LoopCycleTable table = parse_loop_cycles(table_json().dump(), "t.json");
   const std::vector<NamedCost> costs = derive_core_costs(table, "c");
-  ASSERT_EQ(costs.size(), 10u);
+  ASSERT_EQ(costs.size(), 11u);
   const CostValue& hash = cost(costs, "hash_cycles_per_tuple").cost;
   EXPECT_EQ(hash.origin, CostOrigin::kDerived);
   EXPECT_DOUBLE_EQ(hash.value, 10.0);
   EXPECT_DOUBLE_EQ(hash.low, 5.5);    // 0.55 x 10
   EXPECT_DOUBLE_EQ(hash.high, 21.0);  // 2.1 x 10
   EXPECT_NE(hash.source.find("-mcpu=c on the CModel"), std::string::npos) << hash.source;
+  // The index join's cost per level is its inner-level loop's 6 cycles, with the same band.
+  const CostValue& index = cost(costs, "index_cycles_per_level").cost;
+  EXPECT_DOUBLE_EQ(index.value, 6.0);
+  EXPECT_DOUBLE_EQ(index.low, 3.3);
+  EXPECT_DOUBLE_EQ(index.high, 12.6);
 }
 
 TEST(CoreCostRulesTest, SortAndSelectAddTheirMispredictions) {
@@ -87,7 +93,7 @@ TEST(CoreCostRulesTest, MeasuredCostsAreKeptDefaultsAndOldDerivedOnesReplaced) {
                       NamedCost{"scan_cycles_per_tuple", CostValue{7.0, 6.0, 8.0, CostOrigin::kDerived, "an older table"}},
                       NamedCost{"llc_hit_ns", CostValue{30.0, 20.0, 40.0, CostOrigin::kCalibrated, "suite"}}};
   const Topology out = with_derived_core_costs(t, table, "c");
-  EXPECT_EQ(out.operator_costs.size(), 11u);  // the measured hash and the llc hit kept, 9 derived
+  EXPECT_EQ(out.operator_costs.size(), 12u);  // the measured hash and the llc hit kept, 10 derived
   EXPECT_EQ(cost(out.operator_costs, "hash_cycles_per_tuple").cost.origin, CostOrigin::kMeasured);
   EXPECT_DOUBLE_EQ(cost(out.operator_costs, "scan_cycles_per_tuple").cost.value, 10.0);
   EXPECT_EQ(cost(out.operator_costs, "llc_hit_ns").cost.origin, CostOrigin::kCalibrated);

@@ -165,6 +165,25 @@ TEST(OperatorSimulationTest, RadixPartitionBitsWorkedByHand) {
   EXPECT_EQ(radix_partition_bits(1e6, 0.0, 16), kMaxRadixBits);  // no private cache: as fine as allowed
 }
 
+TEST(OperatorSimulationTest, IndexLevelsWorkedByHand) {
+  // 125000 keys: 15625 leaves, then 1953, 244, 30.5, 3.8 nodes: depth 6. Cumulative sizes from
+  // the root: 64, 576, 4672, 37440, 299584, 2396736 bytes. A 2 MiB private cache (2097152) holds
+  // the top five levels, a 300 MB LLC all six; a 32 KiB cache the top three, a 4 MB LLC all.
+  EXPECT_EQ(index_depth(125000), 6);
+  EXPECT_EQ(index_depth(8), 1);
+  EXPECT_EQ(index_depth(64), 2);
+  const IndexLevels host = index_levels(6, 2097152.0, 300e6);
+  EXPECT_EQ(host.in_private, 5);
+  EXPECT_EQ(host.in_llc, 6);
+  const IndexLevels small = index_levels(6, 32768.0, 4e6);
+  EXPECT_EQ(small.in_private, 3);
+  EXPECT_EQ(small.in_llc, 6);
+  // An LLC share smaller than the private cache bounds the private levels too: 100 kB holds four.
+  const IndexLevels starved = index_levels(6, 2097152.0, 1e5);
+  EXPECT_EQ(starved.in_llc, 4);
+  EXPECT_EQ(starved.in_private, 4);
+}
+
 TEST(OperatorSimulationTest, RadixJoinMovesItsInputsThreeTimesAndNoTableLines) {
   // One worker, partitions sized to its private cache: the histogram reads R and S, the scatter
   // copies them (one payload byte per byte copied), the join reads the copies; the partitions'

@@ -173,14 +173,24 @@ TEST(CostDerivationTest, SyntheticTimingsGiveTheHandWorkedCosts) {
   EXPECT_NEAR(find(c, "llc_hit_ns").value, 12.0, 1e-12);
   EXPECT_DOUBLE_EQ(find(c, "private_hit_ns").value, 4.0);
   EXPECT_DOUBLE_EQ(find(c, "shared_line_transfer_ns").value, 16.0);
-  // The index join's probe is reported in the join cost's derivation: 2 x 10 - 2 - 3 x 2 x 12 / 10
-  // = 10.8.
-  EXPECT_NE(find(c, "join_cycles_per_tuple").derivation.find("= 10.8"), std::string::npos)
-      << find(c, "join_cycles_per_tuple").derivation;
+  // The index join's loop, d = 3 levels, no cache sizes in the report: all three LLC hits,
+  // (2 x 10 - 2 - 2 x 3 x 12 / 10) / 3 = 10.8 / 3 = 3.6 cycles a level.
+  EXPECT_NEAR(find(c, "index_cycles_per_level").value, 3.6, 1e-12);
   // No spread over repetitions: the range is the minimum +-5 %.
   EXPECT_NEAR(find(c, "scan_cycles_per_tuple").low, 1.9, 1e-12);
   EXPECT_NEAR(find(c, "scan_cycles_per_tuple").high, 2.1, 1e-12);
   for (const DerivedCost& d : c) EXPECT_FALSE(d.derivation.empty()) << d.name;
+}
+
+TEST(CostDerivationTest, TheIndexLevelsInThePrivateCachePayItsHits) {
+  // A 4 KiB private cache holds the index's top two levels (64 + 512 B; with the third, 4672 B,
+  // it would not): (2 x 10 - 2 - 2 x (2 x 4 + 1 x 12) / 10) / 3 = (18 - 4) / 3 = 4.6667 cycles.
+  CostTimings t = synthetic();
+  t.private_cache_bytes = 4096.0;
+  t.llc_bytes = 1e9;
+  const DerivedCost index = find(derive_operator_costs(t, 2.0), "index_cycles_per_level");
+  EXPECT_NEAR(index.value, 14.0 / 3.0, 1e-12);
+  EXPECT_NE(index.derivation.find("2 x 4 + 1 x 12"), std::string::npos) << index.derivation;
 }
 
 TEST(CostDerivationTest, ATableTheModelGivesNoLlcHitsLeavesTheDependentLoadLatency) {
@@ -246,7 +256,7 @@ TEST(CostDerivationTest, MissingTimingsAndBadFrequenciesAreRefused) {
   one_cpu.timings.pop_back();
   const std::vector<DerivedCost> c = derive_operator_costs(one_cpu, 2.0);
   EXPECT_THROW((void)find(c, "shared_line_transfer_ns"), std::invalid_argument);
-  EXPECT_EQ(c.size(), 14u);
+  EXPECT_EQ(c.size(), 15u);
 }
 
 TEST(CostDerivationTest, DerivedCostsSetTheirFields) {
@@ -257,6 +267,7 @@ TEST(CostDerivationTest, DerivedCostsSetTheirFields) {
   EXPECT_NEAR(costs.hash_cycles_per_tuple, 7.2, 1e-12);
   EXPECT_DOUBLE_EQ(costs.random_lines_in_flight, 10.0);
   EXPECT_DOUBLE_EQ(costs.shared_line_transfer_ns, 16.0);
+  EXPECT_NEAR(costs.index_cycles_per_level, 3.6, 1e-12);
   EXPECT_EQ(costs.entry_bytes, 16);  // not a measured cost: untouched
   EXPECT_THROW(apply_derived_costs({DerivedCost{"no_such_cost", 1, 1, 1, "", ""}}, costs,
                                    cycles_per_element),

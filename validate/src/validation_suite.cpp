@@ -56,6 +56,7 @@ const CostParameter kParameters[] = {
     {"merge_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.merge_cycles_per_tuple; }, 0.5, 100.0},
     {"partition_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_cycles_per_tuple; }, 0.5, 100.0},
     {"partition_join_cycles_per_tuple", [](KernelCosts& c) { return &c.operators.partition_join_cycles_per_tuple; }, 0.5, 300.0},
+    {"index_cycles_per_level", [](KernelCosts& c) { return &c.operators.index_cycles_per_level; }, 0.5, 300.0},
     {"stream_scale", [](KernelCosts& c) { return &c.stream_scale; }, 0.8, 1.25},
     {"memory_bandwidth_scale", [](KernelCosts& c) { return &c.memory_bandwidth_scale; }, 0.01, 100.0},
 };

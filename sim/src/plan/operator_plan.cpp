@@ -43,6 +43,25 @@ double private_cache_bytes(const model::Node& node) {
   return best;
 }
 
+int index_depth(double build_records) {
+  int depth = 1;
+  for (double level = build_records / 8.0; level > 1.0; level /= 8.0) ++depth;
+  return depth;
+}
+
+IndexLevels index_levels(int depth, double private_bytes, double llc_bytes) {
+  IndexLevels out;
+  out.depth = depth;
+  double cumulative = 0.0;
+  for (int l = 0; l < depth; ++l) {
+    cumulative += std::pow(8.0, l) * 64.0;
+    if (cumulative <= private_bytes) out.in_private = l + 1;
+    if (cumulative <= llc_bytes) out.in_llc = l + 1;
+  }
+  out.in_private = std::min(out.in_private, out.in_llc);
+  return out;
+}
+
 int radix_partition_bits(double build_records, double cache_bytes, int entry_bytes) {
   const double per_partition = std::max(1.0, std::floor(std::max(cache_bytes, 0.0) / 2.0 / (2.0 * std::max(1, entry_bytes))));
   int bits = 0;

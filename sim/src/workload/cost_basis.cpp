@@ -19,6 +19,7 @@ auto* field_of(Costs& c, std::string_view name) {
   if (name == "merge_cycles_per_tuple") return &c.merge_cycles_per_tuple;
   if (name == "partition_cycles_per_tuple") return &c.partition_cycles_per_tuple;
   if (name == "partition_join_cycles_per_tuple") return &c.partition_join_cycles_per_tuple;
+  if (name == "index_cycles_per_level") return &c.index_cycles_per_level;
   if (name == "sort_cycles_per_comparison") return &c.sort_cycles_per_comparison;
   if (name == "select_cycles_per_value") return &c.select_cycles_per_value;
   if (name == "shared_line_transfer_ns") return &c.shared_line_transfer_ns;

@@ -13,7 +13,8 @@
 // sizes s16(a), s256(a).
 //
 // ── Rule ─────────────────────────────────────────────────────────────────────────────────────
-//   scan, hash, join, group, partition, partition_join, merge, filter cycles
+//   scan, hash, join, group, partition, partition_join, merge, filter cycles, and
+//   index_cycles_per_level (the index join's inner-level loop; the table's index_join.inner_level)
 //       value = A_k(a)
 //       range = [kAnalyserLow x A_k(a), kAnalyserHigh x A_k(a)]
 //   sort_cycles_per_comparison

@@ -47,6 +47,7 @@ void OperatorBuilder::check() const {
   if (!(c.llc_usable_share > 0.0 && c.llc_usable_share <= 1.0)) throw std::invalid_argument("--llc-usable-share must be in (0, 1]");
   if (!(c.llc_hit_ns >= 0.0) || !(c.scan_cycles_per_tuple >= 0.0) || !(c.hash_cycles_per_tuple >= 0.0) ||
       !(c.join_cycles_per_tuple >= 0.0) || !(c.group_cycles_per_tuple >= 0.0) || !(c.partition_join_cycles_per_tuple >= 0.0) ||
+      !(c.index_cycles_per_level >= 0.0) ||
       !(c.merge_cycles_per_tuple >= 0.0) || !(c.partition_cycles_per_tuple >= 0.0) || !(c.sort_cycles_per_comparison >= 0.0) ||
       !(c.select_cycles_per_value >= 0.0) ||
       c.entry_bytes < 1) {

@@ -119,10 +119,13 @@
 //   hash_cycles_per_tuple        = f x count_plain - scan - f x private_hit_ns / L
 //   atomic_update_ns             = count_atomic - count_plain        (the locked update's extra)
 //   join_cycles_per_tuple        = f x (join_build + join_probe) / 2 - scan - f x private_hit_ns / L
-//                                  (the index join's loop, inverted the same way with all its d
-//                                  levels LLC hits as the model has them, f x index_probe - scan -
-//                                  d x f x llc_hit_ns / L, is given in the derivation: the model's
-//                                  one join cost stands for both loops, which differ several-fold)
+//   index_cycles_per_level       = (f x index_probe - scan - f x (p x private_hit_ns + (c - p) x
+//                                  llc_hit_ns + (d - c) x miss) / L) / d: the index join's loop
+//                                  inverted as the model charges it (sim/plan/operator_plan.hpp:
+//                                  index_levels: of its d levels, p fit the private cache, c the
+//                                  usable LLC); until 2026-11-29 the index join used the hash
+//                                  join's cost spread over its levels and paid llc_hit_ns on
+//                                  every cached level
 //   group_cycles_per_tuple       = f x group_update - scan - f x private_hit_ns / L
 //   partition_cycles_per_tuple   = f x radix_scatter                 (the model's scatter has no
 //                                                                    scan term: the histogram is)

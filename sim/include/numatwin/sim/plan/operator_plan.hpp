@@ -90,6 +90,18 @@ int radix_partition_bits(double build_records, double cache_bytes, int entry_byt
 // The largest cache a core of `node` has to itself (shared by one core), 0 when none is listed.
 double private_cache_bytes(const model::Node& node);
 
+// The index join's B+-tree (64-byte nodes of 8 keys; level l has at most 8^l nodes): its depth
+// for `build_records` keys, and how many of its levels, from the root down, fit a core's private
+// cache of `private_bytes` and an LLC share of `llc_bytes` with the levels above them (their
+// cumulative size, sum over k <= l of 8^k x 64 bytes). in_private <= in_llc <= depth.
+struct IndexLevels {
+  int depth = 1;
+  int in_private = 0;
+  int in_llc = 0;
+};
+int index_depth(double build_records);
+IndexLevels index_levels(int depth, double private_bytes, double llc_bytes);
+
 // Throws std::invalid_argument for bad specs (sizes, a policy naming a node without memory, data
 // that cannot fit).
 Plan build_operator_plan(const model::Topology& topology, const WorkloadSpec& spec, PlanReport* report = nullptr);

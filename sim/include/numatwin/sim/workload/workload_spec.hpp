@@ -63,7 +63,7 @@ struct OperatorCosts {
   double scan_cycles_per_tuple = 2.0;
   // Core work per table access, one cost per kind of inner loop (their instructions differ):
   double hash_cycles_per_tuple = 20.0;   // COUNT / MEDIAN: hash, compare, update a shared entry
-  double join_cycles_per_tuple = 20.0;   // hash and radix joins' build and probe; index join (all levels)
+  double join_cycles_per_tuple = 20.0;   // hash and radix joins' build and probe
   double group_cycles_per_tuple = 20.0;  // partitioned aggregation: update a private entry
   double random_lines_in_flight = 4.0;     // independent misses a hash or probe loop keeps in flight
   double llc_hit_ns = 20.0;                 // a random access that hits the last-level cache
@@ -72,6 +72,7 @@ struct OperatorCosts {
   double merge_cycles_per_tuple = 10.0;
   double partition_cycles_per_tuple = 6.0;  // radix join's scatter: hash, cursor, line buffer (assumed)
   double partition_join_cycles_per_tuple = 10.0;  // radix join: build / probe of a partition's cached table
+  double index_cycles_per_level = 8.0;  // index join: descend one level of the B+-tree
   double sort_cycles_per_comparison = 4.0;  // sort-merge join: one comparison of a run's sort
   // MEDIAN's selection per value: the kernel sorts a group of up to 32 values by insertion and
   // selects in a larger one (nth_element), both linear in the values for the groups it meets.
