@@ -32,10 +32,12 @@
 // Request messages are not modelled separately: they are part of p.
 //
 // ── Coherence at 8 and more sockets: what the protocols send, and what the model keeps ───────
-// QPI moves 80-bit flits; a snoop (SNP class), a request (HOM) and a snoop response (HOM/NDR)
-// are header-only messages of one flit with the standard header (two with the extended one),
-// a cache line with its header nine (Intel QPI specification, message class tables; Intel, "An
-// Introduction to the Intel QuickPath Interconnect", 2009). Per missed line a source-snoop
+// QPI moves 80-bit flits, a cache line with its header in nine (Intel's uncore guides 327043 and
+// 329468, QPI link-layer events); a snoop (SNP class), a request (HOM) and a snoop response
+// (HOM/NDR) are header-only messages of 1-3 flits (Dr. Dobb's, "QuickPath Interconnect: Rules of
+// the Revolution", 2009, by Intel authors). One flit with the standard header (two with the
+// extended one) is the QPI specification's message class tables, of which no public copy was
+// found (docs/coherence-uv300h-e7.md). Per missed line a source-snoop
 // requester sends one snoop to every peer caching agent and one request to the home; the peers
 // answer the home, which sends the data (and completion) to the requester; with home snoop the
 // home sends the snoops once the request arrives. In both, every socket is snooped unless the
