@@ -14,6 +14,9 @@ import json
 import pathlib
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+from topology_member import set_member  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TABLE = ROOT / "topologies" / "cores" / "data-paths.json"
 
@@ -71,28 +74,12 @@ def main():
     differ = []
     for machine, key in MACHINES.items():
         file = ROOT / "topologies" / f"{machine}.json"
-        doc = json.loads(file.read_text())
         want = data_path(key, table[key])
-        if doc.get("core_data_path") == want:
+        if json.loads(file.read_text()).get("core_data_path") == want:
             continue
         differ.append(machine)
-        if check:
-            continue
-        # The hand-written file stays as it is: the data path is its last member, appended (or
-        # replaced, when an earlier run appended it).
-        text = file.read_text()
-        marker = ',\n  "core_data_path": '
-        if marker in text:
-            body = text[: text.index(marker)]
-        else:
-            body = text[: text.rstrip().rfind("}")].rstrip()
-        block = json.dumps(want, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-        new_text = body + marker + block + "\n}\n"
-        if json.loads(new_text) != {**{k: v for k, v in doc.items() if k != "core_data_path"}, "core_data_path": want}:
-            sys.exit(f"{file}: the data path could not be placed last without changing the rest")
-        tmp = file.with_suffix(".json.tmp")
-        tmp.write_text(new_text)
-        tmp.replace(file)
+        if not check:
+            set_member(file, "core_data_path", want)
     if check and differ:
         print("data paths differ from the table: " + ", ".join(differ), file=sys.stderr)
         return 1

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Re-derive the shipped machines' operator costs from the loop-cycle table, in place.
+"""Write the shipped machines' operator costs from the loop-cycle table, in place.
 
 Usage: tools/loop-cycles/refresh-shipped.py path/to/numatwin [--check]
 
-apply-to-shipped.sh writes a machine's first operator_costs block; this replaces an existing one
-with what `numatwin topo derive-costs` gives now (a new derived cost, a changed rule), keeping the
-costs it keeps (measured, calibrated, transferred) and the rest of the hand-written file as it is.
+Per machine, `numatwin topo derive-costs` with its core's table entry; the file's operator_costs
+block becomes what it gives (the first time, or after a new derived cost or a changed rule),
+keeping the costs it keeps (measured, calibrated, transferred) and the rest of the hand-written
+file as it is. The Opteron is not listed: llvm-mca has no K8 model, so it keeps the defaults.
 --check: write nothing, exit 1 when a file's block differs from what the rule gives.
 """
 import json
@@ -13,6 +14,9 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "lib"))
+from topology_member import set_member  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TABLE = ROOT / "topologies" / "cores" / "loop-cycles-llvm-mca-14.json"
@@ -24,7 +28,6 @@ MACHINES = {
     "xeon-max-9462-2s": "sapphirerapids", "xeon-gold-6548y-2s": "sapphirerapids", "spr-cxl-2s": "sapphirerapids",
     "epyc-9354p-nps1": "znver3", "epyc-9354p-nps4": "znver3",
 }
-KEY = '\n  "operator_costs": '
 
 
 def main():
@@ -43,21 +46,11 @@ def main():
                             str(TABLE.relative_to(ROOT)), "--out", str(out)],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
             want = json.loads(out.read_text())["operator_costs"]
-            text = file.read_text()
-            if json.loads(text).get("operator_costs") == want:
+            if json.loads(file.read_text()).get("operator_costs") == want:
                 continue
             differ.append(machine)
-            if check:
-                continue
-            start = text.index(KEY) + len(KEY)
-            _, length = json.JSONDecoder().raw_decode(text[start:])
-            block = json.dumps(want, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-            new_text = text[:start] + block + text[start + length:]
-            if json.loads(new_text) != {**json.loads(text), "operator_costs": want}:
-                sys.exit(f"{file}: the block could not be replaced without changing the rest")
-            tmp = file.with_suffix(".json.tmp")
-            tmp.write_text(new_text)
-            tmp.replace(file)
+            if not check:
+                set_member(file, "operator_costs", want)
     if check and differ:
         print("operator costs differ from the rule: " + ", ".join(differ), file=sys.stderr)
         return 1
