@@ -49,12 +49,19 @@ PredictionUncertainty uncertainty_of(const model::Topology& t, const sim::Worklo
   return sim::prediction_uncertainty(t, spec, basis, samples, headline_rate, parallel_for);
 }
 
-void print_uncertainty(const sim::WorkloadSpec& spec, const PredictionUncertainty& u) {
+// The interval line says what the headline's point is beside the samples' median, and why when
+// the point lies outside its interval (sim/uncertainty/point_and_interval.hpp).
+void print_uncertainty(const sim::WorkloadSpec& spec, const PredictionUncertainty& u, const sim::CostBasis& basis,
+                       const sim::SimulationResult& point) {
   if (u.samples > 0) {
     const bool shuffle = sim::is_shuffle_family(spec.kind);
-    std::cout << fmt::format("  90 % interval ({} samples over {} uncertain cost{}): time {}, {}\n", u.samples, u.uncertain.size(),
-                             u.uncertain.size() == 1 ? "" : "s", interval_text(u.time_s, " s"),
-                             interval_text(u.rate, shuffle ? " GB/s" : " M tuples/s"));
+    const char* rate_unit = shuffle ? " GB/s" : " M tuples/s";
+    std::cout << fmt::format("  90 % interval ({} samples over {} uncertain cost{}): median time {}, {}; the figures above are the "
+                             "prediction at the costs' own values\n",
+                             u.samples, u.uncertain.size(), u.uncertain.size() == 1 ? "" : "s", interval_text(u.time_s, " s"),
+                             interval_text(u.rate, rate_unit));
+    const sim::PointVersusInterval time = sim::point_versus_interval(point.time_s, u.time_s, basis, u.uncertain);
+    if (time.side != sim::PointSide::kInside) std::cout << "  " << sim::point_outside_note(time, "time", " s") << "\n";
   } else if (!u.uncertain.empty()) {
     std::cout << "  no interval: sampling is off (--interval-samples 0)\n";
   } else if (!u.depends_on.empty()) {
@@ -72,14 +79,14 @@ void print_uncertainty(const sim::WorkloadSpec& spec, const PredictionUncertaint
 }
 
 void print_predict(const model::Topology& t, const Outcome& o, bool steps, const std::vector<double>& seed_times,
-                   const PredictionUncertainty& u) {
+                   const PredictionUncertainty& u, const sim::CostBasis& basis) {
   const sim::SimulationResult& r = o.result;
   if (sim::is_shuffle_family(o.spec.kind)) {
     std::cout << fmt::format("{} on {} threads ({}), {:g} GB\n", label(o.spec), o.spec.threads,
                              sim::placement_name(o.spec.placement), o.spec.total_bytes / 1e9);
     std::cout << fmt::format("  time {:.4g} s, {:.2f} GB/s shuffled (input), memory traffic {:.2f} GB/s, local access ratio {:.3f}, {} events\n",
                              r.time_s, o.input_gbps(), o.memory_traffic_gbps(), r.local_access_ratio(), r.events);
-    print_uncertainty(o.spec, u);
+    print_uncertainty(o.spec, u, basis, r);
   } else {
     if (o.spec.kind == sim::WorkloadKind::kSubarray) {
       std::cout << fmt::format("{} on {} threads ({}), memory {}, {:g} M cells of {} B in {} chunks, {} threads per chunk, selectivity {:g}\n",
@@ -96,12 +103,12 @@ void print_predict(const model::Topology& t, const Outcome& o, bool steps, const
                              r.time_s, o.input_mtuples_per_s(), o.input_gbps(), o.memory_traffic_gbps(), r.local_access_ratio());
     std::cout << fmt::format("  energy {:.3g} J (DRAM {:.3g}, remote {:.3g}, links {:.3g}, DRAM background {:.3g}) on the {}\n", energy.total_j(),
                              energy.dram_j, energy.remote_j, energy.link_j, energy.background_j, o.energy_basis);
-    print_uncertainty(o.spec, u);
+    print_uncertainty(o.spec, u, basis, r);
     for (const sim::DataPlacement& d : o.report.datasets) {
       std::cout << fmt::format("  {}: {:.3g} GB on {}\n", d.name, d.size_bytes / 1e9, spread_text(t, d.spread()));
     }
     for (const std::string& note : o.report.notes) std::cout << "  " << note << "\n";
-    if (const std::string basis = sim::allocator_cost_basis(o.spec, t); !basis.empty()) std::cout << "  " << basis << "\n";
+    if (const std::string allocator = sim::allocator_cost_basis(o.spec, t); !allocator.empty()) std::cout << "  " << allocator << "\n";
     std::cout << "  " << pages_text(t, o.spec.huge_pages) << "\n";
   }
   if (seed_times.size() > 1) {
@@ -210,7 +217,8 @@ void register_sim_commands(CLI::App& app) {
           datasets.push_back(Json{{"name", d.name}, {"bytes", d.size_bytes}, {"nodes", spread}});
         }
         detail["datasets"] = datasets;
-        detail["uncertainty"] = uncertainty_json(uncertainty, basis, sim::is_shuffle_family(spec.kind) ? "input_gbps" : "input_mtuples_per_s");
+        detail["uncertainty"] = uncertainty_json(uncertainty, basis, sim::is_shuffle_family(spec.kind) ? "input_gbps" : "input_mtuples_per_s",
+                                                 outcome.result.time_s, headline_rate(spec, outcome.result));
         if (balance) {
           // The figure asked for is the run with balancing: it heads the JSON as time_s; the rest
           // of this level describes one execution without balancing, and says so.
@@ -243,7 +251,7 @@ void register_sim_commands(CLI::App& app) {
           std::cout << balancing_text(balanced, *balancing)
                     << "\none execution without NUMA balancing, for comparison:\n";
         }
-        print_predict(t, outcome, *steps, seed_times, uncertainty);
+        print_predict(t, outcome, *steps, seed_times, uncertainty, basis);
         if (*phases) std::cout << "\n" << phases_text(outcome.result);
         if (migration_schedule) std::cout << "\nschedule: " << migration_schedule_verdict(*migration_schedule) << "\n";
         if (uneven) {
@@ -344,9 +352,10 @@ void register_sim_commands(CLI::App& app) {
       std::vector<sim::SimulationResult> results;
       const bool operators = !sim::is_shuffle_family(base.kind);
       TextTable table(with_rate_columns({"variant", "memory", "threads"}, operators,
-                                        {"90 % interval", "time s", "LAR", "busiest (mean util)", "bottleneck (saturated)"}));
+                                        {operators ? "Mtuples/s 90 %" : "GB/s 90 %", "time s", "LAR", "busiest (mean util)", "bottleneck (saturated)"}));
       const sim::CostBasis basis = o->cost_basis(t);
       std::vector<std::string> rested_on;
+      std::vector<std::pair<std::string, sim::PointVersusInterval>> outside;  // rates outside their interval
       for (std::size_t i = 0; i < runs.size(); ++i) {
         const sim::WorkloadSpec& s = runs[i];
         const Outcome outcome = simulate(t, s, false);
@@ -355,7 +364,10 @@ void register_sim_commands(CLI::App& app) {
           if (std::find(rested_on.begin(), rested_on.end(), name) == rested_on.end()) rested_on.push_back(name);
         }
         Json row = summary_json(outcome);
-        row["uncertainty"] = uncertainty_json(u, basis, operators ? "input_mtuples_per_s" : "input_gbps");
+        row["uncertainty"] =
+            uncertainty_json(u, basis, operators ? "input_mtuples_per_s" : "input_gbps", outcome.result.time_s, headline_rate(s, outcome.result));
+        const sim::PointVersusInterval rate_point = sim::point_versus_interval(headline_rate(s, outcome.result), u.rate, basis, u.uncertain);
+        if (u.samples > 0 && rate_point.side != sim::PointSide::kInside) outside.emplace_back(label(s), rate_point);
         // A shuffle's buffers live with their threads by definition: no memory policy applies.
         const std::string memory = operators ? sim::memory_policy_name(s.memory, t) : "-";
         if (operators) row["memory_policy"] = memory;
@@ -364,9 +376,7 @@ void register_sim_commands(CLI::App& app) {
         results.push_back(outcome.result);
         rows.push_back(row);
         table.add_row(with_rates({label(s), memory, sim::placement_name(s.placement)}, outcome, operators,
-                                 {u.samples > 0 ? fmt::format("{:.4g} - {:.4g} {}", u.rate.low, u.rate.high,
-                                                              operators ? "Mtuples/s" : "GB/s")
-                                                : "-",
+                                 {u.samples > 0 ? interval_cell(rate_point) : "-",
                                   fmt::format("{:.4g}", outcome.result.time_s), fmt::format("{:.3f}", outcome.result.local_access_ratio()),
                                   busiest_text(outcome.result), bottleneck_text(outcome.result)}));
       }
@@ -379,7 +389,11 @@ void register_sim_commands(CLI::App& app) {
       } else {
         std::cout << fmt::format("{}: {} on {} threads\n", t.name, sim::workload_kind_name(base.kind), base.threads)
                   << table.render() << sim::cost_basis_summary(basis, rested_on)
-                  << (*samples > 0 ? fmt::format("; intervals: {} samples of each variant's uncertain costs\n", *samples) : "\n");
+                  << (*samples > 0 ? fmt::format("; intervals: {} samples of each variant's uncertain costs, the rate's median [5 %, 95 %] "
+                                                 "beside its point at the costs' own values\n",
+                                                 *samples)
+                                   : "\n");
+        std::cout << table_point_notes(outside, "rate", operators ? " M tuples/s" : " GB/s");
         std::cout << pages_text(t, base.huge_pages) << "\n";
         if (*phases) std::cout << "\n" << phases_by_variant_text(names, results);
       }

@@ -108,6 +108,7 @@ void register_sweep_command(CLI::App& app) {
         std::optional<Outcome> outcome;
       };
       std::vector<SweepJob> batch;
+      std::vector<std::pair<std::string, sim::PointVersusInterval>> outside;  // rates outside their interval
       const auto write_batch = [&] {
         parallel_for(batch.size(), [&](std::size_t i) { batch[i].outcome.emplace(simulate(t, batch[i].spec, false)); });
         for (const SweepJob& job : batch) {
@@ -124,6 +125,7 @@ void register_sweep_command(CLI::App& app) {
           }
           std::vector<double> sample_times;
           std::vector<double> sample_rates;
+          std::optional<sim::PointVersusInterval> rate_point;
           if (drawn > 0) {
             sim::IntervalOptions options;
             options.samples = drawn;
@@ -137,6 +139,18 @@ void register_sweep_command(CLI::App& app) {
             });
             const sim::Interval rate = sim::interval_of(sample_rates);
             row["rate_interval"] = Json{{"median", rate.median}, {"p5", rate.low}, {"p95", rate.high}};
+            rate_point = sim::point_versus_interval(headline_rate(s, outcome.result), rate, basis, uncertain);
+            row["rate_point"] = point_json(*rate_point, "rate", operators ? " M tuples/s" : " GB/s");
+            if (rate_point->side != sim::PointSide::kInside) {
+              // Why: only the costs this row rests on (the sweep draws every cost some variant does).
+              rate_point = sim::point_versus_interval(rate_point->point, rate, basis,
+                                                      sim::uncertain_costs(basis, sim::costs_depended_on(t, s, parallel_for)));
+              row["rate_point"] = point_json(*rate_point, "rate", operators ? " M tuples/s" : " GB/s");
+              outside.emplace_back(fmt::format("{} threads{}, {}", n,
+                                               partitioned ? fmt::format(", {:g} groups per partition", job.groups_per_partition) : "",
+                                               label(s)),
+                                   *rate_point);
+            }
           }
           times.add(n, label(s), job.groups_per_partition, outcome.result.time_s, sample_times);
           rows.push_back(row);
@@ -150,10 +164,7 @@ void register_sweep_command(CLI::App& app) {
                                   row["busiest_mean_utilisation"].get<double>());
           table.add_row(with_rates({std::to_string(n), partitioned ? fmt::format("{:g}", job.groups_per_partition) : "-", label(s)},
                                    outcome, operators,
-                                   {row.contains("rate_interval")
-                                        ? fmt::format("{:.4g} - {:.4g}", row["rate_interval"]["p5"].get<double>(),
-                                                      row["rate_interval"]["p95"].get<double>())
-                                        : "-",
+                                   {rate_point ? interval_cell(*rate_point) : "-",
                                     fmt::format("{:.3f}", outcome.result.local_access_ratio()), busiest_text(outcome.result)}));
         }
         batch.clear();
@@ -193,8 +204,10 @@ void register_sweep_command(CLI::App& app) {
         std::cout << table.render();
         if (sort_merge) std::cout << sort_merge_phase_table(sort_merge_points);
         if (drawn > 0) {
-          std::cout << fmt::format("intervals: {} samples of {} uncertain costs; {}\n", drawn, uncertain.size(),
-                                   sim::cost_basis_summary(basis, uncertain));
+          std::cout << fmt::format("intervals: {} samples of {} uncertain costs, the rate's median [5 %, 95 %] beside its point at the "
+                                   "costs' own values; {}\n",
+                                   drawn, uncertain.size(), sim::cost_basis_summary(basis, uncertain));
+          std::cout << table_point_notes(outside, "rate", operators ? " M tuples/s" : " GB/s");
         }
         for (const SweepCrossover& c : crossovers) std::cout << crossover_text(c) << "\n";
         std::cout << pages_text(t, *model::parse_huge_pages(o->huge_pages)) << "\n";

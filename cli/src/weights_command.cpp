@@ -133,7 +133,7 @@ void register_weights_command(CLI::App& app) {
                  {"time_s", r.time_s},
                  {"input_mtuples_per_s", rate(r.time_s)},
                  {"relative_to_best", r.time_s / best},
-                 {"uncertainty", uncertainty_json(r.uncertainty, basis, "input_mtuples_per_s")}});
+                 {"uncertainty", uncertainty_json(r.uncertainty, basis, "input_mtuples_per_s", r.time_s, rate(r.time_s))}});
       }
       j["policies"] = list;
       j["sysfs"] = sysfs;
@@ -153,13 +153,18 @@ void register_weights_command(CLI::App& app) {
     std::cout << "\n";
     TextTable table(
         {"policy", "weights", "time s", "M tuples/s", "90 % interval of the rate", "x best"});
+    std::vector<std::pair<std::string, sim::PointVersusInterval>> outside;  // rates outside their interval
     for (const sim::WeightsRow& r : rows) {
+      const sim::PointVersusInterval rate_point =
+          sim::point_versus_interval(rate(r.time_s), r.uncertainty.rate, basis, r.uncertainty.uncertain);
+      if (r.uncertainty.samples > 0 && rate_point.side != sim::PointSide::kInside) outside.emplace_back(r.name, rate_point);
       table.add_row({r.name, weights_of(r.policy, t), fmt::format("{:.4g}", r.time_s),
                      fmt::format("{:.4g}", rate(r.time_s)),
-                     r.uncertainty.samples > 0 ? interval_text(r.uncertainty.rate, "") : "-",
+                     r.uncertainty.samples > 0 ? interval_cell(rate_point) : "-",
                      fmt::format("{:.2f}", r.time_s / best)});
     }
     std::cout << table.render();
+    std::cout << table_point_notes(outside, "rate", " M tuples/s");
     for (const sim::WeightsRow& r : rows) std::cout << "  " << r.name << ": " << r.how << "\n";
     std::cout << "  " << rows.front().uncertainty.basis << "\n";
     std::cout << fmt::format(

@@ -7,6 +7,7 @@
 #include "numatwin/model/topology_check.hpp"
 #include "numatwin/sim/workload/cost_basis.hpp"
 #include "numatwin/sim/plan/operator_plan.hpp"
+#include "numatwin/sim/uncertainty/point_and_interval.hpp"
 #include "numatwin/sim/engine/simulation.hpp"
 #include "numatwin/sim/workload/workload_input.hpp"
 
@@ -60,6 +61,11 @@ SimulationRun run_simulation(std::shared_ptr<const model::Topology> topology, co
   options.record_timeline = true;
   run.result = simulation.run(sim::build_plan(t, run.spec), options);
   run.uncertainty = run_uncertainty(t, run.spec, basis, interval_samples);
+  if (run.uncertainty.samples > 0) {
+    const sim::PointVersusInterval point =
+        sim::point_versus_interval(run.result.time_s, run.uncertainty.time_s, basis, run.uncertainty.uncertain);
+    run.uncertainty.point_note = QString::fromStdString(sim::point_outside_note(point, "time", " s"));
+  }
   const model::BandwidthModel& bm = simulation.bandwidth_model();
   run.resources.link_resource.resize(t.links.size());
   for (std::size_t l = 0; l < t.links.size(); ++l) run.resources.link_resource[l] = bm.link_resource(static_cast<int>(l));

@@ -145,7 +145,10 @@ QVariant RunSummaryModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     // The long texts in full (the cells elide them).
     if (index.row() == kCosts) return run->uncertainty.basis;
-    if (index.row() == kTimeInterval) return run->uncertainty.time_text();
+    if (index.row() == kTimeInterval) {
+      const RunUncertainty& u = run->uncertainty;
+      return u.point_note.isEmpty() ? u.time_text() : u.time_text() + QStringLiteral("\n* ") + u.point_note;
+    }
     return {};
   }
   if (role != Qt::DisplayRole && role != Qt::UserRole) return {};
@@ -165,7 +168,10 @@ QVariant RunSummaryModel::data(const QModelIndex& index, int role) const {
     case kTime: return format_seconds(r.time_s);
     case kTimeInterval: {
       const RunUncertainty& u = run->uncertainty;
-      return u.samples > 0 ? QStringLiteral("%1 to %2").arg(format_seconds(u.time_s.low), format_seconds(u.time_s.high)) : u.time_text();
+      // A star when the run's time lies outside (the tooltip says why).
+      return u.samples > 0 ? QStringLiteral("%1 to %2%3")
+                                 .arg(format_seconds(u.time_s.low), format_seconds(u.time_s.high), u.point_note.isEmpty() ? "" : " *")
+                           : u.time_text();
     }
     case kBandwidth: return run->rate_text();
     case kRateInterval: {

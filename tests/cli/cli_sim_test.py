@@ -195,6 +195,46 @@ class SimCommands(unittest.TestCase):
         self.assertIn("carried", row)
         self.assertIn("in-core s", text.stdout)
 
+    def test_a_point_outside_its_interval_says_why(self):
+        # Issue 39 item 1: the headline (the prediction at the costs' own values) lay outside its
+        # own 90 % interval with no word why: nehalem-ex-4s count on 16 threads, 0.1359 s against
+        # [0.1404, 0.3], because llc_usable_share's default 1 is the top of its range [0.5, 1].
+        args = ["predict", "--topology", "nehalem-ex-4s", "--workload", "count", "--threads", "16"]
+        r = run(*args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        u = json.loads(r.stdout)["uncertainty"]
+        point = u["point"]["time_s"]
+        self.assertAlmostEqual(point["value"], json.loads(r.stdout)["time_s"], places=12)
+        self.assertLess(point["value"], u["time_s"]["p5"])
+        self.assertEqual(point["side"], "below")
+        self.assertEqual([(c["name"], c["end"]) for c in point["costs_at_range_end"]], [("llc_usable_share", "high")])
+        self.assertIn("llc_usable_share is at the high end of its range", point["note"])
+        text = run(*args)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("median time", text.stdout)
+        self.assertIn("the figures above are the prediction at the costs' own values", text.stdout)
+        self.assertIn("lies below its 90 % interval", text.stdout)
+        # Inside its interval: no note, and the JSON says inside.
+        inside = run("predict", "--topology", "xeon-platinum-8480-2s", "--workload", "hash-join", "--json")
+        self.assertEqual(inside.returncode, 0, inside.stderr)
+        p = json.loads(inside.stdout)["uncertainty"]["point"]["time_s"]
+        self.assertEqual(p["side"], "inside")
+        self.assertNotIn("note", p)
+
+    def test_a_sweep_stars_a_rate_outside_its_interval_and_says_why(self):
+        # Issue 39 item 1: the naive migration's 416.2 M tuples/s stood beside "217.5 - 387.3".
+        r = run("sweep", "--topology", "nehalem-ex-8s", "--workload", "partitioned-aggregation", "--threads", "64")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = next(line for line in r.stdout.splitlines() if "migration naive tight" in line and line.lstrip()[0].isdigit())
+        self.assertRegex(row, r"\d \[[0-9.]+, [0-9.]+\]\*")
+        note = next(line for line in r.stdout.splitlines() if line.startswith("* ") and "migration naive tight" in line)
+        self.assertIn("lies above its 90 % interval", note)
+        self.assertIn("llc_usable_share", note)
+        # Rows inside carry no star, and every starred row has its note.
+        starred = [line for line in r.stdout.splitlines() if line.lstrip()[:1].isdigit() and "]*" in line]
+        notes = [line for line in r.stdout.splitlines() if line.startswith("* ")]
+        self.assertEqual(len(starred), len(notes))
+
     def test_phase_table_leaves_out_the_residue_of_the_rates_precision(self):
         # Issue 39 B: 128 threads end "together" up to the bandwidth model's 1e-9 precision, and
         # the ones that end first spent 1.776e-12 thread-s (7.6e-14 of the run's 23.42) `finished`:

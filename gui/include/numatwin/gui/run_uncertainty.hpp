@@ -47,6 +47,9 @@ struct RunUncertainty {
   // Per sample (samples of them): the drawn values of `uncertain`, in its order, and the time.
   std::vector<std::vector<double>> drawn;
   std::vector<double> sample_time_s;
+  // Why the run's time (at the costs' own values) lies outside time_s, "" when it does not
+  // (sim/uncertainty/point_and_interval.hpp); set by whoever has both, simulate_run.
+  QString point_note;
 
   // "90 %: 0.12-0.31 s" or "exact: rests on no operator cost"
   [[nodiscard]] QString time_text() const;
