@@ -158,6 +158,8 @@ Json result_json(const model::Topology& t, const sim::AdaptiveScenario& sc, cons
            {"classes", classes},
            {"query_types", query_types_json(r)},
            {"placer_decisions", decisions},
+           {"placer_last_idle", r.placer_last_idle_s >= 0.0 ? Json{{"at_s", r.placer_last_idle_s}, {"reason", r.placer_last_idle_reason}}
+                                                            : Json(nullptr)},
            {"final_placement", placement},
            {"timeline", timeline},
            {"basis", "predicted"}};
@@ -201,6 +203,11 @@ void print_result(const model::Topology& t, const sim::AdaptiveScenario& sc, con
     std::cout << fmt::format("  {:7.2f} s  {} ({} copied{}, {}) — {}\n", e.decided_s, done, gib(e.bytes),
                              e.copies.size() > 1 ? ": " + copied : std::string(),
                              e.done_s < 0.0 ? std::string("still running at the end") : fmt::format("done at {:.2f} s", e.done_s), d.reason);
+  }
+  // What the placer saw the last time it did nothing (the study's rule acts on an imbalance only,
+  // once the history its windows average over exists).
+  if (sc.placer_enabled && r.placer_last_idle_s >= 0.0) {
+    std::cout << fmt::format("  last check without a decision, {:.2f} s: {}\n", r.placer_last_idle_s, r.placer_last_idle_reason);
   }
 
   const std::size_t bins = r.timeline.size();

@@ -81,12 +81,16 @@ TEST(AdaptiveSkewedTest, AdaptiveStealingIsNotWorseThanTheBetterOfAllowAndDeny) 
   EXPECT_GE(adaptive, 0.98 * std::max(allow, deny)) << "deny " << deny << ", allow " << allow << ", adaptive " << adaptive;
 }
 
-// Placer on, stealing denied, 90 s: the first decision splits H (done at 73.6 s); after it the
-// half of H left on s0 holds 99.8 % of s0, and moving it predicts |1 - 2 x 0.998| = 99.6 %, a
-// gain only by the last digits; with the share known within c_e (and at most s0's 100 %) the
-// move may leave the pair at 100 %, so it must not be made. Every decision must predict a gain.
+// Placer on, stealing denied, H 1 GiB, 150 s: the first decision splits H once its history
+// covers W_p = 2 x 262144 pages x (59 + 109) us = 88.1 s; after the split the half of H left on
+// s0 holds nearly all of s0, and moving it predicts |1 - 2 x p| with p near 1, a gain only by the
+// last digits; with the share known within c_e (and at most s0's 100 %) the move may leave the
+// pair at 100 %, so it must not be made. Every decision must predict a gain. (Before the rule
+// waited for its window's history, the same held with H 2 GiB over 90 s, split done at 73.6 s.)
 TEST(AdaptiveSkewedTest, PlacerMakesNoMoveWithoutARealPredictedGain) {
-  const AdaptiveResult r = run_adaptive(machine(), hot_table(90.0, StealingMode::kDeny, true));
+  AdaptiveScenario sc = hot_table(150.0, StealingMode::kDeny, true);
+  sc.tables[0].size_bytes = 1024.0 * kMiB;
+  const AdaptiveResult r = run_adaptive(machine(), sc);
   ASSERT_FALSE(r.placer_events.empty());
   EXPECT_EQ(r.placer_events.front().decision.action, PlacerAction::kPartition);
   for (const AdaptivePlacerEvent& e : r.placer_events) {

@@ -46,15 +46,17 @@ TEST(AdaptiveTableGroupsTest, UnitsAreTheMatchingPartsOfAGroupsTables) {
 
 // Two 1 MiB tables R and S on s0 of skylake-4114-2s (10 workers per socket), one CPU-bound
 // 1 MiB task per query (8 cycles/B at 2.2 GHz), stealing denied; 20 clients query only R, 20
-// only S: s0 is full (100 %), each table holding half of it, s1 idle: I = 1.0 at the first
-// period (1 s), and both tables are eligible (a steady second of history).
-//  - Without a group (the existing rule): moving either table predicts |1.0 - 2 x 0.5| = 0 < 1.0,
-//    so one table moves alone: 256 pages x 1 ms = 0.256 s, done at 1.256 s.
+// only S: s0 is full (100 %), each table holding half of it, s1 idle: I = 1.0, and a table is
+// eligible once its steady history covers the rule's window.
+//  - Without a group (the existing rule): a table's move window is 2 x 256 pages x 1 ms =
+//    0.512 s, covered at the first period (1 s); moving either table predicts
+//    |1.0 - 2 x 0.5| = 0 < 1.0, so one table moves alone: 256 x 1 ms = 0.256 s, done at 1.256 s.
 //  - With R and S in group G the unit is both parts, share 0.5 + 0.5 = 1.0: a move predicts
 //    |1.0 - 2 x 1.0| = 1.0, not < 1.0; a partition |1.0 - 1.0| = 0 (and 2 x 1 part <= 2 sockets),
-//    so the placer splits the pair: rewrite R and S locally (256 pages x 2 ms each = 0.512 s
-//    each), then copy half of each to s1 (128 pages x 1 ms each = 0.128 s each): 1.28 s in all,
-//    done at 2.28 s (the copies' 2-4 MB/s are far under what the controllers leave: 10 tasks
+//    so the placer splits the pair once the unit's history covers W_p = 2 x 512 pages x (1 + 2)
+//    ms = 3.07 s (the snapshot at 3 s, within the 0.1 s sample clock): rewrite R and S locally
+//    (256 pages x 2 ms each = 0.512 s each), then copy half of each to s1 (128 pages x 1 ms each
+//    = 0.128 s each): 1.28 s in all, done at 4.28 s (the copies' 2-4 MB/s are far under what the controllers leave: 10 tasks
 //    of 0.275 GB/s). Copied: R 1.5 MiB, S 1.5 MiB (rewrite + half). After: R and S each 0.5 MiB
 //    on s0 and 0.5 MiB on s1, so every query runs one task per socket, both sockets are full and
 //    the placer has nothing more to do: one decision in 20 s.
@@ -94,8 +96,8 @@ TEST(AdaptiveTableGroupsTest, ThePlacerSplitsACoPartitionedPairTogether) {
   EXPECT_EQ(e.decision.action, PlacerAction::kPartition);
   EXPECT_EQ(e.decision.from_socket, 0);
   EXPECT_EQ(e.decision.to_socket, 1);
-  EXPECT_NEAR(e.decided_s, 1.0, 1e-9);
-  EXPECT_NEAR(e.done_s, 2.28, 0.01);
+  EXPECT_NEAR(e.decided_s, 3.0, 1e-9);  // W_p = 2 x 512 pages x 3 ms = 3.07 s of history (0.1 s of clock slack)
+  EXPECT_NEAR(e.done_s, 4.28, 0.01);
   EXPECT_EQ(e.table, "R");
   EXPECT_EQ(e.group, "G");
   ASSERT_EQ(e.copies.size(), 2U);
@@ -112,7 +114,7 @@ TEST(AdaptiveTableGroupsTest, ThePlacerSplitsACoPartitionedPairTogether) {
     EXPECT_EQ(e.parts_after[i].socket, expected_socket[i]);
     EXPECT_NEAR(e.parts_after[i].bytes, 0.5 * kMiB, 1.0);
   }
-  EXPECT_GT(r.socket_cpu_share[1], 0.8);  // full from 2.28 s of 20
+  EXPECT_GT(r.socket_cpu_share[1], 0.75);  // full from 4.28 s of 20: 0.786
 }
 
 // The socket of every live part per table, in part order, from a list of parts.

@@ -40,5 +40,27 @@ TEST(AdaptiveUtilisationTest, HistoryKeepsOnlyItsSpan) {
   EXPECT_THROW(h.add(1.0, 1.1, 0.0), std::invalid_argument);  // out of order
 }
 
+// Issue 39 item 3: a split or merged part keeps what was known of its data.
+TEST(AdaptiveUtilisationTest, AHistoryScalesAndAddsSampleBySample) {
+  SampledHistory a(10.0);
+  a.add(0.0, 0.1, 4.0);
+  a.add(0.1, 0.2, 6.0);
+  a.scale(0.5);  // each half of a split part: 2, 3
+  EXPECT_NEAR(a.average(0.2, 0.2), 2.5, 1e-12);
+  EXPECT_NEAR(a.covered_s(), 0.2, 1e-12);
+  SampledHistory b(10.0);
+  b.add(0.1, 0.2, 1.0);  // born at 0.1 s
+  b.add(0.2, 0.3, 8.0);
+  a.add_history(b);  // [0, 0.1) 2 alone, [0.1, 0.2) 3 + 1 = 4, [0.2, 0.3) 8 alone
+  EXPECT_EQ(a.size(), 3U);
+  EXPECT_NEAR(a.average(0.1, 0.1), 2.0, 1e-12);
+  EXPECT_NEAR(a.average(0.2, 0.1), 4.0, 1e-12);
+  EXPECT_NEAR(a.average(0.3, 0.1), 8.0, 1e-12);
+  EXPECT_NEAR(a.covered_s(), 0.3, 1e-12);
+  // Samples keep coming in time order after the merge.
+  a.add(0.3, 0.4, 1.0);
+  EXPECT_THROW(a.add(0.35, 0.45, 1.0), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace numatwin::sim

@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -114,23 +115,37 @@ void Engine::run_placer() {
     for (int p : unit) ps.pages += std::ceil(parts_[p].bytes / sc_.page_bytes);
     double move_average = 0.0;
     double partition_average = 0.0;
+    double history_s = std::numeric_limits<double>::infinity();
     for (int p : unit) {
       const Part& part = parts_[p];
       ps.cpu_share += part.cpu_history.average(now_, period) / W_;
       ps.memory_bytes_per_s += part.memory_history.average(now_, period);
       // The study's rule (docs/adaptive.md): the utilisation over the time a move would take,
-      // times 2, within c_e of the recent one. The average is over the history there is (a part
-      // younger than the window, or a window longer than the history kept, uses what is known).
+      // times 2, within c_e of the recent one.
       move_average += part.cpu_history.average(now_, move_window_per_page * ps.pages) / W_;
       partition_average += part.cpu_history.average(now_, partition_window_per_page * ps.pages) / W_;
+      history_s = std::min(history_s, part.cpu_history.covered_s());
     }
+    ps.history_s = history_s;
+    ps.move_window_s = move_window_per_page * ps.pages;
+    ps.partition_window_s = partition_window_per_page * ps.pages;
+    // The rule needs the history it averages over: a unit whose history (its own, or what it
+    // inherited from the parts it came from) is shorter than the window is not eligible (one
+    // sample period of slack for the sample clock).
+    const double slack = sc_.tracking.sample_period_s;
     const double c_e = sc_.placer.eligibility_divergence;
-    ps.move_eligible = placer_eligible(ps.cpu_share, move_average, c_e);
-    ps.partition_eligible = placer_eligible(ps.cpu_share, partition_average, c_e);
+    ps.move_history_short = history_s + slack < ps.move_window_s;
+    ps.move_eligible = !ps.move_history_short && placer_eligible(ps.cpu_share, move_average, c_e);
+    ps.partition_eligible = history_s + slack >= ps.partition_window_s && placer_eligible(ps.cpu_share, partition_average, c_e);
     snap.parts.push_back(ps);
   }
   const PlacerDecision decision = decide_placement(snap, sc_.placer);
-  if (decision.action != PlacerAction::kNone) start_operation(decision);
+  if (decision.action != PlacerAction::kNone) {
+    start_operation(decision);
+  } else {
+    result_.placer_last_idle_s = now_;
+    result_.placer_last_idle_reason = decision.reason;
+  }
 }
 
 void Engine::start_operation(const PlacerDecision& decision) {
@@ -247,11 +262,18 @@ void Engine::finish_phase() {
     }
   } else if (d.action == PlacerAction::kPartition) {
     // Second halves appended in member order: each is its table's last live part, all on d.to_socket.
+    // Each half keeps half the parent's history (adaptive_utilisation.hpp), and half of what it
+    // has gathered since the last sample.
     for (int p : op.members) {
       const double half = parts_[p].bytes / 2.0;
-      const int table = parts_[p].table;
       parts_[p].bytes = half;
-      parts_.emplace_back(table, d.to_socket, half, keep);
+      parts_[p].cpu_history.scale(0.5);
+      parts_[p].memory_history.scale(0.5);
+      parts_[p].cpu_integral *= 0.5;
+      parts_[p].memory_integral *= 0.5;
+      Part fresh = parts_[p];
+      fresh.socket = d.to_socket;
+      parts_.push_back(std::move(fresh));
       move_queued_tasks({p}, {p, static_cast<int>(parts_.size()) - 1});
     }
   } else {
@@ -264,7 +286,15 @@ void Engine::finish_phase() {
           bytes += parts_[p].bytes;
         }
       }
-      parts_.emplace_back(table, d.to_socket, bytes, keep);
+      // The merged part starts with the sum of its parts' histories (adaptive_utilisation.hpp).
+      Part merged(table, d.to_socket, bytes, keep);
+      for (int p : old_parts) {
+        merged.cpu_history.add_history(parts_[p].cpu_history);
+        merged.memory_history.add_history(parts_[p].memory_history);
+        merged.cpu_integral += parts_[p].cpu_integral;
+        merged.memory_integral += parts_[p].memory_integral;
+      }
+      parts_.push_back(std::move(merged));
       for (int p : old_parts) parts_[p].alive = false;
       move_queued_tasks(old_parts, {static_cast<int>(parts_.size()) - 1});
     }

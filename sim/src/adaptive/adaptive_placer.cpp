@@ -77,7 +77,8 @@ PlacerDecision decide_placement(const PlacerSnapshot& snapshot, const PlacerPara
   const PlacerSocketState& sc = snapshot.sockets[cold];
   if (!(sh.cpu_share > p.saturation) || !(imbalance > p.imbalance)) {
     d.reason = "hottest pair " + sock(hot) + "/" + sock(cold) + ": " + pct(sh.cpu_share) + " vs " + pct(sc.cpu_share) +
-               ", imbalance " + pct(imbalance) + ": under the thresholds";
+               ", imbalance " + pct(imbalance) + ": under the thresholds (the hot socket above " + pct(p.saturation) +
+               " and the imbalance above " + pct(p.imbalance) + " of a socket's cores; the rule acts on an imbalance only)";
     return d;
   }
   // Parts on the hot socket, busiest first (ties: lowest id).
@@ -135,17 +136,19 @@ PlacerDecision decide_placement(const PlacerSnapshot& snapshot, const PlacerPara
     if (parts.size() < 2) continue;
     double cpu = 0.0;
     double mem = 0.0;
+    bool movable = true;
     std::vector<double> share(sockets);
     for (int s = 0; s < sockets; ++s) share[s] = snapshot.sockets[s].cpu_share;
     for (const PlacerPartState* part : parts) {
       cpu += part->cpu_share;
       if (part->socket != coldest) {
+        movable = movable && part->move_eligible;
         mem += part->memory_bytes_per_s;
         share[part->socket] -= part->cpu_share;
         share[coldest] += part->cpu_share;
       }
     }
-    if (!(cpu < p.cold_table_cpu)) continue;
+    if (!(cpu < p.cold_table_cpu) || !movable) continue;
     const PlacerSocketState& sk = snapshot.sockets[coldest];
     if (sk.memory_bytes_per_s + mem > sk.memory_capacity_bytes_per_s) continue;
     const double after = share[hot] - share[cold];
@@ -160,6 +163,21 @@ PlacerDecision decide_placement(const PlacerSnapshot& snapshot, const PlacerPara
   }
   d.reason = sock(hot) + " at " + pct(sh.cpu_share) + ", " + sock(cold) + " at " + pct(sc.cpu_share) +
              ": no eligible part lowers the imbalance within " + sock(cold) + "'s memory bandwidth";
+  // Say when the rule waits for history: parts of the hot socket whose history is shorter than
+  // the window the rule averages over.
+  const PlacerPartState* waiting = nullptr;
+  int short_parts = 0;
+  for (const PlacerPartState* part : candidates) {
+    if (!part->move_history_short) continue;
+    ++short_parts;
+    if (!waiting) waiting = part;
+  }
+  if (waiting) {
+    char buffer[160];
+    std::snprintf(buffer, sizeof buffer, "; %d of its parts %s history shorter than the window the rule needs (e.g. %.3g s of %.3g s)",
+                  short_parts, short_parts == 1 ? "has a" : "have a", waiting->history_s, waiting->move_window_s);
+    d.reason += buffer;
+  }
   return d;
 }
 

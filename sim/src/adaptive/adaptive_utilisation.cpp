@@ -37,6 +37,31 @@ double SampledHistory::average(double now_s, double window_s) const {
   return weight > 0.0 ? weighted / weight : 0.0;
 }
 
+void SampledHistory::scale(double factor) {
+  for (Sample& sample : samples_) sample.value *= factor;
+}
+
+void SampledHistory::add_history(const SampledHistory& other) {
+  // Two time-ordered lists merged; equal intervals (within rounding of the sample clock) add.
+  constexpr double kSameInstant = 1e-9;
+  std::deque<Sample> merged;
+  auto a = samples_.begin();
+  auto b = other.samples_.begin();
+  while (a != samples_.end() || b != other.samples_.end()) {
+    if (b == other.samples_.end() || (a != samples_.end() && a->end_s < b->end_s - kSameInstant)) {
+      merged.push_back(*a++);
+    } else if (a == samples_.end() || b->end_s < a->end_s - kSameInstant) {
+      merged.push_back(*b++);
+    } else {
+      merged.push_back(Sample{std::min(a->begin_s, b->begin_s), a->end_s, a->value + b->value});
+      ++a;
+      ++b;
+    }
+  }
+  samples_.swap(merged);
+  keep_s_ = std::max(keep_s_, other.keep_s_);
+}
+
 double SampledHistory::covered_s() const {
   return samples_.empty() ? 0.0 : samples_.back().end_s - samples_.front().begin_s;
 }

@@ -120,6 +120,10 @@ struct AdaptiveResult {
   double queries_per_s = 0.0;
   std::vector<AdaptiveTimelinePoint> timeline;
   std::vector<AdaptivePlacerEvent> placer_events;
+  // The placer's last snapshot that led to no decision: when, and why (adaptive_placer.hpp's
+  // reason: under the thresholds, nothing eligible, history shorter than the window); -1: none.
+  double placer_last_idle_s = -1.0;
+  std::string placer_last_idle_reason;
   std::vector<AdaptivePart> final_placement;
   std::vector<AdaptiveClassStats> classes;
   std::vector<AdaptiveQueryTypeStats> query_types;

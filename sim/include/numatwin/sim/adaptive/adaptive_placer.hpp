@@ -6,8 +6,8 @@
 // worker running its tasks). A "part" here is a placement unit: a table part, or the matching
 // parts of a table group's tables, which the engine moves together (adaptive_table_groups.hpp).
 // Every period:
-//  1. A part is eligible to move when its mean share over W_m = 2 x pages x move_s_per_page (the history there is)
-//     is within c_e of its recent one, |avg(W_m) - recent| <= c_e x recent      (c_e = 0.3),
+//  1. A part is eligible to move when its history covers W_m = 2 x pages x move_s_per_page and its
+//     mean share over W_m is within c_e of its recent one, |avg(W_m) - recent| <= c_e x recent (c_e = 0.3),
 //     and eligible to partition likewise over W_p = 2 x pages x (move + partition s per page),
 //     and only while 2 x (parts of its table) <= sockets.
 //  2. Socket pairs (h, c) are sorted by imbalance I = u_h - u_c; take the hottest pair.
@@ -18,8 +18,10 @@
 //  4. Else partition: the first partition-eligible part with I' = |I - p| < I and
 //     m_c + m_part / 2 <= M_c is split in two; one half goes to c.
 //  5. Else merge: the first partitioned table whose parts together use less than
-//     cold_table_cpu of a socket moves all its parts onto the coldest socket k, if
-//     m_k + m_table <= M_k and the hottest pair's predicted imbalance does not grow.
+//     cold_table_cpu of a socket, and whose parts off the coldest socket k are each eligible to
+//     move (so "cold" rests on a history as long as the move's window, not on one period),
+//     moves all its parts onto k, if m_k + m_table <= M_k and the hottest pair's predicted
+//     imbalance does not grow.
 // "Lowers" (steps 3, 4) means I' < I - 1e-9, so that rounding in the summed shares is no gain.
 // The predicted I' is recorded with the decision; no decision predicts I' > I.
 #pragma once
@@ -47,6 +49,12 @@ struct PlacerPartState {
   double memory_bytes_per_s = 0.0;
   bool move_eligible = false;
   bool partition_eligible = false;
+  // What eligibility rested on: the history the unit has (its own or inherited), and the
+  // windows W_m and W_p the rule averages over (a history shorter than a window: not eligible).
+  double history_s = 0.0;
+  double move_window_s = 0.0;
+  double partition_window_s = 0.0;
+  bool move_history_short = false;  // the history is shorter than W_m (so not move-eligible)
 };
 
 struct PlacerSnapshot {

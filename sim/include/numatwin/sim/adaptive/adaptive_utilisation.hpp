@@ -6,6 +6,11 @@
 //    history_s (5 min) and answers
 //        avg(us) = sum over samples i overlapping [now - us, now] of v_i x overlap_i / sum of overlap_i
 //    (a time-weighted average; samples are equally long, a partial overlap weighs less).
+//  - a part's history follows its data: a moved part keeps its own; the two halves of a split
+//    part each start with the parent's history x 1/2 (each half takes every other task of the
+//    parent's queries); a merged part starts with the sum of its parts' histories (sample by
+//    sample: the parts of one table are sampled at the same instants). So a layout change does
+//    not reset what the placer knows of a table.
 #pragma once
 
 #include <cstddef>
@@ -36,6 +41,11 @@ class SampledHistory {
   // Seconds of history held (end of the last sample minus begin of the first).
   [[nodiscard]] double covered_s() const;
   [[nodiscard]] std::size_t size() const { return samples_.size(); }
+  // Every sample's value x factor.
+  void scale(double factor);
+  // Adds `other` sample by sample: samples over the same [begin, end) add their values; a sample
+  // that only one history holds is kept as it is (the other knew nothing then).
+  void add_history(const SampledHistory& other);
 
  private:
   struct Sample {
