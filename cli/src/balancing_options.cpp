@@ -7,6 +7,17 @@
 #include "text_table.hpp"
 
 namespace numatwin::cli {
+namespace {
+
+// "4 KiB", "2 MiB", or bytes when neither.
+std::string page_text(double bytes) {
+  if (bytes == 4096.0) return "4 KiB";
+  if (bytes == 2097152.0) return "2 MiB";
+  if (bytes == 1073741824.0) return "1 GiB";
+  return fmt::format("{:g}-byte", bytes);
+}
+
+}  // namespace
 
 void BalancingOptions::add_to(CLI::App* app) {
   app->add_option("--numa-balancing", mode,
@@ -25,7 +36,7 @@ void BalancingOptions::add_to(CLI::App* app) {
                   "Cost of one NUMA hinting fault to the faulting thread (a default, not measured)")
       ->capture_default_str();
   app->add_option("--balancing-page-bytes", parameters.page_bytes,
-                  "Bytes a hinting fault covers (4096; 2097152 for transparent huge pages)")
+                  "Bytes a hinting fault covers (default 0: the run's pages, 2097152 with --huge-pages on or madvise, 4096 off)")
       ->capture_default_str();
 }
 
@@ -48,8 +59,9 @@ std::string balancing_text(const BalancingOutcome& outcome, const BalancingOptio
   std::string out = fmt::format(
       "automatic NUMA balancing, {} execution{} back to back: scan {:g} MB every {:g} ms after {:g} ms (Linux's "
       "scanner at its fastest for {:.3g} GB of data; the kernel slows it when faults are local, which the model "
-      "does not), hinting fault {:g} us per {:g} B (default, not measured)\n",
-      o.executions, o.executions == 1 ? "" : "s", p.scan_size_mb, r.scan_period_ms, p.scan_delay_ms, r.rss_bytes / 1e9, p.hinting_fault_us, p.page_bytes);
+      "does not), hinting fault {:g} us (default, not measured) per {} page ({})\n",
+      o.executions, o.executions == 1 ? "" : "s", p.scan_size_mb, r.scan_period_ms, p.scan_delay_ms, r.rss_bytes / 1e9, p.hinting_fault_us,
+      page_text(r.page_bytes), p.page_bytes > 0.0 ? "--balancing-page-bytes" : "the run's pages: --huge-pages");
   out += fmt::format("  pages that can move: {:.3g} GB (partitioned and private data not on its worker's node; shared "
                      "structures and interleaved, bound or preferred pages stay)\n",
                      r.movable_bytes / 1e9);
@@ -88,7 +100,8 @@ nlohmann::ordered_json balancing_json(const BalancingOutcome& outcome, const Bal
           {"scan_size_mb", p.scan_size_mb},
           {"hinting_fault_us", p.hinting_fault_us},
           {"hinting_fault_basis", "default, not measured"},
-          {"page_bytes", p.page_bytes},
+          {"page_bytes", r.page_bytes},
+          {"page_bytes_basis", p.page_bytes > 0.0 ? "--balancing-page-bytes" : "the run's pages (--huge-pages)"},
           {"rss_bytes", r.rss_bytes},
           {"movable_bytes", r.movable_bytes},
           {"migrated_bytes", r.migrated_bytes()},

@@ -245,9 +245,20 @@ class PolicyCommands(unittest.TestCase):
         self.assertAlmostEqual(first["local_access_ratio"], 0.25, delta=1e-9)
         self.assertAlmostEqual(last["local_access_ratio"], 1.0, delta=1e-9)
         self.assertEqual(b["hinting_fault_basis"], "default, not measured")
+        # The faults follow the run's pages (huge pages on by default), and say so; --huge-pages
+        # off or --balancing-page-bytes change them (issue 39 item 2: always 4 KiB before).
+        self.assertEqual(b["page_bytes"], 2097152)
+        self.assertEqual(b["page_bytes_basis"], "the run's pages (--huge-pages)")
+        small = json.loads(run(*args, "--huge-pages", "off", "--json").stdout)["numa_balancing"]
+        self.assertEqual(small["page_bytes"], 4096)
+        given = json.loads(run(*args, "--balancing-page-bytes", "4096", "--json").stdout)["numa_balancing"]
+        self.assertEqual((given["page_bytes"], given["page_bytes_basis"]), (4096, "--balancing-page-bytes"))
+        self.assertGreater(sum(e["hinting_faults"] for e in given["executions"]),
+                           100 * sum(e["hinting_faults"] for e in b["executions"]))
         text = run(*args)
         self.assertEqual(text.returncode, 0, text.stderr)
         self.assertIn("automatic NUMA balancing, 30 executions back to back", text.stdout)
+        self.assertIn("per 2 MiB page (the run's pages: --huge-pages)", text.stdout)
         # ... and it comes first; the table of one execution without balancing follows, named so.
         self.assertLess(text.stdout.index("automatic NUMA balancing"),
                         text.stdout.index("one execution without NUMA balancing, for comparison"))

@@ -8,6 +8,7 @@
 
 #include "numatwin/model/bandwidth_model.hpp"
 #include "numatwin/model/routing.hpp"
+#include "numatwin/model/tlb.hpp"
 #include "numatwin/sim/plan/operator_plan.hpp"
 #include "numatwin/sim/engine/simulation.hpp"
 
@@ -63,11 +64,18 @@ void check_numa_balancing(const NumaBalancingParameters& p) {
                                                 {"--balancing-scan-period-ms", p.scan_period_min_ms},
                                                 {"--balancing-scan-size-mb", p.scan_size_mb},
                                                 {"--balancing-max-scan-mb-per-s", p.max_scan_mb_per_s},
-                                                {"--balancing-fault-us", p.hinting_fault_us},
-                                                {"--balancing-page-bytes", p.page_bytes}};
+                                                {"--balancing-fault-us", p.hinting_fault_us}};
   for (const auto& [name, value] : all) {
     if (!(value > 0.0) || !std::isfinite(value)) throw std::invalid_argument(std::string(name) + " must be > 0");
   }
+  if (!(p.page_bytes >= 0.0) || !std::isfinite(p.page_bytes)) {
+    throw std::invalid_argument("--balancing-page-bytes must be > 0 (or 0: the run's pages)");
+  }
+}
+
+double balancing_page_bytes(const NumaBalancingParameters& p, const WorkloadSpec& spec) {
+  if (p.page_bytes > 0.0) return p.page_bytes;
+  return model::page_size_bytes(model::page_size_of(spec.huge_pages, model::BufferKind::kPlaced));
 }
 
 double numa_scan_period_ms(const NumaBalancingParameters& p, double rss_bytes) {
@@ -94,6 +102,7 @@ NumaBalancingRun simulate_numa_balancing(const model::Topology& topology, const 
     throw std::invalid_argument("--numa-balancing on is modelled for the operators, not for " + workload_kind_name(spec.kind));
   }
   if (executions < 1) throw std::invalid_argument("--executions must be >= 1");
+  const double page_bytes = balancing_page_bytes(parameters, spec);
 
   std::map<double, Snapshot> snapshots;  // by scanned prefix: each placement simulated once
   auto at = [&](double prefix) -> const Snapshot& {
@@ -113,6 +122,7 @@ NumaBalancingRun simulate_numa_balancing(const model::Topology& topology, const 
   };
 
   NumaBalancingRun run;
+  run.page_bytes = page_bytes;
   const Snapshot& start = at(0.0);
   for (const DataPlacement& d : start.report.datasets) run.rss_bytes += d.size_bytes;
   run.unbalanced_execution_s = start.time_s;
@@ -177,7 +187,7 @@ NumaBalancingRun simulate_numa_balancing(const model::Topology& topology, const 
         moved += bytes;
       }
     }
-    const double faults = window_bytes / parameters.page_bytes;
+    const double faults = window_bytes / page_bytes;
     return std::pair<double, double>{copy_s + faults / threads * parameters.hinting_fault_us * 1e-6, faults};
   };
 

@@ -56,10 +56,17 @@ struct NumaBalancingParameters {
   double scan_size_mb = 256.0;          // numa_balancing_scan_size_mb
   double max_scan_mb_per_s = 2560.0;    // MAX_SCAN_WINDOW in kernel/sched/fair.c
   double hinting_fault_us = 2.0;        // default, not measured (see above)
-  double page_bytes = 4096.0;           // base pages (a transparent huge page faults and moves as one)
+  // Bytes one hinting fault covers (a transparent huge page faults and moves as one); 0: the
+  // run's pages, those of its placed datasets under spec.huge_pages (2 MiB with huge pages on or
+  // madvise, 4 KiB off: model/tlb.hpp page_size_of), balancing_page_bytes.
+  double page_bytes = 0.0;
 };
 
-// Throws std::invalid_argument naming the parameter when one is not > 0 (finite).
+// The page a hinting fault covers for `spec`: p.page_bytes when set (> 0), else the run's.
+[[nodiscard]] double balancing_page_bytes(const NumaBalancingParameters& p, const WorkloadSpec& spec);
+
+// Throws std::invalid_argument naming the parameter when one is not > 0 (finite; page_bytes may
+// also be 0: the run's pages).
 void check_numa_balancing(const NumaBalancingParameters& p);
 
 // The scan period P above, in ms, for a process of rss_bytes.
@@ -76,6 +83,7 @@ struct BalancedExecution {
 
 struct NumaBalancingRun {
   double rss_bytes = 0.0;
+  double page_bytes = 0.0;  // one hinting fault's page, as used (balancing_page_bytes)
   double scan_period_ms = 0.0;
   double movable_bytes = 0.0;  // pages of partitioned/private datasets not on their worker's node at the start
   double unbalanced_execution_s = 0.0;  // one execution at the starting placement (balancing off)
