@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "command_runner.hpp"
+#include "commands/command_runner.hpp"
 
 namespace nb = nanobind;
 

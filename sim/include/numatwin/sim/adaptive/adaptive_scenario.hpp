@@ -1,6 +1,6 @@
 // A column store serving concurrent clients on a NUMA machine, over time (Psaroudakis et al.,
 // docs/adaptive.md): what the adaptive engine (adaptive_engine.hpp) simulates. Plain data; the
-// JSON form is read by the CLI (cli/src/adaptive_scenario_io.cpp), which checks every field.
+// JSON form is read by the CLI (cli/src/io/adaptive_scenario_io.cpp), which checks every field.
 //
 // Units: sizes in bytes, times in seconds, rates in bytes per second unless a name says otherwise.
 //  - A table is split into table parts (TBP); a part lives on one socket (a NUMA node with cores
