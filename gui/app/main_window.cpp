@@ -39,7 +39,7 @@
 #include "stage_bar_view.hpp"
 #include "numatwin/gui/image_export.hpp"
 #include "numatwin/gui/interconnect_renderer.hpp"
-#include "numatwin/gui/topology_catalog.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "numatwin/gui/topology_edit.hpp"
 #include "numatwin/gui/topology_layout.hpp"
 #include "numatwin/gui/validation_report.hpp"
@@ -233,7 +233,7 @@ void MainWindow::build_workload_dock() {
   auto* form = new QFormLayout(panel);
   machine_combo_ = new QComboBox(panel);
   machine_combo_->setPlaceholderText(tr("bundled machines"));
-  for (const auto& file : bundled_topology_files(topology_dir())) machine_combo_->addItem(QString::fromStdString(file.stem().string()));
+  for (const auto& file : model::bundled_json_files(model::topology_dir())) machine_combo_->addItem(QString::fromStdString(file.stem().string()));
   connect(machine_combo_, &QComboBox::activated, this, [this](int index) { open_bundled(machine_combo_->itemText(index)); });
   auto* open_file = new QPushButton(tr("Open file..."), panel);
   connect(open_file, &QPushButton::clicked, this, [this] {
@@ -459,7 +459,7 @@ void MainWindow::show_error(const QString& title, const QString& text) {
 
 bool MainWindow::open_bundled(const QString& name) {
   try {
-    auto t = std::make_shared<const model::Topology>(find_topology(name.toStdString(), topology_dir()));
+    auto t = std::make_shared<const model::Topology>(model::find_topology(name.toStdString(), model::topology_dir()));
     set_topology(t, name, false);
     return true;
   } catch (const std::exception& e) {

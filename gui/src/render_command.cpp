@@ -9,7 +9,7 @@
 #include "numatwin/gui/image_export.hpp"
 #include "numatwin/gui/interconnect_renderer.hpp"
 #include "numatwin/gui/simulation_run.hpp"
-#include "numatwin/gui/topology_catalog.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "numatwin/gui/topology_layout.hpp"
 #include "numatwin/sim/workload/thread_placement.hpp"
 
@@ -145,7 +145,7 @@ QString execute_render(const RenderRequest& request, const std::filesystem::path
         .arg(request.size.width())
         .arg(request.size.height());
   }
-  auto topology = std::make_shared<const model::Topology>(find_topology(request.topology, topology_dir));
+  auto topology = std::make_shared<const model::Topology>(model::find_topology(request.topology, topology_dir));
   InterconnectRenderer renderer(topology, layout_topology(*topology));
   RenderOptions options;
   options.title = QString::fromStdString(topology->name) +
@@ -197,7 +197,7 @@ int run_render_command(const QStringList& arguments, QTextStream& out, QTextStre
     return 2;
   }
   try {
-    out << execute_render(request, topology_dir()) << "\n";
+    out << execute_render(request, model::topology_dir()) << "\n";
     out.flush();
     return 0;
   } catch (const std::exception& e) {

@@ -10,7 +10,7 @@
 #include "gui_test_support.hpp"
 #include "numatwin/gui/render_command.hpp"
 #include "numatwin/gui/table_models.hpp"
-#include "numatwin/gui/topology_catalog.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "numatwin/gui/validation_report.hpp"
 #include "numatwin/model/input_error.hpp"
 
@@ -47,26 +47,20 @@ TEST(BadInputTest, BadTopologyFilesThrowInputErrors) {
   const std::filesystem::path d = dir.path().toStdString();
   const QString truncated = write(dir, QStringLiteral("truncated.json"), "{\"format_version\": 1, \"name\": ");
   const QString zero = write(dir, QStringLiteral("zero.json"), "[]");
-  EXPECT_THROW(find_topology(truncated.toStdString(), d), model::InputError);
-  EXPECT_THROW(find_topology(zero.toStdString(), d), model::InputError);
-  EXPECT_THROW(find_topology("no-such-machine", NUMATWIN_TOPOLOGY_DIR), std::runtime_error);
-  EXPECT_EQ(find_topology("nehalem-ex-4s", NUMATWIN_TOPOLOGY_DIR).name, "nehalem-ex-4s");
+  EXPECT_THROW(model::find_topology(truncated.toStdString(), d), model::InputError);
+  EXPECT_THROW(model::find_topology(zero.toStdString(), d), model::InputError);
+  EXPECT_THROW(model::find_topology("no-such-machine", NUMATWIN_TOPOLOGY_DIR), std::runtime_error);
+  EXPECT_EQ(model::find_topology("nehalem-ex-4s", NUMATWIN_TOPOLOGY_DIR).name, "nehalem-ex-4s");
   // A broken link bandwidth names the field.
   std::string text = model::topology_to_json_text(*testing::load_bundled("nehalem-ex-4s"));
   text.replace(text.find("10.9"), 4, "-1.0");
   const QString broken = write(dir, QStringLiteral("broken.json"), QByteArray::fromStdString(text));
   try {
-    find_topology(broken.toStdString(), d);
+    model::find_topology(broken.toStdString(), d);
     FAIL() << "expected an InputError";
   } catch (const model::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("/links/0/bandwidth_per_direction_gbps"), std::string::npos) << e.what();
   }
-}
-
-TEST(BadInputTest, BundledFolderIsListedAndAMissingFolderIsEmpty) {
-  const auto files = bundled_topology_files(NUMATWIN_TOPOLOGY_DIR);
-  EXPECT_GE(files.size(), 10u);
-  EXPECT_TRUE(bundled_topology_files("/nonexistent/numatwin").empty());
 }
 
 TEST(BadInputTest, RenderCommandWritesPngAndSvg) {

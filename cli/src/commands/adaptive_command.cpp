@@ -12,11 +12,10 @@
 
 #include "options/adaptive_overrides.hpp"
 #include "io/adaptive_scenario_io.hpp"
-#include "io/scenario_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "numatwin/sim/adaptive/adaptive_engine.hpp"
 #include "numatwin/sim/adaptive/adaptive_stealing_calibration.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
 
 namespace numatwin::cli {
 namespace {
@@ -266,7 +265,7 @@ void print_result(const model::Topology& t, const sim::AdaptiveScenario& sc, con
 }
 
 void run(const AdaptiveOptions& o) {
-  const model::Topology t = find_topology(o.topology);
+  const model::Topology t = model::find_topology(o.topology);
   const int sockets = static_cast<int>(sim::adaptive_sockets(t).size());
   if (sockets < 2) throw std::invalid_argument(t.name + " has fewer than two sockets with cores and memory: nothing to place or steal");
   if (o.calibrate && o.scenario.empty()) {
@@ -282,7 +281,7 @@ void run(const AdaptiveOptions& o) {
     return;
   }
   if (o.scenario.empty()) throw CLI::RequiredError("--scenario");
-  sim::AdaptiveScenario sc = load_adaptive_scenario(find_scenario(o.scenario), sockets);
+  sim::AdaptiveScenario sc = load_adaptive_scenario(model::find_scenario(o.scenario), sockets);
   apply_adaptive_overrides(o.overrides, sc);
   std::string threshold_source = "not used";
   std::optional<sim::StealingCalibration> cal;

@@ -27,7 +27,7 @@
 #include "options/balancing_options.hpp"
 #include "run/parallel_for.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "options/workload_options.hpp"
 
 namespace numatwin::cli {
@@ -162,7 +162,7 @@ void register_advise_command(CLI::App& app) {
                   "Report of `numatwin validate suite --switches` on this machine: recommend allocator and huge pages from its measurements");
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->callback([o, balancing, top, budget, json, apply, report, allocators, pages] {
-    const model::Topology t = find_topology(o->topology);
+    const model::Topology t = model::find_topology(o->topology);
     const sim::WorkloadSpec spec = o->spec(t, o->threads);
     if (*top < 1) throw std::invalid_argument("--top must be >= 1");
     if (!(*budget > 0.0)) throw std::invalid_argument("--budget must be > 0");

@@ -23,7 +23,7 @@
 #include "numatwin/validate/run_support.hpp"
 #include "report/progress.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 
 namespace numatwin::cli {
 
@@ -136,7 +136,7 @@ void register_allocbench(CLI::App& validate_app) {
     if (!o->calibrate.empty() && o->out.empty()) throw std::invalid_argument("--calibrate needs --out (the topology file to write)");
     if (o->dependent_misses_only) {
       if (o->calibrate.empty()) throw std::invalid_argument("--dependent-misses-only needs --calibrate TOPOLOGY and --out FILE");
-      model::Topology t = find_topology(o->calibrate);
+      model::Topology t = model::find_topology(o->calibrate);
       measure_dependent_misses(t, std::clamp(o->repetitions, 3, 9));
       model::save_topology(t, o->out);
       std::cout << dependent_miss_table(*t.dependent_misses) << "dependent-miss grid written to " << o->out << "\n";
@@ -157,7 +157,7 @@ void register_allocbench(CLI::App& validate_app) {
     const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("numatwin-allocbench-{}", ::getpid());
     std::filesystem::create_directories(dir);
     if (!o->calibrate.empty()) {
-      model::Topology t = find_topology(o->calibrate);
+      model::Topology t = model::find_topology(o->calibrate);
       const double llc = topology_llc_bytes(t);
       std::cerr << "numatwin: measuring the dependent-miss grid (one thread)\n";
       measure_dependent_misses(t, std::clamp(o->repetitions, 3, 9));

@@ -16,7 +16,7 @@
 #include "numatwin/model/spec_rule_fit.hpp"
 #include "io/lab_machines.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 
 namespace numatwin::cli {
 namespace {
@@ -222,7 +222,7 @@ Json render_json(const std::string& corpus, const std::vector<const MachineCheck
 
 void run(const Options& o) {
   const auto start = std::chrono::steady_clock::now();
-  const std::filesystem::path dir = o.corpus.empty() ? topology_dir() / "corpus" : std::filesystem::path(o.corpus);
+  const std::filesystem::path dir = o.corpus.empty() ? model::topology_dir() / "corpus" : std::filesystem::path(o.corpus);
   std::vector<model::MeasuredMachine> machines = model::load_corpus(dir);
   const int corpus_machines = static_cast<int>(machines.size());
   for (model::MeasuredMachine& m : load_lab_machines(dir / "lab")) {

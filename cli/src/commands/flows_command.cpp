@@ -13,7 +13,7 @@
 #include "io/flow_spec.hpp"
 #include "numatwin/sim/engine/flows.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 
 namespace numatwin::cli {
 namespace {
@@ -192,7 +192,7 @@ void register_flows_command(CLI::App& app) {
   cmd->callback([topology, specs, file, json] {
     if (specs->empty() && file->empty()) throw std::invalid_argument("no flows: give --flow SPEC (one or more) or --flows-file F.json");
     if (!specs->empty() && !file->empty()) throw std::invalid_argument("give flows with --flow or with --flows-file, not both");
-    const model::Topology t = find_topology(*topology);
+    const model::Topology t = model::find_topology(*topology);
     const std::vector<ResolvedFlow> flows = file->empty() ? resolve_flow_specs(*specs, t) : load_flows_file(*file, t);
     std::vector<sim::Flow> plain;
     for (const ResolvedFlow& f : flows) plain.push_back(f.flow);

@@ -15,7 +15,7 @@
 #include "numatwin/sim/plan/operator_plan.hpp"
 #include "numatwin/sim/search/placement_search.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "options/workload_options.hpp"
 
 namespace numatwin::cli {
@@ -193,7 +193,7 @@ void register_placement_commands(CLI::App& app) {
   cmd->add_option("--budget", *budget, "Seconds for the sampling search when the space is too large to enumerate")->capture_default_str();
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->callback([o, top, budget, json] {
-    const model::Topology t = find_topology(o->topology);
+    const model::Topology t = model::find_topology(o->topology);
     const sim::WorkloadSpec spec = o->spec(t, o->threads);
     if (*top < 1) throw std::invalid_argument("--top must be >= 1");
     if (!(*budget > 0.0)) throw std::invalid_argument("--budget must be > 0");

@@ -16,7 +16,7 @@
 #include "numatwin/sim/schedule/shuffle_schedule.hpp"
 #include "numatwin/sim/engine/simulation.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "options/workload_options.hpp"
 
 namespace numatwin::cli {
@@ -121,7 +121,7 @@ void register_schedule_command(CLI::App& app) {
   cmd->add_option("--out", *out, "Write the schedule as JSON (a shuffle's designed order, or a migration's scheduled order)");
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->callback([o, out, max_swaps, json] {
-    const model::Topology t = find_topology(o->topology);
+    const model::Topology t = model::find_topology(o->topology);
     sim::WorkloadSpec spec = o->spec(t, o->threads);
     if (*max_swaps < 0) throw std::invalid_argument("--max-swaps must be >= 0");
     if (spec.kind == sim::WorkloadKind::kMigration || spec.kind == sim::WorkloadKind::kMigrationAndCopy) {

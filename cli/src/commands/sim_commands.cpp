@@ -31,7 +31,7 @@
 #include "report/sweep_crossover.hpp"
 #include "report/text_table.hpp"
 #include "options/workload_options.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 
 namespace numatwin::cli {
 namespace {
@@ -179,7 +179,7 @@ void register_sim_commands(CLI::App& app) {
     auto balancing = std::make_shared<BalancingOptions>();
     balancing->add_to(predict);
     predict->callback([o, json, steps, timeline, out, seeds, samples, phases, balancing, piece_samples] {
-      const model::Topology t = find_topology(o->topology);
+      const model::Topology t = model::find_topology(o->topology);
       const sim::WorkloadSpec spec = o->spec(t, o->threads);
       if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
       if (*piece_samples > 0 && !sim::is_shuffle_family(spec.kind)) {
@@ -284,7 +284,7 @@ void register_sim_commands(CLI::App& app) {
     compare->add_flag("--phases", *phases, "Also print each variant's share of thread-seconds per phase");
     compare->callback([o, json, policies, samples, phases] {
       if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
-      const model::Topology t = find_topology(o->topology);
+      const model::Topology t = model::find_topology(o->topology);
       const sim::WorkloadSpec base = o->spec(t, o->threads);
       std::vector<sim::WorkloadSpec> runs;
       if (*policies) {

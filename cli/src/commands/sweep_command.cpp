@@ -21,7 +21,7 @@
 #include "run/sort_merge_sweep.hpp"
 #include "report/sweep_crossover.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "options/workload_options.hpp"
 
 namespace numatwin::cli {
@@ -57,7 +57,7 @@ void register_sweep_command(CLI::App& app) {
                       "Samples of the uncertain costs for every row's 90 % interval and the crossover's (0: none)")
         ->capture_default_str();
     sweep->callback([o, range, csv, json, groups_range, samples] {
-      const model::Topology t = find_topology(o->topology);
+      const model::Topology t = model::find_topology(o->topology);
       if (*samples < 0 || *samples == 1) throw std::invalid_argument("--interval-samples must be 0 (off) or >= 2");
       const bool partitioned = o->workload == "partitioned-aggregation";
       const bool sort_merge = o->workload == "sort-merge-join";

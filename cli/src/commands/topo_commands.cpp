@@ -21,7 +21,7 @@
 #include "commands/from_spec_command.hpp"
 #include "options/socket_family_options.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 
 namespace numatwin::cli {
 namespace {
@@ -252,7 +252,13 @@ void register_topo_commands(CLI::App& app, HwlocXmlWriter hwloc_xml) {
     list->callback([json] {
       Json rows = Json::array();
       TextTable table({"name", "nodes", "routers", "links", "cores", "threads", "diameter", "description"});
-      for (const auto& file : bundled_topology_files()) {
+      const std::filesystem::path dir = model::topology_dir();
+      const std::vector<std::filesystem::path> files = model::bundled_json_files(dir);
+      if (files.empty()) {
+        throw std::runtime_error("no bundled machines in " + dir.string() +
+                                 " (a missing or empty folder: set NUMATWIN_TOPOLOGY_DIR to the folder of bundled machines)");
+      }
+      for (const auto& file : files) {
         const Topology t = model::load_topology(file);
         const model::Routing routing(t);
         Json row = summary_json(t, routing);
@@ -276,7 +282,7 @@ void register_topo_commands(CLI::App& app, HwlocXmlWriter hwloc_xml) {
     show->add_option("topology", *name, "Bundled machine name or topology file")->required();
     show->add_flag("--json", *json, "Print JSON");
     show->callback([json, name] {
-      const Topology t = find_topology(*name);
+      const Topology t = model::find_topology(*name);
       const model::Routing routing(t);
       if (*json) {
         Json out = summary_json(t, routing);
@@ -316,7 +322,7 @@ void register_topo_commands(CLI::App& app, HwlocXmlWriter hwloc_xml) {
     hops->add_option("topology", *name, "Bundled machine name or topology file")->required();
     hops->add_flag("--json", *json, "Print JSON");
     hops->callback([json, name] {
-      const Topology t = find_topology(*name);
+      const Topology t = model::find_topology(*name);
       const model::Routing routing(t);
       if (*json) {
         std::cout << matrices_json(t, routing).dump(2) << "\n";
@@ -338,7 +344,7 @@ void register_topo_commands(CLI::App& app, HwlocXmlWriter hwloc_xml) {
         ->check(CLI::IsMember({"json", "dot", "hwloc-xml"}));
     export_cmd->add_option("--out", *out, "Output file (written atomically); default: standard output");
     export_cmd->callback([name, format, out, hwloc_xml] {
-      const Topology t = find_topology(*name);
+      const Topology t = model::find_topology(*name);
       if (*format == "hwloc-xml") {
         if (!hwloc_xml) throw std::invalid_argument("--format hwloc-xml needs hwloc, which only the numatwin binary links");
         write_output(hwloc_xml(t), *out);
@@ -426,7 +432,7 @@ void register_topo_commands(CLI::App& app, HwlocXmlWriter hwloc_xml) {
     transfer->add_option("--to", *to, "Machine to carry them to (bundled name or file)")->required();
     transfer->add_option("--out", *out, "Output topology file (written atomically); default: standard output");
     transfer->callback([from, to, out] {
-      const Topology result = model::transfer_operator_costs(find_topology(*from), find_topology(*to));
+      const Topology result = model::transfer_operator_costs(model::find_topology(*from), model::find_topology(*to));
       write_output(model::topology_to_json_text(result), *out);
       if (!out->empty()) {
         std::cerr << fmt::format("{}: {} operator costs transferred from {} (model/cost_transfer.hpp has the rule)\n", *out,
@@ -452,9 +458,9 @@ void register_topo_commands(CLI::App& app, HwlocXmlWriter hwloc_xml) {
     derive->add_option("--out", *out, "Output topology file (written atomically); default: standard output");
     derive->callback([machine, core, table, out] {
       const std::filesystem::path table_path =
-          table->empty() ? topology_dir() / "cores" / "loop-cycles-llvm-mca-14.json" : std::filesystem::path(*table);
+          table->empty() ? model::topology_dir() / "cores" / "loop-cycles-llvm-mca-14.json" : std::filesystem::path(*table);
       const model::LoopCycleTable cycles = model::load_loop_cycles(table_path);
-      const Topology result = model::with_derived_core_costs(find_topology(*machine), cycles, *core);
+      const Topology result = model::with_derived_core_costs(model::find_topology(*machine), cycles, *core);
       write_output(model::topology_to_json_text(result), *out);
       if (!out->empty()) {
         int derived = 0;

@@ -25,7 +25,7 @@
 #include "numatwin/validate/report_json.hpp"
 #include "numatwin/validate/topology_skeleton.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "commands/validate_measure_command.hpp"
 #include "commands/validate_run_commands.hpp"
 
@@ -321,7 +321,7 @@ void register_calibrate(CLI::App& validate_app) {
     if (o->mlc.empty() && o->measurements.empty() && o->kerncraft.empty()) {
       throw CLI::RequiredError("--from-mlc, --from-kerncraft or --measurements");
     }
-    const model::Topology prior = find_topology(o->topology);
+    const model::Topology prior = model::find_topology(o->topology);
     validate::CalibrationData data;
     if (!o->kerncraft.empty()) {
       data = validate::calibration_data_from_kerncraft(validate::load_kerncraft(o->kerncraft), prior);

@@ -27,7 +27,7 @@
 #include "report/schedule_comparison.hpp"
 #include "run/sim_outcome.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "commands/validate_suite_command.hpp"
 #include "options/workload_options.hpp"
 
@@ -142,7 +142,7 @@ void register_run(CLI::App& validate_app) {
   cmd->callback([o, shared_line_option, threads_option] {
     const bool shared_line_given = shared_line_option->count() > 0;
     ensure_allocator(o->flags.allocator);
-    const model::Topology t = find_topology(o->workload.topology);
+    const model::Topology t = model::find_topology(o->workload.topology);
     o->workload.allocator = o->flags.allocator;  // the prediction uses the costs of the allocator that runs
     // The pages the run gets, as the system's transparent huge pages make them (huge_pages_state.hpp).
     const validate::TransparentHugePages thp = validate::read_transparent_huge_pages();

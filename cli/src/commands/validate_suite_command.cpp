@@ -37,7 +37,7 @@
 #include "run/operator_cost_refresh.hpp"
 #include "report/progress.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "options/run_flags.hpp"
 
 namespace numatwin::cli {
@@ -259,7 +259,7 @@ void register_suite(CLI::App& validate_app) {
     const ProgressBar bar(o->switch_subset);  // a child of --switches reports through its file only
     const model::Topology t = o->topology.empty()
                                   ? calibrate_this_machine(with_extension(o->out, ".topology.json"), bar, interrupt.flag())
-                                  : find_topology(o->topology);
+                                  : model::find_topology(o->topology);
     const validate::HostMap host = validate::map_this_host(t);
     validate::SuiteOptions suite_options;
     suite_options.threads = o->max_threads > 0 ? o->max_threads : std::max<int>(1, static_cast<int>(host.node_cpus.front().size()));

@@ -22,7 +22,7 @@
 #include "run/parallel_for.hpp"
 #include "report/prediction_intervals.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "options/workload_options.hpp"
 
 namespace numatwin::cli {
@@ -73,7 +73,7 @@ void register_weights_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->add_option("--out", *out, "Write the JSON to this file (atomically)");
   cmd->callback([o, nodes, largest, samples, json, out] {
-    const model::Topology t = find_topology(o->topology);
+    const model::Topology t = model::find_topology(o->topology);
     const sim::WorkloadSpec spec = o->spec(t, o->threads);
     std::vector<model::NodeIndex> memory;
     if (!nodes->empty()) memory = sim::parse_memory_policy("interleave:" + *nodes, t).nodes;

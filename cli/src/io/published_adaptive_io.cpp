@@ -6,7 +6,7 @@
 #include "io/adaptive_scenario_io.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/sim/adaptive/adaptive_engine.hpp"
-#include "io/scenario_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 
 namespace numatwin::cli {
 
@@ -16,7 +16,7 @@ sim::AdaptiveScenario read_published_adaptive_run(const model::JsonReader& r, co
   if (sockets < 2) r.field("topology").fail("expected a machine with at least two sockets with cores and memory");
   sim::AdaptiveScenario sc;
   try {
-    sc = load_adaptive_scenario(find_scenario(scenario.string(true)), sockets);
+    sc = load_adaptive_scenario(model::find_scenario(scenario.string(true)), sockets);
   } catch (const model::InputError&) {
     throw;  // the scenario file itself is bad: its own error names it
   } catch (const std::exception& ex) {

@@ -1,5 +1,5 @@
 // An adaptive engine run in the published-figures data (docs/published-checks.md): a run object
-// with a "scenario" (a shipped scenario's name or a path, scenario_lookup.hpp) and the options of
+// with a "scenario" (a shipped scenario's name or a path, numatwin/model/bundled_io.hpp) and the options of
 // `numatwin adaptive` without the dashes: placer, stealing, seed, duration, parts, table-bytes,
 // selectivity. The scenario is read and the overrides applied here, so a bad one is named by its
 // JSON pointer before anything runs.

@@ -13,7 +13,7 @@
 #include "numatwin/model/input_json.hpp"
 #include "numatwin/sim/plan/operator_plan.hpp"
 #include "io/published_adaptive_io.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 #include "options/workload_options.hpp"
 
 namespace numatwin::cli {
@@ -286,7 +286,7 @@ class Loader {
     if (found != data_->topology_names.end())
       return static_cast<int>(found - data_->topology_names.begin());
     try {
-      data_->topologies.push_back(find_topology(name));
+      data_->topologies.push_back(model::find_topology(name));
     } catch (const model::InputError&) {
       throw;  // the topology file itself is bad: its own error names it
     } catch (const std::exception& ex) {

@@ -14,7 +14,7 @@
 #include "numatwin/validate/machine_measurement.hpp"
 #include "report/progress.hpp"
 #include "report/text_table.hpp"
-#include "io/topology_lookup.hpp"
+#include "numatwin/model/bundled_io.hpp"
 
 namespace numatwin::cli {
 namespace {
@@ -55,7 +55,7 @@ model::Topology with_measured_operator_costs(const model::Topology& topology, co
 
 std::string refresh_operator_costs(const std::string& topology_name, const std::string& out, bool quick, const std::atomic<bool>* stop,
                                    const ProgressBar& bar) {
-  const model::Topology t = find_topology(topology_name);
+  const model::Topology t = model::find_topology(topology_name);
   const validate::HostMap host = validate::map_this_host(t);
   validate::CostBenchmarkOptions options = validate::cost_benchmark_options(t, host.node_cpus.front(), quick);
   options.stop = stop;
