@@ -1,5 +1,6 @@
 // sim/uncertainty/crossover.hpp, worked by hand.
 #include "numatwin/sim/uncertainty/crossover.hpp"
+#include "numatwin/sim/uncertainty/sweep_crossover.hpp"
 
 #include <gtest/gtest.h>
 
@@ -37,6 +38,36 @@ TEST(CrossoverTest, AZeroDifferenceTakesTheSignBefore) {
 TEST(CrossoverTest, BadInputIsRefused) {
   EXPECT_THROW(first_crossover({1, 2}, {1}, {1, 2}), std::invalid_argument);
   EXPECT_THROW(first_crossover({0, 2}, {1, 2}, {1, 2}), std::invalid_argument);
+}
+
+// A sweep's crossover with its samples (sweep_crossover.hpp, moved from the CLI: issue 36 item 3).
+// Sizes 1, 2, 4. Point: A 1, 2, 3 s against B 2, 2.5, 2 s, d = -1, -0.5, +1, so A is faster
+// below x* with ln x* = ln 2 + (ln 4 - ln 2) x (-0.5) / (-0.5 - 1) = (4/3) ln 2: x* = 2^(4/3) =
+// 2.5198. Sample 0 as the point; sample 1: A 1, 1, 1 against B 2, 2, 2, faster at every size.
+TEST(SweepCrossoverTest, ThePointAndEachSampleCrossWhereTheirTimesDo) {
+  SweepTimes times;
+  times.add(8, "A", 1.0, 1.0, {1.0, 1.0});
+  times.add(8, "A", 2.0, 2.0, {2.0, 1.0});
+  times.add(8, "A", 4.0, 3.0, {3.0, 1.0});
+  times.add(8, "B", 1.0, 2.0, {2.0, 2.0});
+  times.add(8, "B", 2.0, 2.5, {2.5, 2.0});
+  times.add(8, "B", 4.0, 2.0, {2.0, 2.0});
+  EXPECT_EQ(times.thread_counts(), std::vector<int>{8});
+  const SweepCrossover c = times.crossover(8, "A", "B");
+  ASSERT_TRUE(c.found);
+  ASSERT_TRUE(c.point.has_value());
+  EXPECT_NEAR(c.point->x, std::pow(2.0, 4.0 / 3.0), 1e-12);
+  EXPECT_TRUE(c.point->a_first);
+  EXPECT_TRUE(c.a_faster_first);
+  EXPECT_EQ(c.samples, 2);
+  EXPECT_EQ(c.crossing, 1);
+  EXPECT_EQ(c.a_always, 1);
+  EXPECT_EQ(c.b_always, 0);
+  ASSERT_TRUE(c.x.has_value());
+  EXPECT_NEAR(c.x->median, std::pow(2.0, 4.0 / 3.0), 1e-12);
+  // A variant the sweep does not have: not found, nothing else said.
+  EXPECT_FALSE(times.crossover(8, "A", "C").found);
+  EXPECT_FALSE(times.crossover(16, "A", "B").found);
 }
 
 }  // namespace
