@@ -1,5 +1,5 @@
 #include "numatwin/validate/allocating_kernels.hpp"
-#include "numatwin/validate/line_split_bench.hpp"
+#include "numatwin/validate/kernel_support.hpp"
 
 #include <algorithm>
 #include <cstdlib>

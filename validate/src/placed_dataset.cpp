@@ -6,9 +6,7 @@
 namespace numatwin::validate {
 
 std::pair<std::size_t, std::size_t> PlacedDataset::chunk(std::size_t elements, int worker, int workers) {
-  const auto w = static_cast<std::size_t>(worker);
-  const auto n = static_cast<std::size_t>(workers);
-  return {elements * w / n, elements * (w + 1) / n};
+  return worker_chunk(elements, worker, workers);
 }
 
 PlacedDataset::PlacedDataset(std::string name, std::size_t elements, std::size_t element_bytes, sim::DatasetKind kind,

@@ -10,8 +10,7 @@
 #include <vector>
 
 #include "numatwin/validate/hash_join_kernels.hpp"
-#include "numatwin/validate/placed_dataset.hpp"
-#include "numatwin/validate/run_support.hpp"
+#include "numatwin/validate/kernel_support.hpp"
 #include "radix_join_steps.hpp"
 
 namespace numatwin::validate {
@@ -48,8 +47,8 @@ JoinTotals radix_hash_join(ThreadTeam& team, std::span<const Tuple> r, std::span
   const double t0 = now_seconds();
   team.run([&](int w) {
     const auto wi = static_cast<std::size_t>(w);
-    const auto [rb, re] = PlacedDataset::chunk(r.size(), w, workers);
-    const auto [sb, se] = PlacedDataset::chunk(s.size(), w, workers);
+    const auto [rb, re] = worker_chunk(r.size(), w, workers);
+    const auto [sb, se] = worker_chunk(s.size(), w, workers);
     std::uint64_t* mine = offsets[wi].data();
     count_partitions(r.data() + rb, re - rb, bits, mine);
     count_partitions(s.data() + sb, se - sb, bits, mine + parts);

@@ -46,10 +46,6 @@ void check_free_memory(double bytes, const RunOptions& options) {
   }
 }
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 void time_repetitions(const RunOptions& options, RealRun& run,
                       const std::function<double(std::vector<PhaseTime>& phases)>& repetition) {
   if (options.repetitions < 1) throw std::invalid_argument("repetitions must be >= 1");

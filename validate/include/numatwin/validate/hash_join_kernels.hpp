@@ -34,7 +34,7 @@
 #include "numatwin/validate/data_generator.hpp"
 #include "numatwin/validate/shared_hash_table.hpp"
 #include "numatwin/validate/thread_team.hpp"
-#include "numatwin/validate/workload_run.hpp"
+#include "numatwin/validate/kernel_support.hpp"
 
 namespace numatwin::validate {
 

@@ -29,14 +29,11 @@
 #include <vector>
 
 #include "numatwin/model/allocator_costs.hpp"
+#include "numatwin/validate/kernel_support.hpp"  // spans_two_lines
 
 namespace numatwin::validate {
 
-// [p, p + r) spans two lines: (p mod 64) + r > 64 (a block of 0 bytes spans none). Inline: the
-// chained join's timed build counts its nodes with it.
-constexpr bool spans_two_lines(std::uintptr_t address, std::size_t request_bytes) {
-  return (address % 64) + request_bytes > 64;
-}
+// spans_two_lines (kernel_support.hpp): [p, p + r) crosses a 64-byte line.
 
 // share(c) above for stride S and request r. Throws std::invalid_argument for S < 1 or r < 1.
 double run_split_share(std::uintptr_t phase, std::uintptr_t stride, std::size_t request_bytes);

@@ -28,6 +28,7 @@
 
 #include "numatwin/sim/workload/memory_policy.hpp"
 #include "numatwin/validate/host_map.hpp"
+#include "numatwin/validate/kernel_support.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/thread_team.hpp"
 

@@ -10,6 +10,7 @@
 #include "numatwin/model/topology.hpp"
 #include "numatwin/sim/workload/thread_placement.hpp"
 #include "numatwin/sim/workload/workload_spec.hpp"
+#include "numatwin/validate/kernel_support.hpp"  // now_seconds, PhaseTime
 #include "numatwin/validate/host_map.hpp"
 #include "numatwin/validate/placed_dataset.hpp"
 #include "numatwin/validate/thread_team.hpp"
@@ -30,9 +31,6 @@ TeamPlan plan_team(const model::Topology& topology, const HostMap& host, const s
 void check_free_memory(double bytes, const RunOptions& options);
 // MemAvailable from /proc/meminfo, in bytes (0 when unknown).
 double available_memory_bytes();
-
-// Monotonic wall clock in seconds.
-double now_seconds();
 
 // Runs one untimed warm-up and options.repetitions timed repetitions of `repetition`, which
 // returns its seconds and fills its phases; stores the median's seconds and phases in `run`.

@@ -16,6 +16,7 @@
 #include "numatwin/model/topology.hpp"
 #include "numatwin/sim/workload/workload_spec.hpp"
 #include "numatwin/validate/host_map.hpp"
+#include "numatwin/validate/kernel_support.hpp"
 #include "numatwin/validate/huge_pages_state.hpp"
 #include "numatwin/validate/memory_placement.hpp"
 #include "numatwin/validate/numa_balancing.hpp"
@@ -52,11 +53,6 @@ struct DatasetObservation {
   std::string name;
   double bytes = 0.0;
   PagePlacement pages;  // observed, by move_pages
-};
-
-struct PhaseTime {
-  std::string name;  // e.g. "build", "probe", "partition", "step 3"
-  double seconds = 0.0;
 };
 
 struct RealRun {
