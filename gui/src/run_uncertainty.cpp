@@ -13,11 +13,12 @@ namespace numatwin::gui {
 
 QString RunUncertainty::time_text() const {
   if (samples > 0) {
-    return QStringLiteral("90 %: %1-%2 s (median %3 s, %4 samples)")
+    return QStringLiteral("90 %: %1-%2 s (median %3 s, %4 samples%5)")
         .arg(time_s.low, 0, 'g', 3)
         .arg(time_s.high, 0, 'g', 3)
         .arg(time_s.median, 0, 'g', 3)
-        .arg(samples);
+        .arg(samples)
+        .arg(point_short.isEmpty() ? QString() : QStringLiteral("; ") + point_short);
   }
   if (depends_on.empty()) return QStringLiteral("exact: rests on no operator cost");
   return QStringLiteral("exact: every cost it rests on is given");

@@ -62,9 +62,20 @@ SimulationRun run_simulation(std::shared_ptr<const model::Topology> topology, co
   run.result = simulation.run(sim::build_plan(t, run.spec), options);
   run.uncertainty = run_uncertainty(t, run.spec, basis, interval_samples);
   if (run.uncertainty.samples > 0) {
-    const sim::PointVersusInterval point =
-        sim::point_versus_interval(run.result.time_s, run.uncertainty.time_s, basis, run.uncertainty.uncertain);
+    // Only the costs this run rests on (the GUI draws every uncertain cost of the machine).
+    const sim::PointVersusInterval point = sim::point_versus_interval(run.result.time_s, run.uncertainty.time_s, basis,
+                                                                      sim::uncertain_costs(basis, run.uncertainty.depends_on));
     run.uncertainty.point_note = QString::fromStdString(sim::point_outside_note(point, "time", " s"));
+    if (point.side != sim::PointSide::kInside) {
+      QString ends;
+      for (const sim::CostAtRangeEnd& c : point.at_range_end) {
+        ends += (ends.isEmpty() ? QString() : QStringLiteral(", ")) +
+                QStringLiteral("%1 at the %2 end of its range").arg(QString::fromStdString(c.name), c.at_high ? "high" : "low");
+      }
+      run.uncertainty.point_short = QStringLiteral("the run's time is %1 it%2")
+                                        .arg(point.side == sim::PointSide::kBelow ? "below" : "above",
+                                             ends.isEmpty() ? QString() : QStringLiteral(": ") + ends);
+    }
   }
   const model::BandwidthModel& bm = simulation.bandwidth_model();
   run.resources.link_resource.resize(t.links.size());

@@ -50,6 +50,9 @@ struct RunUncertainty {
   // Why the run's time (at the costs' own values) lies outside time_s, "" when it does not
   // (sim/uncertainty/point_and_interval.hpp); set by whoever has both, simulate_run.
   QString point_note;
+  // The same in a few words for time_text ("the run's time is below it: llc_usable_share at the
+  // high end of its range"), "" when inside.
+  QString point_short;
 
   // "90 %: 0.12-0.31 s" or "exact: rests on no operator cost"
   [[nodiscard]] QString time_text() const;
