@@ -209,6 +209,8 @@ sim::AdaptiveScenario parse_adaptive_scenario(std::string_view text, const std::
     document = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw model::InputError(file, "", std::string("not valid JSON: ") + e.what());
+  } catch (const Json::exception& e) {  // e.g. a number too large for a double (1e400)
+    throw model::InputError(file, "", std::string("unreadable JSON (") + e.what() + "): expected an adaptive scenario");
   }
   const Field root(file, "", &document);
   root.only({"$schema", "name", "description", "topology", "duration_s", "seed", "page_bytes", "task_bytes", "workers_per_socket",

@@ -312,6 +312,8 @@ std::vector<ResolvedFlow> parse_flows_file(std::string_view text, const std::str
     document = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw model::InputError(file, "", std::string("not valid JSON: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number too large for a double (1e400)
+    throw model::InputError(file, "", std::string("unreadable JSON (") + e.what() + "): expected a flows file: {\"flows\": [...]}");
   }
   const model::JsonReader root(document, "", file);
   root.expect_object("a flows file: {\"flows\": [...]}");
