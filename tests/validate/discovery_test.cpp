@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/routing.hpp"
@@ -190,6 +191,158 @@ TEST(DiscoveryTest, AnObjectWithoutItsSetsIsRefusedNamingLineObjectAndSet) {
   }
   // I/O objects carry no sets: a file with PCI devices and OS devices imports.
   EXPECT_NO_THROW(import_hwloc_xml(kXmlDir / "32em64t-2n8c2t-pci-normalio.xml"));
+}
+
+// The message of the InputError that importing `xml` (as a file named "<fuzz>") gives, or
+// "(imported)".
+std::string import_text_error(const std::string& xml) {
+  try {
+    import_hwloc_xml_text(xml, "<fuzz>");
+  } catch (const model::InputError& e) {
+    EXPECT_EQ(e.file(), "<fuzz>");
+    return e.what();
+  }
+  return "(imported)";
+}
+
+constexpr const char* kAllSets = R"(cpuset="0x1" complete_cpuset="0x1" nodeset="0x1" complete_nodeset="0x1")";
+
+// Found by fuzz/hwloc_xml_fuzzer: hwloc 2.9 reads a 1.x file (a plain <topology> tag) without
+// the pre-check's 2.x rules, and compares a NUMA node's complete_cpuset with its parent's before
+// its own 1.x checks: a NUMA node without one crashes it (SIGSEGV in hwloc_bitmap_isequal). The
+// first input is the fuzzer's, minimised ("NU" is hwloc's abbreviation of NUMANode, and hwloc
+// reads attributes without a space between them).
+TEST(DiscoveryTest, A1xNumaNodeWithoutItsCompleteCpusetIsRefusedNotACrash) {
+  std::string message = import_text_error(R"(<topology><object cpuset=""type="NU"></)");
+  EXPECT_NE(message.find("<fuzz>: line 1: object NU has no complete_cpuset; expected cpuset and complete_cpuset on every "
+                         "object but I/O and Misc ones in a 1.x file"),
+            std::string::npos)
+      << message;
+  message = import_text_error("<topology>\n<object type=\"Machine\" " + std::string(kAllSets) +
+                              ">\n<object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x1\" nodeset=\"0x1\"/>\n</object>\n</topology>\n");
+  EXPECT_NE(message.find("<fuzz>: line 3: object NUMANode os_index=\"0\" has no complete_cpuset"), std::string::npos) << message;
+  // hwloc 1.x wrote no nodesets on a machine without NUMA nodes: such a file still imports.
+  const DiscoveredMachine m = import_hwloc_xml_text(
+      R"(<topology><object type="Machine" os_index="0" cpuset="0x3" complete_cpuset="0x3"><object type="PU" os_index="0" )"
+      R"(cpuset="0x1" complete_cpuset="0x1"/><object type="PU" os_index="1" cpuset="0x2" complete_cpuset="0x2"/></object></topology>)",
+      "<fuzz>");
+  ASSERT_EQ(m.nodes.size(), 1u);
+  EXPECT_EQ(m.nodes[0].hardware_threads, 2);
+}
+
+// Found by fuzz/hwloc_xml_fuzzer (a 300 s run after the fix above; its input minimised to the
+// Machine's tag): in a 1.x file with NUMA nodes, hwloc puts a Group between a NUMA node and a
+// parent with other cpus, and sets bits in the parent's nodeset, which a Machine without one
+// does not have (SIGSEGV in hwloc_bitmap_set).
+TEST(DiscoveryTest, A1xFileWithNumaNodesNeedsNodesetsOnTheirParents) {
+  const std::string message = import_text_error(
+      "<topology>\n<object type=\"Machine\" os_index=\"0\" cpuset=\"0x3\" complete_cpuset=\"0x3\">\n"
+      "<object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\"/>\n"
+      "</object>\n</topology>\n");
+  EXPECT_NE(message.find("<fuzz>: line 2: object Machine os_index=\"0\" has no nodeset; expected cpuset and complete_cpuset on "
+                         "every object but I/O and Misc ones in a 1.x file, and nodeset and complete_nodeset too when it has NUMA "
+                         "nodes"),
+            std::string::npos)
+      << message;
+}
+
+// Found by fuzz/hwloc_xml_fuzzer: hwloc stops reading a tag's attributes, without an error, at the
+// first one that is not name="value" with a lower-case name (here a tag cut after "cpuse", the
+// next tag's sets after it; or a space before '='), and it reads a value that opens right at the
+// tag's '>' on past the tag. The pre-check read every name="value" of the tag (a regular
+// expression) and took sets that hwloc never sees for the object's: hwloc crashed (SIGSEGV in
+// hwloc_bitmap_compare_first, hwloc_bitmap_isequal or hwloc_bitmap_set).
+TEST(DiscoveryTest, ATagHwlocCannotReadToItsEndIsRefusedNotACrash) {
+  const char* expected = "an <object> tag that hwloc cannot read to its end; expected name=\"value\" attributes";
+  const std::string cut = std::string("<topology>\n<object type=\"Machine\" os_index=\"0\" ") + kAllSets +
+                          ">\n<object type=\"NUMANode\" os_index=\"0\" cpuse\n<object type=\"PU\" os_index=\"0\" " + kAllSets +
+                          "/>\n</object>\n</object>\n</topology>\n";
+  std::string message = import_text_error(cut);
+  EXPECT_NE(message.find(std::string("<fuzz>: line 3: ") + expected), std::string::npos) << message;
+  const std::string spaced = std::string("<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" ") +
+                             R"(cpuset="0x3" complete_cpuset="0x3" nodeset="0x1" complete_nodeset="0x1">)" + "\n" +
+                             R"(<object type="NUMANode" os_index="0" cpuset="0x3" complete_cpuset="0x3" nodeset="0x1" complete_nodeset="0x1"/>)" +
+                             "\n" + R"(<object type="PU" os_index="1" cpuset="0x2" complete_cpuset="0x2" nodeset="0x1" complete_nodeset="0x1"/>)" +
+                             "\n" + R"(<object type="PU" os_index="0" cpuset="0x1" nodeset="0x1" complete_nodeset="0x1" complete_cpuset ="0x1"/>)" +
+                             "\n</object>\n</topology>\n";
+  message = import_text_error(spaced);
+  EXPECT_NE(message.find(std::string("<fuzz>: line 5: ") + expected), std::string::npos) << message;
+  // The fuzzer's input, minimised: a value that opens at the '>'.
+  message = import_text_error(R"(<topology><object cpuset="></"type="NU")");
+  EXPECT_NE(message.find(std::string("<fuzz>: line 1: ") + expected), std::string::npos) << message;
+}
+
+// Found by fuzz/hwloc_xml_fuzzer (a 300 s run after the fixes above): hwloc takes two NUMA nodes
+// with one os_index from an edited file, and the skeleton, whose node ids are n<os_index>, failed
+// the topology checks with an error naming "<discovered NAME>", not the file.
+TEST(DiscoveryTest, TwoNumaNodesWithOneOsIndexAreRefusedNamingBothLines) {
+  const std::string numa = std::string(R"(<object type="NUMANode" os_index="0" )") + kAllSets + "/>\n";
+  const std::string message = import_text_error(std::string("<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" ") +
+                                                kAllSets + ">\n" + numa + numa + "</object>\n</topology>\n");
+  EXPECT_NE(message.find("<fuzz>: line 4: a second NUMA node with os_index 0 (the first at line 3); expected one NUMA node per "
+                         "os_index"),
+            std::string::npos)
+      << message;
+  // The skeleton itself names the source when the figures make no valid topology.
+  DiscoveredMachine machine;
+  machine.source = "edited.xml";
+  machine.nodes.resize(2);
+  for (DiscoveredNode& node : machine.nodes) {
+    node.cores = 1;
+    node.hardware_threads = 1;
+    node.memory_bytes = 1LL << 30;
+  }
+  machine.distances = {{10, 20}, {20, 10}};
+  try {
+    (void)make_topology_skeleton(machine, "edited");
+    FAIL() << "expected an InputError";
+  } catch (const model::InputError& e) {
+    EXPECT_EQ(e.file(), "edited.xml");
+    EXPECT_NE(std::string(e.what()).find("its topology skeleton fails the topology checks at /nodes/1/id"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Found by fuzz/hwloc_xml_fuzzer (300 s runs after the fixes above): hwloc takes a file's sets
+// for granted ("hwloc never generated such buggy XML", a FIXME of its reader) and crashes on sets
+// that contradict each other (SIGSEGV); and hwloc_bitmap_sscanf, which reads every set, reads past
+// the end of an empty one and fails an assertion on one that starts with ','. The first input is
+// the fuzzer's, minimised ("f" for "0xf"); the second the same with sets as hwloc writes them.
+TEST(DiscoveryTest, SetsThatAreNotHwlocsOrContradictEachOtherAreRefusedNotACrash) {
+  std::string message = import_text_error(R"(<topology><object cpuset="f"complete_cpuset=""nodeset=""complete_nodeset="1"/>)");
+  EXPECT_NE(message.find("<fuzz>: line 1: object (no type) has cpuset=\"f\"; expected a set as hwloc writes one"), std::string::npos)
+      << message;
+  message = import_text_error(R"(<topology><object cpuset="0xf" complete_cpuset="0x0" nodeset="0x0" complete_nodeset="0x1"/></topology>)");
+  EXPECT_NE(message.find("<fuzz>: line 1: object (no type): its cpuset is not within its complete_cpuset; expected consistent sets"),
+            std::string::npos)
+      << message;
+  for (const char* set : {"", ",,0x1"}) {
+    message = import_text_error(std::string(R"(<topology version="2.0"><object type="Machine" cpuset=")") + set +
+                                R"(" complete_cpuset="0x1" nodeset="0x1" complete_nodeset="0x1"/></topology>)");
+    EXPECT_NE(message.find(std::string("object Machine has cpuset=\"") + set + "\"; expected a set as hwloc writes one"),
+              std::string::npos)
+        << message;
+  }
+  // A PU outside its parent's cpuset.
+  message = import_text_error(std::string("<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" ") + kAllSets +
+                              ">\n<object type=\"NUMANode\" os_index=\"0\" " + kAllSets +
+                              "/>\n<object type=\"PU\" os_index=\"1\" cpuset=\"0x2\" complete_cpuset=\"0x2\" nodeset=\"0x1\" "
+                              "complete_nodeset=\"0x1\"/>\n</object>\n</topology>\n");
+  EXPECT_NE(message.find("<fuzz>: line 4: object PU os_index=\"1\": its cpuset is not within the cpuset of the object it is in (line 2)"),
+            std::string::npos)
+      << message;
+}
+
+// Found while reading hwloc 2.9's XML reader for the findings above: it takes the first object
+// of a 2.x file as the topology's root, and a NUMA node there empties the topology ("Topology
+// became empty, aborting!") and crashes.
+TEST(DiscoveryTest, A2xFileWhoseFirstObjectIsNotTheMachineIsRefusedNotACrash) {
+  const std::string message =
+      import_text_error(std::string(R"(<topology version="2.0"><object type="NUMANode" os_index="0" )") + kAllSets + "/></topology>");
+  EXPECT_NE(message.find("<fuzz>: line 1: the first object NUMANode os_index=\"0\" is not the Machine; expected the Machine object "
+                         "at the root"),
+            std::string::npos)
+      << message;
 }
 
 }  // namespace

@@ -92,6 +92,20 @@ TEST(MlcImportTest, MalformedValuesNameTheLine) {
   EXPECT_NE(expect_input_error(bad_loaded).find("in the loaded latency table"), std::string::npos);
 }
 
+// Found by reading the reader while fuzz/mlc_output_fuzzer was written (the fuzzer did not reach
+// it in 4 min): the idle latency's figure matched [0-9.]+ and went to std::stod unchecked, so "."
+// threw std::invalid_argument and a figure beyond a double's range std::out_of_range, not an
+// InputError; and 0 ns, refused in every matrix, was taken.
+TEST(MlcImportTest, AnIdleLatencyThatIsNoPositiveNumberNamesTheLine) {
+  const std::string too_large = "1" + std::string(400, '0');
+  for (const std::string& ns : {std::string("."), too_large, std::string("0.0")}) {
+    const std::string message = expect_input_error("Intel(R) Memory Latency Checker - v3.5\nEach iteration took 202.0 core clocks ( " + ns + " ns)\n");
+    EXPECT_NE(message.find("mlc.txt: line 2: expected \"Each iteration took <clocks> core clocks ( <ns> ns)\" with a latency > 0 ns"),
+              std::string::npos)
+        << message;
+  }
+}
+
 TEST(MlcImportTest, TextWithoutMlcSectionsIsRejected) {
   EXPECT_NE(expect_input_error("hello\nworld\n").find("expected Intel mlc output"), std::string::npos);
   EXPECT_THROW(load_mlc_output("/nonexistent/mlc.txt"), model::InputError);

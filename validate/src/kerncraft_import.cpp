@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "numatwin/model/input_error.hpp"
@@ -167,11 +169,16 @@ std::vector<KerncraftLevel> read_hierarchy(const YAML::Node& root, const std::st
 
 KerncraftMachine load_kerncraft(const std::filesystem::path& path) {
   const std::string file = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(file, "", "cannot open the file for reading");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_kerncraft(text, file);
+}
+
+KerncraftMachine parse_kerncraft(std::string_view text, const std::string& file) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    fail(file, "", "cannot open the file for reading");
+    root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     fail(file, "", "not valid YAML (line " + std::to_string(e.mark.line + 1) + "): expected a kerncraft machine file");
   }

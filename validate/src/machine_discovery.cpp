@@ -374,7 +374,11 @@ DiscoveredMachine import_hwloc_xml(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw model::InputError(path.string(), "", "cannot read the file");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  check_hwloc_xml_sets(text, path.string());  // what hwloc's reader would crash on
+  return import_hwloc_xml_text(std::move(text), path.string());
+}
+
+DiscoveredMachine import_hwloc_xml_text(std::string text, const std::string& file) {
+  check_hwloc_xml_sets(text, file);  // what hwloc's reader would crash on
   // hwloc 2 reads XML format 2 only; format 3 exports (hwloc 3) differ in attributes that
   // hwloc 2 ignores, so they are read as format 2 and the note says so.
   std::string note;
@@ -392,9 +396,9 @@ DiscoveredMachine import_hwloc_xml(const std::filesystem::path& path) {
   hwloc_topology_set_type_filter(topology.get(), HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_ALL);
   if (hwloc_topology_set_xmlbuffer(topology.get(), text.c_str(), static_cast<int>(text.size()) + 1) != 0 ||
       hwloc_topology_load(topology.get()) != 0) {
-    throw model::InputError(path.string(), "", "expected an hwloc XML export (lstopo --of xml), hwloc cannot read it");
+    throw model::InputError(file, "", "expected an hwloc XML export (lstopo --of xml), hwloc cannot read it");
   }
-  DiscoveredMachine machine = read_topology(topology.get(), path.string());
+  DiscoveredMachine machine = read_topology(topology.get(), file);
   if (!note.empty()) machine.notes.insert(machine.notes.begin(), note);
   return machine;
 }

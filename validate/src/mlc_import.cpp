@@ -237,10 +237,11 @@ MlcResults parse_mlc_output(std::string_view text, const std::string& file) {
         any = true;
       }
     } else if (line.find("Each iteration took") != std::string::npos) {
-      if (!std::regex_search(line, match, idle)) {
-        throw lines.error(number, "expected \"Each iteration took <clocks> core clocks ( <ns> ns)\"");
+      double ns = 0.0;
+      if (!std::regex_search(line, match, idle) || !parse_number(match[2].str(), ns) || ns <= 0.0) {
+        throw lines.error(number, "expected \"Each iteration took <clocks> core clocks ( <ns> ns)\" with a latency > 0 ns, found \"" + line + "\"");
       }
-      results.idle_latency_ns = std::stod(match[2].str());
+      results.idle_latency_ns = ns;
       any = true;
     } else if (line.find("Measuring Peak Injection Memory Bandwidths") != std::string::npos) {
       read_ratios(lines, "peak injection bandwidth", number, results.peak_injection_gbps);

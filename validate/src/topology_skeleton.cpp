@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "numatwin/model/input_error.hpp"
 #include "numatwin/model/topology_check.hpp"
 
 namespace numatwin::validate {
@@ -216,7 +217,14 @@ TopologySkeleton make_topology_skeleton(const DiscoveredMachine& machine, const 
   }
   t.provenance.notes = notes;
   set_placeholders(t, skeleton.placeholders);
-  model::check_topology(t, "<discovered " + name + ">");
+  try {
+    model::check_topology(t, "<discovered " + name + ">");
+  } catch (const model::InputError& e) {
+    // Figures of an edited or damaged source that hwloc takes: named against the source, as
+    // the import's own errors are.
+    throw model::InputError(machine.source, "",
+                            "its topology skeleton fails the topology checks at " + e.json_pointer() + ": " + e.expectation());
+  }
   return skeleton;
 }
 

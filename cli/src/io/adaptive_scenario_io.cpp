@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -196,13 +197,20 @@ sim::AdaptiveQueryType load_query_type(const Field& q, const std::vector<std::st
 
 sim::AdaptiveScenario load_adaptive_scenario(const std::filesystem::path& path, int sockets) {
   const std::string file = path.string();
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw model::InputError(file, "", "cannot open the file");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_adaptive_scenario(text, file, sockets);
+}
+
+sim::AdaptiveScenario parse_adaptive_scenario(std::string_view text, const std::string& file, int sockets) {
   Json document;
   try {
-    document = Json::parse(in);
+    document = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw model::InputError(file, "", std::string("not valid JSON: ") + e.what());
+  } catch (const Json::exception& e) {  // e.g. a number too large for a double (1e400)
+    throw model::InputError(file, "", std::string("unreadable JSON (") + e.what() + "): expected an adaptive scenario");
   }
   const Field root(file, "", &document);
   root.only({"$schema", "name", "description", "topology", "duration_s", "seed", "page_bytes", "task_bytes", "workers_per_socket",

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 #include "numatwin/sim/adaptive/adaptive_scenario.hpp"
 
@@ -13,5 +15,7 @@ namespace numatwin::cli {
 // `sockets`: how many sockets (nodes with cores and memory) the machine has; table sockets
 // must be below it.
 sim::AdaptiveScenario load_adaptive_scenario(const std::filesystem::path& path, int sockets);
+// The same for the text of a scenario file; `file` names it in errors.
+sim::AdaptiveScenario parse_adaptive_scenario(std::string_view text, const std::string& file, int sockets);
 
 }  // namespace numatwin::cli

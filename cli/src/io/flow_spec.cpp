@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -299,15 +300,22 @@ std::vector<ResolvedFlow> resolve_flow_specs(const std::vector<std::string>& spe
 }
 
 std::vector<ResolvedFlow> load_flows_file(const std::string& path, const model::Topology& topology) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw model::InputError(path, "", "cannot open the file");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_flows_file(text, path, topology);
+}
+
+std::vector<ResolvedFlow> parse_flows_file(std::string_view text, const std::string& file, const model::Topology& topology) {
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(in);
+    document = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw model::InputError(path, "", std::string("not valid JSON: ") + e.what());
+    throw model::InputError(file, "", std::string("not valid JSON: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number too large for a double (1e400)
+    throw model::InputError(file, "", std::string("unreadable JSON (") + e.what() + "): expected a flows file: {\"flows\": [...]}");
   }
-  const model::JsonReader root(document, "", path);
+  const model::JsonReader root(document, "", file);
   root.expect_object("a flows file: {\"flows\": [...]}");
   root.allow_only({"description", "flows"});
   const model::JsonReader list = root.field("flows");

@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
@@ -47,6 +48,8 @@ FlowRequest parse_flow_spec(const std::string& spec, int index);
 // the spec with '_' for '-'. Throws model::InputError naming the file and the JSON pointer.
 // Resolves the flows too (so that a bad node is reported at its pointer).
 std::vector<ResolvedFlow> load_flows_file(const std::string& path, const model::Topology& topology);
+// The same for the text of a flows file; `file` names it in errors.
+std::vector<ResolvedFlow> parse_flows_file(std::string_view text, const std::string& file, const model::Topology& topology);
 
 // Resolves --flow specs in order (threads of earlier flows are taken first).
 std::vector<ResolvedFlow> resolve_flow_specs(const std::vector<std::string>& specs, const model::Topology& topology);

@@ -28,9 +28,10 @@ class Loader {
  public:
   explicit Loader(PublishedData& data) : data_(&data) {}
 
-  void read_file(const std::filesystem::path& path) {
-    const std::string text = model::read_input_file(path);
-    file_ = path.string();
+  void read_file(const std::filesystem::path& path) { read_text(model::read_input_file(path), path.string()); }
+
+  void read_text(std::string_view text, const std::string& file) {
+    file_ = file;
     Json document;
     try {
       document = Json::parse(text);
@@ -460,6 +461,14 @@ PublishedData load_published(const std::filesystem::path& dir) {
     throw std::runtime_error("no *.json files in the published-figures folder " + dir.string());
   Loader loader(data);
   for (const auto& file : data.files) loader.read_file(file);
+  return data;
+}
+
+PublishedData parse_published(std::string_view text, const std::filesystem::path& file) {
+  PublishedData data;
+  data.files.push_back(file);
+  Loader loader(data);
+  loader.read_text(text, file.string());
   return data;
 }
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
@@ -24,5 +25,8 @@ struct PublishedData {
 // Reads every *.json file directly in `dir` (sorted by name). Entry ids must be unique over all
 // files. Throws model::InputError for bad data, std::runtime_error for a missing folder.
 PublishedData load_published(const std::filesystem::path& dir);
+// The entries of one published-figures file's text (`file` names it in errors and is the one
+// entry of PublishedData::files). Throws model::InputError for bad data.
+PublishedData parse_published(std::string_view text, const std::filesystem::path& file);
 
 }  // namespace numatwin::cli

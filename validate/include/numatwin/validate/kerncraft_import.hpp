@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
@@ -57,6 +58,8 @@ struct KerncraftMachine {
 // missing or malformed fields, and for a hierarchy that contradicts itself: a cache larger than
 // the next level's, fewer cores per group than the level below, a throughput of zero.
 KerncraftMachine load_kerncraft(const std::filesystem::path& path);
+// The same for the text of such a file; `file` names it in errors and in KerncraftMachine::file.
+KerncraftMachine parse_kerncraft(std::string_view text, const std::string& file);
 
 // Calibration points from the one-thread-per-core MEM load curve. Throws model::InputError naming
 // the kerncraft file when the topology has fewer NUMA nodes or cores than the curve needs.

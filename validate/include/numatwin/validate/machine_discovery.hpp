@@ -75,5 +75,8 @@ DiscoveredMachine discover_machine();
 // An hwloc XML export. Throws model::InputError naming the file when it cannot be read or
 // hwloc rejects it.
 DiscoveredMachine import_hwloc_xml(const std::filesystem::path& path);
+// The same for the text of such an export (what import_hwloc_xml hands to hwloc after reading
+// the file); `file` names it in errors and in DiscoveredMachine::source.
+DiscoveredMachine import_hwloc_xml_text(std::string text, const std::string& file);
 
 }  // namespace numatwin::validate

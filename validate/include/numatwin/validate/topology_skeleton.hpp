@@ -46,7 +46,9 @@ struct TopologySkeleton {
   std::vector<std::string> placeholders;   // JSON pointers of placeholder values
 };
 
-// Node ids are "n<os index>". Throws std::invalid_argument when the machine has no NUMA node.
+// Node ids are "n<os index>". Throws std::invalid_argument when the machine has no NUMA node,
+// and model::InputError naming machine.source when its figures make no topology that passes
+// check_topology (an edited or damaged export that hwloc takes).
 TopologySkeleton make_topology_skeleton(const DiscoveredMachine& machine, const std::string& name);
 
 }  // namespace numatwin::validate
