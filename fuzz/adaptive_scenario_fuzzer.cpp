@@ -1,5 +1,5 @@
 // libFuzzer target for the adaptive scenario reader behind `numatwin adaptive --scenario FILE`
-// (cli/src/adaptive_scenario_io.hpp, docs/adaptive.md): for any input text,
+// (cli/src/io/adaptive_scenario_io.hpp, docs/adaptive.md): for any input text,
 // parse_adaptive_scenario must return a scenario or throw InputError. An accepted scenario's
 // names must resolve (every table, task class and query type index a client group, query type
 // or join names is in range; table sockets below the machine's) and its figures must be finite,
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "adaptive_scenario_io.hpp"
+#include "io/adaptive_scenario_io.hpp"
 #include "numatwin/model/input_error.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // libFuzzer target for the flows file reader behind `numatwin flows --flows-file FILE`
-// (cli/src/flow_spec.hpp): for any input text, parse_flows_file against a shipped machine
+// (cli/src/io/flow_spec.hpp): for any input text, parse_flows_file against a shipped machine
 // (nehalem-ex-4s-4link, four sockets with SMT, and spr-cxl-2s, with CPU-less CXL nodes) must
 // return the flows or throw InputError. Accepted flows must be what the simulator is handed:
 // every flow has threads, each on a CPU of the machine that no other thread holds, cores in
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "flow_spec.hpp"
+#include "io/flow_spec.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/topology.hpp"
 #include "numatwin/model/topology_json.hpp"

@@ -1,5 +1,5 @@
 // libFuzzer target for the published-figures reader behind `numatwin check published`
-// (cli/src/published_io.hpp, docs/published-checks.md): for any input text, parse_published
+// (cli/src/io/published_io.hpp, docs/published-checks.md): for any input text, parse_published
 // (one data file's text: its entries, the shipped machines and scenarios its runs name, each run
 // planned once) must return the data or throw InputError. Accepted data must be what
 // evaluate_published is handed: at least one entry, every run's machine index in range, two
@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "numatwin/model/input_error.hpp"
-#include "published_io.hpp"
+#include "io/published_io.hpp"
 
 namespace {
 

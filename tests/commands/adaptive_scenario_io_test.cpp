@@ -1,7 +1,7 @@
 // The adaptive scenario reader behind `numatwin adaptive --scenario`
-// (cli/src/adaptive_scenario_io.hpp): regression tests for what fuzz/adaptive_scenario_fuzzer's
+// (cli/src/io/adaptive_scenario_io.hpp): regression tests for what fuzz/adaptive_scenario_fuzzer's
 // target found. The command's own behaviour is tested end to end in tests/cli/cli_adaptive_test.py.
-#include "adaptive_scenario_io.hpp"
+#include "io/adaptive_scenario_io.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The flows file reader behind `numatwin flows --flows-file` (cli/src/flow_spec.hpp): regression
+// The flows file reader behind `numatwin flows --flows-file` (cli/src/io/flow_spec.hpp): regression
 // tests for what fuzz/flows_file_fuzzer found. The command's own behaviour is tested end to end
 // in tests/cli/cli_flows_test.py.
-#include "flow_spec.hpp"
+#include "io/flow_spec.hpp"
 
 #include <gtest/gtest.h>
 
