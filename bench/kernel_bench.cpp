@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/memory_placement.hpp"
-#include "numatwin/validate/shuffle_run.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/host/memory_placement.hpp"
+#include "numatwin/validate/run/shuffle_run.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 
 namespace {
 

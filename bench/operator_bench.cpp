@@ -20,13 +20,13 @@
 #include <span>
 #include <vector>
 
-#include "numatwin/validate/aggregation_kernels.hpp"
-#include "numatwin/validate/hash_join_kernels.hpp"
-#include "numatwin/validate/index_join_kernel.hpp"
-#include "numatwin/validate/operator_data.hpp"
-#include "numatwin/validate/operator_run.hpp"
-#include "numatwin/validate/placed_dataset.hpp"
-#include "numatwin/validate/run_support.hpp"
+#include "numatwin/validate/kernels/aggregation_kernels.hpp"
+#include "numatwin/validate/kernels/hash_join_kernels.hpp"
+#include "numatwin/validate/kernels/index_join_kernel.hpp"
+#include "numatwin/validate/kernels/operator_data.hpp"
+#include "numatwin/validate/run/operator_run.hpp"
+#include "numatwin/validate/run/placed_dataset.hpp"
+#include "numatwin/validate/run/run_support.hpp"
 #include "this_machine.hpp"
 
 namespace {

@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/validate/operator_data.hpp"
-#include "numatwin/validate/operator_run.hpp"
+#include "numatwin/validate/kernels/operator_data.hpp"
+#include "numatwin/validate/run/operator_run.hpp"
 #include "this_machine.hpp"
 
 namespace {

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "numatwin/validate/host_map.hpp"
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/memory_placement.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/discover/host_map.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/host/memory_placement.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 
 namespace numatwin::bench {
 

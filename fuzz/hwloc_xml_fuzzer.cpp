@@ -17,8 +17,8 @@
 
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 
 // libhwloc 2.9 leaks the objects it had read when it refuses a damaged file (its XML reader's
 // error paths, e.g. a <topology> whose objects end in the middle of a tag): a leak inside the

@@ -18,8 +18,8 @@
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/topology.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/validate/calibration.hpp"
-#include "numatwin/validate/mlc_import.hpp"
+#include "numatwin/validate/calibrate/calibration.hpp"
+#include "numatwin/validate/calibrate/mlc_import.hpp"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "commands/sweep_command.hpp"
 #include "commands/topo_commands.hpp"
 #include "commands/validate_commands.hpp"
-#include "numatwin/validate/hwloc_export.hpp"
+#include "numatwin/validate/discover/hwloc_export.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"numatwin — a calibrated simulation twin of multi-socket NUMA machines"};

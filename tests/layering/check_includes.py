@@ -131,6 +131,7 @@ FOLDER_ORDER = {
     "sim": ["workload", "schedule", "plan", "engine", "uncertainty", "search", "adaptive", "published"],
     # cli/src: includes are written from src/ ("report/text_table.hpp"), see header_folder.
     "cli": ["report", "options", "io", "run", "commands"],
+    "validate": ["host", "discover", "kernels", "run", "measure", "calibrate", "alloc", "suite"],
 }
 # Libraries whose own headers are included by their path from src/ ("F/x.hpp"), not as
 # "numatwin/<lib>/F/x.hpp": the executable's folders, which install no headers.
@@ -272,6 +273,10 @@ SELF_TEST_CASES = [
      ["sim/include/numatwin/sim/workload/w.hpp:2:"]),
     ("sim relative include back up", {"sim/src/plan/p.cpp": '#include "../adaptive/state.hpp"\n'}, True,
      ["sim/src/plan/p.cpp:1:"]),
+    ("validate kernels include a run", {"validate/src/kernels/k.cpp": '#include "numatwin/validate/run/workload_run.hpp"\n'},
+     True, ["validate/src/kernels/k.cpp:1:", "runs back up"]),
+    ("validate private relative include back up", {"validate/src/host/h.cpp": '#include "../suite/s.hpp"\n'}, True,
+     ["validate/src/host/h.cpp:1:"]),
     ("cli report includes a command", {"cli/src/report/t.cpp": '#include "commands/sim_commands.hpp"\n'}, True,
      ["cli/src/report/t.cpp:1:", "runs back up"]),
     ("cli io includes run", {"cli/src/io/r.hpp": '#include <string>\n#include "run/sim_outcome.hpp"\n'}, True,

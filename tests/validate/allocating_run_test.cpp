@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/validate/aggregation_kernels.hpp"
-#include "numatwin/validate/allocating_kernels.hpp"
-#include "numatwin/validate/allocator_cost_bench.hpp"
-#include "numatwin/validate/operator_run.hpp"
+#include "numatwin/validate/kernels/aggregation_kernels.hpp"
+#include "numatwin/validate/kernels/allocating_kernels.hpp"
+#include "numatwin/validate/alloc/allocator_cost_bench.hpp"
+#include "numatwin/validate/run/operator_run.hpp"
 #include "this_machine.hpp"
 
 namespace numatwin::validate {

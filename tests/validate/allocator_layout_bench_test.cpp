@@ -1,6 +1,6 @@
 // The allocator layout benchmark (validate/allocator_layout_bench.hpp): the derivation of the
 // layout figures from fake timings worked by hand, and a small run's shape.
-#include "numatwin/validate/allocator_layout_bench.hpp"
+#include "numatwin/validate/alloc/allocator_layout_bench.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "numatwin/validate/allocator.hpp"
-#include "numatwin/validate/allocator_bench.hpp"
+#include "numatwin/validate/kernels/allocator.hpp"
+#include "numatwin/validate/alloc/allocator_bench.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "numatwin/validate/calibration.hpp"
+#include "numatwin/validate/calibrate/calibration.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/validate/mlc_import.hpp"
+#include "numatwin/validate/calibrate/mlc_import.hpp"
 
 namespace numatwin::validate {
 namespace {

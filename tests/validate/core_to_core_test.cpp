@@ -1,4 +1,4 @@
-#include "numatwin/validate/core_to_core.hpp"
+#include "numatwin/validate/measure/core_to_core.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "numatwin/validate/cost_microbenchmarks.hpp"
+#include "numatwin/validate/measure/cost_microbenchmarks.hpp"
 
 #include <gtest/gtest.h>
 

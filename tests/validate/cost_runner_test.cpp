@@ -1,11 +1,11 @@
-// cost_bench::Runner (validate/src/cost_microbenchmark_runner.hpp), with passes that report
+// cost_bench::Runner (validate/src/measure/cost_microbenchmark_runner.hpp), with passes that report
 // fixed seconds instead of timing anything: worked by hand below.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cost_microbenchmark_runner.hpp"
+#include "measure/cost_microbenchmark_runner.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -1,5 +1,5 @@
 // The other-work meter (validate/cpu_contention.hpp), worked by hand.
-#include "numatwin/validate/cpu_contention.hpp"
+#include "numatwin/validate/host/cpu_contention.hpp"
 
 #include <gtest/gtest.h>
 

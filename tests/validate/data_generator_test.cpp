@@ -1,4 +1,4 @@
-#include "numatwin/validate/data_generator.hpp"
+#include "numatwin/validate/kernels/data_generator.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The dependent-miss benchmark (validate/dependent_miss_bench.hpp): the derivation from fake
 // timings worked by hand (median of the rounds' differences, the miss share, the floor at 0), the
 // work unit's, and a small run's shape (not its figures: no timed test).
-#include "numatwin/validate/dependent_miss_bench.hpp"
+#include "numatwin/validate/alloc/dependent_miss_bench.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,9 +7,9 @@
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/report_json.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/discover/report_json.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 
 namespace numatwin::validate {
 namespace {

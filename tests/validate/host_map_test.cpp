@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "numatwin/validate/host_map.hpp"
+#include "numatwin/validate/discover/host_map.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <thread>
 
-#include "numatwin/validate/host_summary.hpp"
+#include "numatwin/validate/host/host_summary.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -11,7 +11,7 @@
 #include "numatwin/model/microbenchmark.hpp"
 #include "numatwin/model/routing.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/validate/hwloc_export.hpp"
+#include "numatwin/validate/discover/hwloc_export.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/validate/kerncraft_import.hpp"
+#include "numatwin/validate/calibrate/kerncraft_import.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -9,8 +9,8 @@
 #include <map>
 #include <string>
 
-#include "numatwin/validate/kernel_interleave_weights.hpp"
-#include "numatwin/validate/memory_placement.hpp"
+#include "numatwin/validate/host/kernel_interleave_weights.hpp"
+#include "numatwin/validate/host/memory_placement.hpp"
 #include "this_machine.hpp"
 
 namespace numatwin::validate {

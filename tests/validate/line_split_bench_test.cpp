@@ -2,7 +2,7 @@
 // and stride, the stride and the range from two runs' addresses, all worked by hand; and a run in
 // this process's allocator checked only where the answer does not depend on the allocator (a
 // 1-byte block never spans two lines, a 72-byte block always does).
-#include "numatwin/validate/line_split_bench.hpp"
+#include "numatwin/validate/alloc/line_split_bench.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "numatwin/validate/link_inference.hpp"
+#include "numatwin/validate/discover/link_inference.hpp"
 
 #include <gtest/gtest.h>
 

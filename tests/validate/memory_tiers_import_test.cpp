@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 
 namespace numatwin::validate {
 namespace {

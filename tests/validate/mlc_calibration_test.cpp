@@ -10,8 +10,8 @@
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/validate/calibration.hpp"
-#include "numatwin/validate/mlc_import.hpp"
+#include "numatwin/validate/calibrate/calibration.hpp"
+#include "numatwin/validate/calibrate/mlc_import.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -1,7 +1,7 @@
 // Contradictory mlc figures are named before any fit. Each test edits one figure of a copy of
 // the shipped mlc output (a real 2-socket Skylake-SP) so that it contradicts another, and checks
 // that the error names the file, the section and entry, and both figures.
-#include "numatwin/validate/mlc_consistency.hpp"
+#include "numatwin/validate/calibrate/mlc_consistency.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 
 #include "numatwin/model/generators.hpp"
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/validate/calibration.hpp"
+#include "numatwin/validate/calibrate/calibration.hpp"
 
 namespace numatwin::validate {
 namespace {

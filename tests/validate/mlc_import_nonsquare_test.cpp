@@ -9,7 +9,7 @@
 #include <iterator>
 
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/validate/mlc_import.hpp"
+#include "numatwin/validate/calibrate/mlc_import.hpp"
 
 namespace numatwin::validate {
 namespace {

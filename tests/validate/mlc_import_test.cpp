@@ -1,4 +1,4 @@
-#include "numatwin/validate/mlc_import.hpp"
+#include "numatwin/validate/calibrate/mlc_import.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // find_bandwidth_outliers on small matrices worked by hand (mlc_outliers.hpp): an entry is an
 // outlier only when the rest of its row and the rest of its column both contradict it.
-#include "numatwin/validate/mlc_outliers.hpp"
+#include "numatwin/validate/calibrate/mlc_outliers.hpp"
 
 #include <gtest/gtest.h>
 

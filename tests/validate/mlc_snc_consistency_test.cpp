@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/validate/mlc_consistency.hpp"
-#include "numatwin/validate/mlc_import.hpp"
+#include "numatwin/validate/calibrate/mlc_consistency.hpp"
+#include "numatwin/validate/calibrate/mlc_import.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "numatwin/validate/numa_balancing.hpp"
+#include "numatwin/validate/host/numa_balancing.hpp"
 
 namespace numatwin::validate {
 namespace {

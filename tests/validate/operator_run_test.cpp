@@ -1,7 +1,7 @@
 // The operator kernels against simple references (std::map, std::sort) on small generated inputs,
 // for uniform and skewed keys, 1 and 2 workers, first-touch and interleave; the spec-selected
 // radix join at 0, some and many partition bits; bad specs.
-#include "numatwin/validate/operator_run.hpp"
+#include "numatwin/validate/run/operator_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "numatwin/validate/aggregation_kernels.hpp"
-#include "numatwin/validate/hash_join_kernels.hpp"
-#include "numatwin/validate/index_join_kernel.hpp"
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/memory_placement.hpp"
-#include "numatwin/validate/operator_data.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/kernels/aggregation_kernels.hpp"
+#include "numatwin/validate/kernels/hash_join_kernels.hpp"
+#include "numatwin/validate/kernels/index_join_kernel.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/host/memory_placement.hpp"
+#include "numatwin/validate/kernels/operator_data.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 #include "this_machine.hpp"
 
 namespace numatwin::validate {

@@ -7,10 +7,10 @@
 #include <set>
 #include <vector>
 
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/memory_placement.hpp"
-#include "numatwin/validate/placed_dataset.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/host/memory_placement.hpp"
+#include "numatwin/validate/run/placed_dataset.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 #include "this_machine.hpp"
 
 namespace numatwin::validate {

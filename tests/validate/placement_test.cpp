@@ -6,11 +6,11 @@
 #include <thread>
 
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/machine_measurement.hpp"
-#include "numatwin/validate/memory_kernels.hpp"
-#include "numatwin/validate/memory_placement.hpp"
-#include "numatwin/validate/placement_selfcheck.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/measure/machine_measurement.hpp"
+#include "numatwin/validate/measure/memory_kernels.hpp"
+#include "numatwin/validate/host/memory_placement.hpp"
+#include "numatwin/validate/discover/placement_selfcheck.hpp"
 
 namespace numatwin::validate {
 namespace {

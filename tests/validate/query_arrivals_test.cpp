@@ -1,6 +1,6 @@
 // The arrival benchmark's parts: the seeded exponential arrivals, the at-most-N-in-flight rule and
 // FIFO queueing, the statm parsing, the latency summary, the queries' verification.
-#include "numatwin/validate/query_arrivals.hpp"
+#include "numatwin/validate/alloc/query_arrivals.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "numatwin/validate/allocating_queries.hpp"
-#include "numatwin/validate/arrival_bench.hpp"
-#include "numatwin/validate/rss_sampler.hpp"
+#include "numatwin/validate/alloc/allocating_queries.hpp"
+#include "numatwin/validate/alloc/arrival_bench.hpp"
+#include "numatwin/validate/host/rss_sampler.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -1,5 +1,5 @@
 // The memory queue read off a saturated bandwidth by Little's law, worked by hand.
-#include "numatwin/validate/queue_defaults.hpp"
+#include "numatwin/validate/calibrate/queue_defaults.hpp"
 
 #include <gtest/gtest.h>
 

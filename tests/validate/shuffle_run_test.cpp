@@ -11,13 +11,13 @@
 
 #include "numatwin/model/topology_json.hpp"
 #include "numatwin/sim/plan/shuffle_plan.hpp"
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/memory_placement.hpp"
-#include "numatwin/validate/migration_cores.hpp"
-#include "numatwin/validate/shuffle_kernels.hpp"
-#include "numatwin/validate/shuffle_run.hpp"
-#include "numatwin/validate/thread_team.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/host/memory_placement.hpp"
+#include "numatwin/validate/run/migration_cores.hpp"
+#include "numatwin/validate/kernels/shuffle_kernels.hpp"
+#include "numatwin/validate/run/shuffle_run.hpp"
+#include "numatwin/validate/host/thread_team.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 #include "this_machine.hpp"
 
 namespace numatwin::validate {

@@ -1,6 +1,6 @@
 // The sort-merge join's phase-2 loops (sort_merge_join_kernel.hpp) worked by hand: the key range of
 // a key, the histogram, and the scatter keeping the chunk's order within each piece.
-#include "numatwin/validate/sort_merge_join_kernel.hpp"
+#include "numatwin/validate/kernels/sort_merge_join_kernel.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 #include <bit>
 #include <vector>
 
-#include "numatwin/validate/subarray_kernel.hpp"
-#include "numatwin/validate/subarray_run.hpp"
+#include "numatwin/validate/kernels/subarray_kernel.hpp"
+#include "numatwin/validate/run/subarray_run.hpp"
 #include "this_machine.hpp"
 
 namespace numatwin::validate {

@@ -1,4 +1,4 @@
-#include "numatwin/validate/switch_advice.hpp"
+#include "numatwin/validate/suite/switch_advice.hpp"
 
 #include <gtest/gtest.h>
 

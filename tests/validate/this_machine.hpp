@@ -3,9 +3,9 @@
 #pragma once
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/validate/host_map.hpp"
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/discover/host_map.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 
 namespace numatwin::validate::test_support {
 

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "numatwin/validate/thread_team.hpp"
+#include "numatwin/validate/host/thread_team.hpp"
 
 namespace numatwin::validate {
 namespace {

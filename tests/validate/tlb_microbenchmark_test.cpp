@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "numatwin/validate/huge_pages_state.hpp"
-#include "numatwin/validate/tlb_microbenchmark.hpp"
+#include "numatwin/validate/host/huge_pages_state.hpp"
+#include "numatwin/validate/measure/tlb_microbenchmark.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -1,4 +1,4 @@
-#include "numatwin/validate/validation_suite.hpp"
+#include "numatwin/validate/suite/validation_suite.hpp"
 #include "numatwin/sim/schedule/shuffle_schedule.hpp"
 
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "numatwin/model/generators.hpp"
-#include "numatwin/validate/validation_report.hpp"
+#include "numatwin/validate/suite/validation_report.hpp"
 
 namespace numatwin::validate {
 namespace {

@@ -53,14 +53,14 @@ DEFAULT_COMPILE_COMMANDS = "/work/main/build/release/compile_commands.json"
 
 # Translation units: name -> (source, the project file whose compile flags it takes, extra flags).
 UNITS = {
-    "aggregation": ("validate/src/aggregation_kernels.cpp", "validate/src/aggregation_kernels.cpp", []),
-    "hash_join": ("validate/src/hash_join_kernels.cpp", "validate/src/hash_join_kernels.cpp", []),
-    "index_join": ("validate/src/index_join_kernel.cpp", "validate/src/index_join_kernel.cpp", []),
-    "shuffle": ("validate/src/shuffle_kernels.cpp", "validate/src/shuffle_kernels.cpp", []),
-    "sort_merge": ("validate/src/sort_merge_join_kernel.cpp", "validate/src/sort_merge_join_kernel.cpp", []),
-    "subarray": ("validate/src/subarray_kernel.cpp", "validate/src/subarray_kernel.cpp", []),
+    "aggregation": ("validate/src/kernels/aggregation_kernels.cpp", "validate/src/kernels/aggregation_kernels.cpp", []),
+    "hash_join": ("validate/src/kernels/hash_join_kernels.cpp", "validate/src/kernels/hash_join_kernels.cpp", []),
+    "index_join": ("validate/src/kernels/index_join_kernel.cpp", "validate/src/kernels/index_join_kernel.cpp", []),
+    "shuffle": ("validate/src/kernels/shuffle_kernels.cpp", "validate/src/kernels/shuffle_kernels.cpp", []),
+    "sort_merge": ("validate/src/kernels/sort_merge_join_kernel.cpp", "validate/src/kernels/sort_merge_join_kernel.cpp", []),
+    "subarray": ("validate/src/kernels/subarray_kernel.cpp", "validate/src/kernels/subarray_kernel.cpp", []),
     # radix_join_steps.hpp is header-only: radix_steps.cpp holds one out-of-line copy per step.
-    "radix": ("tools/loop-cycles/radix_steps.cpp", "validate/src/radix_join_kernel.cpp", ["-Ivalidate/src"]),
+    "radix": ("tools/loop-cycles/radix_steps.cpp", "validate/src/kernels/radix_join_kernel.cpp", ["-Ivalidate/src"]),
 }
 
 # The project's shipped microarchitectures: key -> clang -march, llvm-mca -mcpu, the machines.
@@ -108,7 +108,7 @@ MODEL_PREFIXES = {
 }
 
 # The cost microbenchmarks' shapes that the loops' paths and the derived costs follow
-# (validate/src/cost_operator_microbenchmarks.cpp, cost_microbenchmark_runner.hpp).
+# (validate/src/measure/cost_operator_microbenchmarks.cpp, cost_microbenchmark_runner.hpp).
 MERGE_FACTS = 8192
 MERGE_DIMENSIONS = 2048
 SELECT_MEDIAN_OF_THREE_COMPARISONS = 2.75  # expected comparisons per value, median-of-3 FIND of the median
@@ -1048,15 +1048,15 @@ def tool_version(cmd: list) -> str:
 def sources_digest() -> str:
     h = hashlib.sha256()
     files = sorted({u[0] for u in UNITS.values()} | {
-        "validate/src/radix_join_steps.hpp",
-        "validate/include/numatwin/validate/aggregation_kernels.hpp",
-        "validate/include/numatwin/validate/shared_hash_table.hpp",
-        "validate/include/numatwin/validate/shuffle_kernels.hpp",
-        "validate/include/numatwin/validate/index_join_kernel.hpp",
-        "validate/include/numatwin/validate/subarray_kernel.hpp",
-        "validate/include/numatwin/validate/hash_join_kernels.hpp",
-        "validate/include/numatwin/validate/sort_merge_join_kernel.hpp",
-        "validate/include/numatwin/validate/data_generator.hpp"})
+        "validate/src/kernels/radix_join_steps.hpp",
+        "validate/include/numatwin/validate/kernels/aggregation_kernels.hpp",
+        "validate/include/numatwin/validate/kernels/shared_hash_table.hpp",
+        "validate/include/numatwin/validate/kernels/shuffle_kernels.hpp",
+        "validate/include/numatwin/validate/kernels/index_join_kernel.hpp",
+        "validate/include/numatwin/validate/kernels/subarray_kernel.hpp",
+        "validate/include/numatwin/validate/kernels/hash_join_kernels.hpp",
+        "validate/include/numatwin/validate/kernels/sort_merge_join_kernel.hpp",
+        "validate/include/numatwin/validate/kernels/data_generator.hpp"})
     for rel in files:
         with open(os.path.join(ROOT, rel), "rb") as f:
             h.update(rel.encode() + b"\0" + f.read() + b"\0")

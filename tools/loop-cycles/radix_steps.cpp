@@ -1,10 +1,10 @@
-// Out-of-line instances of the radix join's steps (validate/src/radix_join_steps.hpp) for
+// Out-of-line instances of the radix join's steps (validate/src/kernels/radix_join_steps.hpp) for
 // derive.py: the header's functions are inline and otherwise appear only inside the join's and
 // the cost microbenchmarks' larger functions. Each wrapper holds exactly one step, called the
 // way the cost microbenchmark calls it (cost_operator_microbenchmarks.cpp: kRadixBits = 8, a
 // constant; 256 partitions, so one-line write-combining buffers). The *_runtime_bits wrappers
 // take the partition bits at run time, as radix_join_kernel.cpp does. Not part of any build.
-#include "radix_join_steps.hpp"
+#include "kernels/radix_join_steps.hpp"
 
 namespace numatwin::validate::loop_cycles {
 

@@ -7,7 +7,7 @@
 #include "numatwin/model/input_error.hpp"
 #include "numatwin/model/input_json.hpp"
 #include "numatwin/model/spec_sheet_json.hpp"
-#include "numatwin/validate/mlc_import.hpp"
+#include "numatwin/validate/calibrate/mlc_import.hpp"
 
 namespace numatwin::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/validate/validation_report.hpp"
-#include "numatwin/validate/workload_run.hpp"
+#include "numatwin/validate/suite/validation_report.hpp"
+#include "numatwin/validate/run/workload_run.hpp"
 
 namespace CLI {
 class App;

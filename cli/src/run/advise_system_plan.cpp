@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "numatwin/sim/search/advise.hpp"
-#include "numatwin/validate/allocator.hpp"
-#include "numatwin/validate/huge_pages_state.hpp"
+#include "numatwin/validate/kernels/allocator.hpp"
+#include "numatwin/validate/host/huge_pages_state.hpp"
 
 namespace numatwin::cli {
 

@@ -9,13 +9,13 @@
 #include "numatwin/model/allocator_costs_json.hpp"
 #include "numatwin/model/file_io.hpp"
 #include "numatwin/model/input_error.hpp"
-#include "numatwin/validate/allocator.hpp"
-#include "numatwin/validate/allocator_bench.hpp"
-#include "numatwin/validate/allocator_cost_bench.hpp"
-#include "numatwin/validate/allocator_layout_bench.hpp"
-#include "numatwin/validate/dependent_miss_bench.hpp"
-#include "numatwin/validate/line_split_bench.hpp"
-#include "numatwin/validate/machine_measurement.hpp"
+#include "numatwin/validate/kernels/allocator.hpp"
+#include "numatwin/validate/alloc/allocator_bench.hpp"
+#include "numatwin/validate/alloc/allocator_cost_bench.hpp"
+#include "numatwin/validate/alloc/allocator_layout_bench.hpp"
+#include "numatwin/validate/alloc/dependent_miss_bench.hpp"
+#include "numatwin/validate/alloc/line_split_bench.hpp"
+#include "numatwin/validate/measure/machine_measurement.hpp"
 
 namespace numatwin::cli {
 

@@ -10,7 +10,7 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "numatwin/validate/allocator.hpp"
+#include "numatwin/validate/kernels/allocator.hpp"
 
 extern char** environ;
 

@@ -14,8 +14,8 @@
 
 #include "run/allocator_exec.hpp"
 #include "numatwin/model/file_io.hpp"
-#include "numatwin/validate/allocator.hpp"
-#include "numatwin/validate/arrival_bench.hpp"
+#include "numatwin/validate/kernels/allocator.hpp"
+#include "numatwin/validate/alloc/arrival_bench.hpp"
 #include "report/text_table.hpp"
 
 namespace numatwin::cli {

@@ -9,9 +9,9 @@
 
 #include "numatwin/model/operator_costs.hpp"
 #include "numatwin/model/topology_json.hpp"
-#include "numatwin/validate/calibration.hpp"
-#include "numatwin/validate/host_map.hpp"
-#include "numatwin/validate/machine_measurement.hpp"
+#include "numatwin/validate/calibrate/calibration.hpp"
+#include "numatwin/validate/discover/host_map.hpp"
+#include "numatwin/validate/measure/machine_measurement.hpp"
 #include "report/progress.hpp"
 #include "report/text_table.hpp"
 #include "numatwin/model/bundled_io.hpp"

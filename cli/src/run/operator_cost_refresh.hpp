@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "numatwin/model/topology.hpp"
-#include "numatwin/validate/cost_microbenchmarks.hpp"
+#include "numatwin/validate/measure/cost_microbenchmarks.hpp"
 
 namespace numatwin::cli {
 

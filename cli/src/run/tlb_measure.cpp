@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include "numatwin/model/tlb.hpp"
-#include "numatwin/validate/host_map.hpp"
-#include "numatwin/validate/machine_discovery.hpp"
-#include "numatwin/validate/machine_measurement.hpp"
-#include "numatwin/validate/tlb_microbenchmark.hpp"
-#include "numatwin/validate/topology_skeleton.hpp"
+#include "numatwin/validate/discover/host_map.hpp"
+#include "numatwin/validate/discover/machine_discovery.hpp"
+#include "numatwin/validate/measure/machine_measurement.hpp"
+#include "numatwin/validate/measure/tlb_microbenchmark.hpp"
+#include "numatwin/validate/discover/topology_skeleton.hpp"
 
 namespace numatwin::cli {
 

@@ -1,5 +1,5 @@
 // COUNT and MEDIAN (Memarzia et al.'s W2 and W1): GROUP BY key over a shared hash table, as the
-// real kernels (validate/src/aggregation_kernels.cpp, operator_run.cpp) do them.
+// real kernels (validate/src/kernels/aggregation_kernels.cpp, operator_run.cpp) do them.
 //
 // Datasets: input (partitioned over the workers), hash table (shared, G entries of entry_bytes,
 // half full: 2 G entry_bytes), MEDIAN's values (8 bytes per record, in group order).

@@ -79,7 +79,7 @@ namespace numatwin::sim::operators {
 namespace {
 
 // Entries of one worker's table: the power of two >= max(16, 2 x its groups), as the kernel
-// sizes it (validate/src/shuffle_kernels.cpp, table_slots: a mask picks the slot), so the table
+// sizes it (validate/src/kernels/shuffle_kernels.cpp, table_slots: a mask picks the slot), so the table
 // is between a quarter and half full.
 double table_entries(const WorkloadSpec& spec) {
   const double wanted =
