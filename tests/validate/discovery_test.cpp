@@ -344,6 +344,19 @@ TEST(DiscoveryTest, TextThatIsNotUtf8IsRefusedNamingTheLine) {
   EXPECT_NE(message.find("<fuzz>: line 3: a byte that is not UTF-8 (0xBD); expected UTF-8 text"), std::string::npos) << message;
 }
 
+// Found by fuzz/hwloc_xml_fuzzer (a 600 s run after the fixes above; minimised input
+// "<topologyversion=\"1.0"): hwloc takes <topology version="X.Y" with sscanf, which matches without
+// the space and without the closing '>', and then reads on from the '>' it looks for; without one
+// it crashes (SIGSEGV in strspn). hwloc reads the text up to its first NUL byte, so a '>' after
+// one is none.
+TEST(DiscoveryTest, ATopologyTagThatNeverClosesIsRefusedNotACrash) {
+  for (const std::string& xml : {std::string(R"(<topologyversion="1.0)"), std::string("<topology version=\"2.0\"") + '\0' + "></topology>\n"}) {
+    const std::string message = import_text_error(xml);
+    EXPECT_NE(message.find("<fuzz>: line 1: a <topology> tag that never closes; expected <topology version=\"2.0\">"), std::string::npos)
+        << message;
+  }
+}
+
 // Found while reading hwloc 2.9's XML reader for the findings above: it takes the first object
 // of a 2.x file as the topology's root, and a NUMA node there empties the topology ("Topology
 // became empty, aborting!") and crashes.

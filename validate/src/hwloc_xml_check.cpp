@@ -133,6 +133,17 @@ void check_utf8(const std::string& text, const std::string& file) {
   }
 }
 
+// hwloc takes the <topology version="X.Y" of a 2.x file with sscanf, which matches without the
+// closing '>' (and with any spaces, or none, before "version"), and then reads on from the '>' it
+// looks for: without one it crashes (found by fuzz/hwloc_xml_fuzzer: "<topologyversion=\"1.0").
+void check_topology_tag(const std::string& text, const std::string& file, const Header& header) {
+  if (header.body >= text.size() || text.find('>', header.body) != std::string::npos) return;
+  refuse(file, text, header.body,
+         "a <topology> tag that never closes; expected <topology version=\"2.0\"> (or <topology> "
+         "in a 1.x file), as hwloc writes "
+         "it (hwloc's reader would crash on this file)");
+}
+
 // The character an escape at the start of `rest` (after its '&') stands for, and its length
 // after the '&'; nullopt for an escape hwloc does not know.
 std::optional<std::pair<char, std::size_t>> unescape(std::string_view rest) {
@@ -408,9 +419,12 @@ void check_set_consistency(const std::string& text, const std::string& file,
 
 }  // namespace
 
-void check_hwloc_xml_sets(const std::string& xml_text, const std::string& file) {
-  check_utf8(xml_text, file);
+void check_hwloc_xml_sets(const std::string& whole_text, const std::string& file) {
+  check_utf8(whole_text, file);
+  // hwloc reads the text as a C string: up to its first NUL byte.
+  const std::string xml_text = whole_text.substr(0, whole_text.find('\0'));
   const Header header = read_header(xml_text);
+  check_topology_tag(xml_text, file, header);
   const std::vector<ObjectTag> tags = object_tags(xml_text, header.body, file);
   std::vector<ObjectTag> numa_nodes;
   std::copy_if(tags.begin(), tags.end(), std::back_inserter(numa_nodes), [](const ObjectTag& t) {

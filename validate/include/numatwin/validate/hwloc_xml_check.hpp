@@ -14,7 +14,8 @@
 namespace numatwin::validate {
 
 // Throws model::InputError naming `file`, the line and the object (type, os_index, id) and what
-// is wrong or missing:
+// is wrong or missing (in the text up to its first NUL byte, all that hwloc reads):
+//   - a <topology> tag without its '>';
 //   - an <object> tag that hwloc cannot read to its end (an attribute that is not name="value"
 //     with a lower-case name, a value that opens right at the tag's '>');
 //   - an object of a type with sets (everything but the I/O types and Misc) without cpuset,
