@@ -333,6 +333,30 @@ TEST(DiscoveryTest, SetsThatAreNotHwlocsOrContradictEachOtherAreRefusedNotACrash
       << message;
 }
 
+// Found by fuzz/hwloc_xml_fuzzer (a 600 s run after the fixes above): hwloc takes any bytes, and a
+// NUMA node's subtype "\xbdXL" went into the skeleton's node label, which nlohmann::json refused to
+// write (type_error 316, invalid UTF-8) for --out and --json, an error naming neither the file nor
+// the line.
+TEST(DiscoveryTest, TextThatIsNotUtf8IsRefusedNamingTheLine) {
+  const std::string message =
+      import_text_error(std::string("<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" ") + kAllSets +
+                        ">\n<object type=\"NUMANode\" os_index=\"0\" " + kAllSets + " subtype=\"\xbdXL\"/>\n</object>\n</topology>\n");
+  EXPECT_NE(message.find("<fuzz>: line 3: a byte that is not UTF-8 (0xBD); expected UTF-8 text"), std::string::npos) << message;
+}
+
+// Found by fuzz/hwloc_xml_fuzzer (a 600 s run after the fixes above; minimised input
+// "<topologyversion=\"1.0"): hwloc takes <topology version="X.Y" with sscanf, which matches without
+// the space and without the closing '>', and then reads on from the '>' it looks for; without one
+// it crashes (SIGSEGV in strspn). hwloc reads the text up to its first NUL byte, so a '>' after
+// one is none.
+TEST(DiscoveryTest, ATopologyTagThatNeverClosesIsRefusedNotACrash) {
+  for (const std::string& xml : {std::string(R"(<topologyversion="1.0)"), std::string("<topology version=\"2.0\"") + '\0' + "></topology>\n"}) {
+    const std::string message = import_text_error(xml);
+    EXPECT_NE(message.find("<fuzz>: line 1: a <topology> tag that never closes; expected <topology version=\"2.0\">"), std::string::npos)
+        << message;
+  }
+}
+
 // Found while reading hwloc 2.9's XML reader for the findings above: it takes the first object
 // of a 2.x file as the topology's root, and a NUMA node there empties the topology ("Topology
 // became empty, aborting!") and crashes.

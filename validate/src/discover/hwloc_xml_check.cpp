@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
 #include <iterator>
@@ -86,6 +87,61 @@ int line_of(const std::string& text, std::size_t offset) {
 [[noreturn]] void refuse(const std::string& file, const std::string& text, std::size_t at,
                          const std::string& what) {
   throw model::InputError(file, "", "line " + std::to_string(line_of(text, at)) + ": " + what);
+}
+
+// The length of the UTF-8 sequence at text[at] (RFC 3629: no overlong forms, no surrogates, at
+// most U+10FFFF), or 0 when it is not one.
+std::size_t utf8_length(const std::string& text, std::size_t at) {
+  const auto byte = [&](std::size_t i) {
+    return at + i < text.size() ? static_cast<unsigned char>(text[at + i]) : 0u;
+  };
+  const unsigned b0 = byte(0);
+  if (b0 < 0x80) return 1;
+  const auto continuation = [&](std::size_t i, unsigned lo, unsigned hi) {
+    return byte(i) >= lo && byte(i) <= hi;
+  };
+  if (b0 >= 0xC2 && b0 <= 0xDF) return continuation(1, 0x80, 0xBF) ? 2 : 0;
+  if (b0 >= 0xE0 && b0 <= 0xEF) {
+    const unsigned lo = b0 == 0xE0 ? 0xA0 : 0x80;
+    const unsigned hi = b0 == 0xED ? 0x9F : 0xBF;
+    return continuation(1, lo, hi) && continuation(2, 0x80, 0xBF) ? 3 : 0;
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4) {
+    const unsigned lo = b0 == 0xF0 ? 0x90 : 0x80;
+    const unsigned hi = b0 == 0xF4 ? 0x8F : 0xBF;
+    return continuation(1, lo, hi) && continuation(2, 0x80, 0xBF) && continuation(3, 0x80, 0xBF)
+               ? 4
+               : 0;
+  }
+  return 0;
+}
+
+// The export says encoding="UTF-8", and what hwloc reads from it (a NUMA node's subtype, the CPU
+// model, device names) goes into the skeleton's JSON, which nlohmann::json refuses to write with
+// a byte that is not UTF-8 (found by fuzz/hwloc_xml_fuzzer: a subtype "\xbdXL").
+void check_utf8(const std::string& text, const std::string& file) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t length = utf8_length(text, at);
+    if (length == 0) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
+      refuse(file, text, at,
+             std::string("a byte that is not UTF-8 (") + byte +
+                 "); expected UTF-8 text, as hwloc writes it");
+    }
+    at += length;
+  }
+}
+
+// hwloc takes the <topology version="X.Y" of a 2.x file with sscanf, which matches without the
+// closing '>' (and with any spaces, or none, before "version"), and then reads on from the '>' it
+// looks for: without one it crashes (found by fuzz/hwloc_xml_fuzzer: "<topologyversion=\"1.0").
+void check_topology_tag(const std::string& text, const std::string& file, const Header& header) {
+  if (header.body >= text.size() || text.find('>', header.body) != std::string::npos) return;
+  refuse(file, text, header.body,
+         "a <topology> tag that never closes; expected <topology version=\"2.0\"> (or <topology> "
+         "in a 1.x file), as hwloc writes "
+         "it (hwloc's reader would crash on this file)");
 }
 
 // The character an escape at the start of `rest` (after its '&') stands for, and its length
@@ -363,8 +419,12 @@ void check_set_consistency(const std::string& text, const std::string& file,
 
 }  // namespace
 
-void check_hwloc_xml_sets(const std::string& xml_text, const std::string& file) {
+void check_hwloc_xml_sets(const std::string& whole_text, const std::string& file) {
+  check_utf8(whole_text, file);
+  // hwloc reads the text as a C string: up to its first NUL byte.
+  const std::string xml_text = whole_text.substr(0, whole_text.find('\0'));
   const Header header = read_header(xml_text);
+  check_topology_tag(xml_text, file, header);
   const std::vector<ObjectTag> tags = object_tags(xml_text, header.body, file);
   std::vector<ObjectTag> numa_nodes;
   std::copy_if(tags.begin(), tags.end(), std::back_inserter(numa_nodes), [](const ObjectTag& t) {

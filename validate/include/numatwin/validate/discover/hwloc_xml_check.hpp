@@ -14,7 +14,8 @@
 namespace numatwin::validate {
 
 // Throws model::InputError naming `file`, the line and the object (type, os_index, id) and what
-// is wrong or missing:
+// is wrong or missing (in the text up to its first NUL byte, all that hwloc reads):
+//   - a <topology> tag without its '>';
 //   - an <object> tag that hwloc cannot read to its end (an attribute that is not name="value"
 //     with a lower-case name, a value that opens right at the tag's '>');
 //   - an object of a type with sets (everything but the I/O types and Misc) without cpuset,
@@ -25,7 +26,8 @@ namespace numatwin::validate {
 //   - a set that is not written as hwloc writes sets (0x and hex digits per 32 bits, joined by
 //     ','), a cpuset outside its complete_cpuset or nodeset outside its complete_nodeset, or a
 //     set outside the same set of the object it is nested in;
-//   - two NUMA nodes with one os_index (the topology names its nodes n<os_index>).
+//   - two NUMA nodes with one os_index (the topology names its nodes n<os_index>);
+//   - a byte that is not UTF-8 (the export says encoding="UTF-8"; the skeleton's JSON needs it).
 // Every hwloc export passes (those of hwloc's own test suite, 1.x and 2.x, were tried), so a
 // file that fails was edited or is damaged.
 void check_hwloc_xml_sets(const std::string& xml_text, const std::string& file);
