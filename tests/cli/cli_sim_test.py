@@ -195,6 +195,26 @@ class SimCommands(unittest.TestCase):
         self.assertIn("carried", row)
         self.assertIn("in-core s", text.stdout)
 
+    def test_long_simulations_show_progress_on_standard_error(self):
+        # Issue 39 item 9: work that can take more than a few seconds shows progress. compare,
+        # sweep and schedule draw a bar on standard error once 2 s have passed (a quick run stays
+        # silent); NUMATWIN_PROGRESS_AFTER_S sets that start (0: from the first step, so that this
+        # test need not be slow; 1e9: never). Standard output is the same with and without it.
+        env = dict(os.environ, NUMATWIN_PROGRESS_AFTER_S="0")
+        for args, what in ((["compare", "--topology", "nehalem-ex-4s", "--workload", "shuffle"], "comparing"),
+                           (["sweep", "--topology", "nehalem-ex-4s", "--workload", "shuffle", "--threads", "1:4"], "sweeping"),
+                           (["schedule", "--topology", "nehalem-ex-4s"], "predicting the orders")):
+            shown = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=900, env=env)
+            self.assertEqual(shown.returncode, 0, shown.stderr)
+            self.assertIn(what, shown.stderr)
+            self.assertRegex(shown.stderr, r"\[#*\.*\] +\d+/\d+ ETA")
+            quiet = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=900,
+                                   env=dict(os.environ, NUMATWIN_PROGRESS_AFTER_S="1e9"))
+            self.assertEqual(quiet.returncode, 0, quiet.stderr)
+            self.assertNotIn(what, quiet.stderr)  # before its silent start: nothing
+            if args[0] != "schedule":  # schedule prints its design's own seconds
+                self.assertEqual(shown.stdout, quiet.stdout)
+
     def test_a_point_outside_its_interval_says_why(self):
         # Issue 39 item 1: the headline (the prediction at the costs' own values) lay outside its
         # own 90 % interval with no word why: nehalem-ex-4s count on 16 threads, 0.1359 s against

@@ -15,6 +15,7 @@
 #include "numatwin/sim/plan/shuffle_plan.hpp"
 #include "numatwin/sim/schedule/shuffle_schedule.hpp"
 #include "numatwin/sim/engine/simulation.hpp"
+#include "report/progress.hpp"
 #include "report/text_table.hpp"
 #include "numatwin/model/bundled_io.hpp"
 #include "options/workload_options.hpp"
@@ -150,18 +151,23 @@ void register_schedule_command(CLI::App& app) {
       double loose = 0.0;
     };
     std::vector<Row> rows;
+    ElapsedProgress progress("predicting the orders");  // 8 simulations; loose ones of many threads take long
     for (sim::ShuffleAlgorithm a : {sim::ShuffleAlgorithm::kNaive, sim::ShuffleAlgorithm::kRing, sim::ShuffleAlgorithm::kCoordinatedRandom,
                                     sim::ShuffleAlgorithm::kScheduled}) {
+      const std::string name = a == sim::ShuffleAlgorithm::kScheduled ? "designed" : sim::algorithm_name(a);
+      progress.update(static_cast<int>(2 * rows.size()), 8, name + " tight");
       sim::WorkloadSpec s = spec;
       s.algorithm = a;
       if (a == sim::ShuffleAlgorithm::kScheduled) s.producer_orders = d.schedule.producer_orders();
       Row row{a == sim::ShuffleAlgorithm::kScheduled ? "designed" : sim::algorithm_name(a), 0.0, 0.0};
       s.sync = sim::SyncMode::kTight;
       row.tight = shuffled_gbps(t, s);
+      progress.update(static_cast<int>(2 * rows.size()) + 1, 8, name + " loose");
       s.sync = sim::SyncMode::kLoose;
       row.loose = shuffled_gbps(t, s);
       rows.push_back(row);
     }
+    progress.update(8, 8);
     const bool at_bound = d.design_estimate_s <= d.bound_s * (1.0 + 1e-9);
     // The estimate leaves out the threads' own limits (misses in flight over the loaded latency):
     // the fluid model has the last word. A design it does not find faster than the ring (tight)

@@ -29,6 +29,7 @@
 #include "run/sim_outcome.hpp"
 #include "run/sort_merge_sweep.hpp"
 #include "report/sweep_crossover.hpp"
+#include "report/progress.hpp"
 #include "report/text_table.hpp"
 #include "options/workload_options.hpp"
 #include "numatwin/model/bundled_io.hpp"
@@ -356,8 +357,10 @@ void register_sim_commands(CLI::App& app) {
       const sim::CostBasis basis = o->cost_basis(t);
       std::vector<std::string> rested_on;
       std::vector<std::pair<std::string, sim::PointVersusInterval>> outside;  // rates outside their interval
+      ElapsedProgress progress("comparing");
       for (std::size_t i = 0; i < runs.size(); ++i) {
         const sim::WorkloadSpec& s = runs[i];
+        progress.update(static_cast<int>(i), static_cast<int>(runs.size()), label(s));
         const Outcome outcome = simulate(t, s, false);
         const PredictionUncertainty u = uncertainty_of(t, s, basis, *samples);
         for (const std::string& name : u.depends_on) {
@@ -380,6 +383,7 @@ void register_sim_commands(CLI::App& app) {
                                   fmt::format("{:.4g}", outcome.result.time_s), fmt::format("{:.3f}", outcome.result.local_access_ratio()),
                                   busiest_text(outcome.result), bottleneck_text(outcome.result)}));
       }
+      progress.update(static_cast<int>(runs.size()), static_cast<int>(runs.size()));
       if (*json) {
         std::cout << Json{{"topology", t.name}, {"threads", base.threads}, {"costs", sim::cost_basis_summary(basis, rested_on)},
                           {"pages", pages_text(t, base.huge_pages)},

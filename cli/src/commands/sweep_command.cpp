@@ -20,6 +20,7 @@
 #include "run/sim_outcome.hpp"
 #include "run/sort_merge_sweep.hpp"
 #include "report/sweep_crossover.hpp"
+#include "report/progress.hpp"
 #include "report/text_table.hpp"
 #include "numatwin/model/bundled_io.hpp"
 #include "options/workload_options.hpp"
@@ -169,16 +170,25 @@ void register_sweep_command(CLI::App& app) {
         }
         batch.clear();
       };
-      for (int n : parse_thread_range(*range, t.total_hardware_threads())) {
+      const std::vector<int> thread_counts = parse_thread_range(*range, t.total_hardware_threads());
+      const int points = static_cast<int>(thread_counts.size() * group_counts.size());
+      int points_queued = 0;
+      ElapsedProgress progress("sweeping");
+      for (int n : thread_counts) {
         for (double per_partition : group_counts) {
           sim::WorkloadSpec base = o->spec(t, n);
           if (per_partition > 0.0) base.data.keys.groups = per_partition * n;
           const std::vector<sim::WorkloadSpec> runs = sort_merge ? sort_merge_variants(t, base) : sim::algorithm_variants(base);
           for (const sim::WorkloadSpec& s : runs) batch.push_back(SweepJob{n, base.data.keys.groups / n, s, std::nullopt});
+          ++points_queued;
         }
-        if (batch.size() >= 32) write_batch();
+        if (batch.size() >= 32) {
+          write_batch();
+          progress.update(points_queued, points, fmt::format("{} threads done", n));
+        }
       }
       write_batch();
+      progress.update(points, points);
       // The study's question (Li et al.): up to which state does ring migration beat the ring shuffle?
       std::vector<SweepCrossover> crossovers;
       if (partitioned && group_counts.size() > 1) {
