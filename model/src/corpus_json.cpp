@@ -193,7 +193,7 @@ MeasuredMachine parse_corpus_machine(std::string_view json_text, const std::stri
   Json doc;
   try {
     doc = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // a parse error, or a number too large for a double (1e400)
     throw InputError(source_name, "", std::string("expected JSON (") + e.what() + ")");
   }
   return MachineReader(doc, source_name).read();

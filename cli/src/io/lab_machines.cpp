@@ -35,7 +35,7 @@ model::MeasuredMachine lab_machine(const std::filesystem::path& manifest) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(model::read_input_file(manifest));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a parse error, or a number too large for a double (1e400)
     throw model::InputError(file, "", std::string("expected JSON (") + e.what() + ")");
   }
   const model::JsonReader r(doc, "", file);

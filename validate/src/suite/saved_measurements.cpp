@@ -17,7 +17,7 @@ nlohmann::json parse_file(const std::string& path) {
   if (!in) throw model::InputError(path, "", "cannot read the file");
   try {
     return nlohmann::json::parse(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a parse error, or a number too large for a double (1e400)
     throw model::InputError(path, "", std::string("expected JSON: ") + e.what());
   }
 }
