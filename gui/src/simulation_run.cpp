@@ -67,14 +67,7 @@ SimulationRun run_simulation(std::shared_ptr<const model::Topology> topology, co
                                                                       sim::uncertain_costs(basis, run.uncertainty.depends_on));
     run.uncertainty.point_note = QString::fromStdString(sim::point_outside_note(point, "time", " s"));
     if (point.side != sim::PointSide::kInside) {
-      QString ends;
-      for (const sim::CostAtRangeEnd& c : point.at_range_end) {
-        ends += (ends.isEmpty() ? QString() : QStringLiteral(", ")) +
-                QStringLiteral("%1 at the %2 end of its range").arg(QString::fromStdString(c.name), c.at_high ? "high" : "low");
-      }
-      run.uncertainty.point_short = QStringLiteral("the run's time is %1 it%2")
-                                        .arg(point.side == sim::PointSide::kBelow ? "below" : "above",
-                                             ends.isEmpty() ? QString() : QStringLiteral(": ") + ends);
+      run.uncertainty.point_short = QStringLiteral("the run's time is ") + QString::fromStdString(sim::point_outside_summary(point));
     }
   }
   const model::BandwidthModel& bm = simulation.bandwidth_model();

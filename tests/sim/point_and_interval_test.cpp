@@ -45,6 +45,7 @@ TEST(PointAndIntervalTest, APointBelowNamesTheCostsAtAnEndOfTheirRange) {
             "the time (7.4 s) lies below its 90 % interval [7.5, 8.6]: it is the prediction at the costs' own values, the interval "
             "that of the samples drawn within their ranges; of the drawn costs, llc_usable_share is at the high end of its range "
             "(1 in [0.5, 1]) and llc_hit_ns at the low end of its range (10.2 in [10, 40]), so the samples draw them on one side only");
+  EXPECT_EQ(point_outside_summary(p), "below it: llc_usable_share at the high end of its range, llc_hit_ns at the low end of its range");
 }
 
 TEST(PointAndIntervalTest, OnlyTheNamedCostsAreConsidered) {
@@ -65,6 +66,7 @@ TEST(PointAndIntervalTest, APointInsideOrWithinRoundingOfAnEndHasNoNote) {
   const PointVersusInterval p = point_versus_interval(x, Interval{x, x * (1 + 1e-15), x * (1 + 2e-15)}, basis, {"llc_usable_share"});
   EXPECT_EQ(p.side, PointSide::kInside);
   EXPECT_EQ(point_outside_note(p, "rate", " GB/s"), "");
+  EXPECT_EQ(point_outside_summary(p), "");
   // A relative gap of 1e-6 is no rounding.
   EXPECT_EQ(point_versus_interval(x * (1 - 1e-6), Interval{x, x, x}, basis, {}).side, PointSide::kBelow);
 }

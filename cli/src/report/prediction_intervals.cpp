@@ -9,8 +9,7 @@ std::string interval_text(const sim::Interval& interval, const char* unit, int d
 }
 
 std::string interval_cell(const sim::PointVersusInterval& p, int digits) {
-  return fmt::format("{:.{}g} [{:.{}g}, {:.{}g}]{}", p.interval.median, digits, p.interval.low, digits, p.interval.high, digits,
-                     p.side == sim::PointSide::kInside ? "" : "*");
+  return interval_text(p.interval, "", digits) + (p.side == sim::PointSide::kInside ? "" : "*");
 }
 
 nlohmann::ordered_json point_json(const sim::PointVersusInterval& p, std::string_view what, std::string_view unit) {

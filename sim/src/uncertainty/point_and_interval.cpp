@@ -77,4 +77,14 @@ std::string point_outside_note(const PointVersusInterval& p, std::string_view wh
          " on one side only";
 }
 
+std::string point_outside_summary(const PointVersusInterval& p) {
+  if (p.side == PointSide::kInside) return "";
+  std::string out = p.side == PointSide::kBelow ? "below it" : "above it";
+  for (std::size_t i = 0; i < p.at_range_end.size(); ++i) {
+    const CostAtRangeEnd& c = p.at_range_end[i];
+    out += (i == 0 ? ": " : ", ") + c.name + " at the " + (c.at_high ? "high" : "low") + " end of its range";
+  }
+  return out;
+}
+
 }  // namespace numatwin::sim

@@ -62,4 +62,8 @@ PointVersusInterval point_versus_interval(double point, const Interval& interval
 // "" when the point is inside.
 std::string point_outside_note(const PointVersusInterval& p, std::string_view what, std::string_view unit);
 
+// The same in a few words, for a status line: "below it: llc_usable_share at the high end of its
+// range" ("below it" alone when no drawn cost stands at an end); "" when the point is inside.
+std::string point_outside_summary(const PointVersusInterval& p);
+
 }  // namespace numatwin::sim
